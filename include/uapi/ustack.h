@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ustack user-space API: the /dev/sframe ioctls, the /dev/ustack stream's
+ * binary record layout, the cookie layout, and the method and end-reason codes.
+ *
+ * Every ioctl argument starts with a u32 size (the caller's sizeof) and a u32
+ * flags word; unknown flags are refused with EINVAL, a size smaller than the
+ * first published layout with EINVAL.  All binary records are little-endian,
+ * 8-byte aligned, and start with struct ustack_rec_hdr.
+ *
+ * Cookie: identifies one kernel stay of one task (from entry to the real
+ * return to user space).  Layout, as upstream's unwind_deferred:
+ *     bits 63..32: a per-CPU counter, always odd (so the cookie is never 0)
+ *     bits 31..0 : the number of the CPU that assigned it, plus one
+ * Unique system-wide until one CPU's counter wraps (2^31 stays).
+ */
+#ifndef _UAPI_USTACK_H
+#define _UAPI_USTACK_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define USTACK_IOC_MAGIC	0xb7
+
+#define USTACK_COOKIE_CPU(c)	((__u32)((c) & 0xffffffffu) - 1)
+#define USTACK_COOKIE_COUNT(c)	((__u32)((c) >> 32))
+
+/* How a user frame was recovered. */
+enum ustack_method {
+	USTACK_METHOD_REGS	= 0,	/* the interrupted user IP */
+	USTACK_METHOD_SFRAME	= 1,	/* SFrame rule */
+	USTACK_METHOD_FP	= 2,	/* frame pointer */
+	USTACK_METHOD_SIGNAL	= 3,	/* registers from a signal frame */
+	USTACK_METHOD_ENTRY	= 4,	/* topmost frame at a function's entry */
+	USTACK_METHOD_MAX
+};
+
+/* Why a walk ended. */
+enum ustack_end {
+	USTACK_END_OUTERMOST	= 0,	/* the program's or thread's first frame */
+	USTACK_END_FAULT	= 1,	/* a read of user memory faulted */
+	USTACK_END_DEPTH	= 2,	/* max_frames reached */
+	USTACK_END_NO_INFO	= 3,	/* no SFrame and no usable frame pointer */
+	USTACK_END_BAD_FRAME	= 4,	/* CFA not above SP, misaligned, loop */
+	USTACK_END_EXIT		= 5,	/* the task exited before the walk */
+	USTACK_END_EXEC		= 6,	/* the task exec'd before the walk */
+	USTACK_END_NOMEM	= 7,	/* no memory for the walk */
+	USTACK_END_KTHREAD	= 8,	/* not a user task (kernel thread, io worker) */
+	USTACK_END_MAX
+};
+
+/* ---- /dev/sframe -------------------------------------------------------- */
+
+/*
+ * Register the SFrame section [sframe_start, sframe_start + sframe_len) of
+ * the caller's own address space as the unwind data for the text range
+ * [text_start, text_end).  The section is read at walk time, never pinned.
+ */
+struct sframe_reg {
+	__u32 size;		/* sizeof(struct sframe_reg) */
+	__u32 flags;		/* none defined: must be 0 */
+	__u64 sframe_start;
+	__u64 sframe_len;
+	__u64 text_start;
+	__u64 text_end;
+};
+
+/* The caller's own user stack, walked synchronously in the ioctl. */
+struct ustack_self {
+	__u32 size;		/* sizeof(struct ustack_self) */
+	__u32 flags;		/* none defined: must be 0 */
+	__u64 ips;		/* user pointer: __u64[max_frames], filled */
+	__u64 methods;		/* user pointer: __u8[max_frames], or 0 */
+	__u32 max_frames;	/* in: capacity of ips (and methods) */
+	__u32 nr_frames;	/* out: frames stored */
+	__u32 end_reason;	/* out: enum ustack_end */
+	__u32 reserved;		/* must be 0 */
+	__u64 cookie;		/* out: the cookie of this kernel stay */
+};
+
+#define SFRAME_IOC_REGISTER	_IOW(USTACK_IOC_MAGIC, 1, struct sframe_reg)
+#define SFRAME_IOC_UNREGISTER	_IOW(USTACK_IOC_MAGIC, 2, struct sframe_reg)
+#define SFRAME_IOC_SELF_STACK	_IOWR(USTACK_IOC_MAGIC, 3, struct ustack_self)
+
+/* ---- /dev/ustack -------------------------------------------------------- */
+
+enum ustack_format {
+	USTACK_FORMAT_TEXT	= 0,	/* default: the text records, for cat */
+	USTACK_FORMAT_BINARY	= 1,	/* the records below */
+};
+
+/* Select the format of this open file; takes a pointer to a __u32. */
+#define USTACK_IOC_SET_FORMAT	_IOW(USTACK_IOC_MAGIC, 16, __u32)
+
+enum ustack_rec_type {
+	USTACK_REC_SAMPLE	= 1,
+	USTACK_REC_USER		= 2,
+	USTACK_REC_LOST		= 3,
+};
+
+enum ustack_event {
+	USTACK_EVENT_CPU_CLOCK	= 1,	/* text: cpu-clock */
+	USTACK_EVENT_SYSCALL	= 2,	/* text: syscall:<name> */
+	USTACK_EVENT_OFFCPU	= 3,	/* text: offcpu */
+	USTACK_EVENT_SELF	= 4,	/* text: self */
+	USTACK_EVENT_CYCLES	= 5,	/* text: cycles */
+};
+
+struct ustack_rec_hdr {
+	__u16 type;		/* enum ustack_rec_type */
+	__u16 reserved;
+	__u32 size;		/* bytes of the whole record, a multiple of 8 */
+};
+
+/* Followed by nr_kernel __u64 kernel return addresses, innermost first. */
+struct ustack_rec_sample {
+	struct ustack_rec_hdr hdr;
+	__u64 cookie;
+	__u64 time_ns;		/* CLOCK_MONOTONIC (ktime_get_ns) */
+	__u32 pid;		/* tgid */
+	__u32 tid;
+	__u32 cpu;
+	__u16 event;		/* enum ustack_event */
+	__u16 nr_kernel;
+	__s32 syscall_nr;	/* USTACK_EVENT_SYSCALL, else -1 */
+	__u32 reserved;
+	char comm[16];
+};
+
+struct ustack_frame {
+	__u64 ip;
+	__u64 offset;		/* file offset in the mapped object, or ip */
+	__u32 object;		/* byte offset of the name in the string table */
+	__u8 method;		/* enum ustack_method */
+	__u8 reserved[3];
+};
+
+/*
+ * Followed by nr_frames struct ustack_frame, innermost first, then
+ * strtab_len bytes of NUL-terminated object names ("[vdso]", "[anon]",
+ * "[unknown]" or a path), then zero padding to a multiple of 8.
+ */
+struct ustack_rec_user {
+	struct ustack_rec_hdr hdr;
+	__u64 cookie;
+	__u32 pid;
+	__u32 tid;
+	__u16 nr_frames;
+	__u16 end_reason;	/* enum ustack_end */
+	__u32 strtab_len;
+};
+
+/* Records dropped because the buffer was full, since the previous one. */
+struct ustack_rec_lost {
+	struct ustack_rec_hdr hdr;
+	__u64 samples;
+	__u64 users;
+	__u64 time_ns;
+};
+
+#endif /* _UAPI_USTACK_H */

@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include "cmds.h"
+
+int cmd_lookup(int argc, char **argv)
+{
+	fprintf(stderr, "sframe-register lookup: not implemented yet\n");
+	return 1;
+}
