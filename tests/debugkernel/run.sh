@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# tests/debugkernel/run.sh: the debug kernel of the VM matrix catches what it
+# claims. Builds (cached) the debug kernel via scripts/kernel.sh debug, builds
+# badmod.ko (one deliberate bug per value of its parameter bug=) and ustack.ko
+# against it, then boots the guest once per bug with the VM bench's own
+# scripts (scripts/vm/initramfs.sh, scripts/vm/boot.sh, tests/vm/guest-init.sh,
+# scripts/vm/bad-log-patterns) and asserts that the bench fails that boot's
+# kernel log for the right reason; a control boot (ustack.ko loaded and
+# unloaded, badmod with bug=none) must pass every check of the bench.
+#
+# Usage: bash tests/debugkernel/run.sh [BUG...]   (default: all of them)
+# Env: USTACK_CACHE, USTACK_LOG_DIR, USTACK_DK_TIMEOUT (seconds per boot).
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here=$top/tests/debugkernel
+cache=${USTACK_CACHE:-/var/cache/ustack}
+log_dir=${USTACK_LOG_DIR:-$top/build/logs}
+work=$cache/debugkernel-test
+tmo=${USTACK_DK_TIMEOUT:-600}
+mkdir -p "$log_dir" "$work"
+
+pass() { echo "PASS: debugkernel/$1"; }
+fail() { echo "FAIL: debugkernel/$1: $2"; }
+
+# bug name -> extended regex the report must match (kernel log, unindented).
+declare -A sig=(
+	[oob]='BUG: KASAN: slab-out-of-bounds in do_oob'
+	[uaf]='BUG: KASAN: (slab-)?use-after-free in do_uaf'
+	[ubsan]='UBSAN: shift-out-of-bounds'
+	[sleep]='BUG: sleeping function called from invalid context'
+	[lockinv]='WARNING: possible circular locking dependency detected'
+	[waitctx]='BUG: Invalid wait context'
+	[rcu]='WARNING: suspicious RCU usage'
+	[list]='list_del corruption'
+	[leak]='unreferenced object'
+)
+all_bugs=(oob uaf ubsan sleep lockinv waitctx rcu list leak)
+if [ $# -gt 0 ]; then bugs=("$@"); else bugs=("${all_bugs[@]}"); fi
+
+# 1. The kernel.
+t0=$(date +%s)
+if ! kinfo=$("$top/scripts/kernel.sh" debug 2>"$log_dir/debugkernel-build.err"); then
+	fail kernel-build "scripts/kernel.sh debug failed: $(tail -n1 "$log_dir/debugkernel-build.err")"
+	exit 0
+fi
+eval "$kinfo"
+pass kernel-build
+echo "debugkernel: kernel $KREL ready in $(( $(date +%s) - t0 )) s" >&2
+
+# 2. Its config holds every check the fragment asks for (the build script
+# already refuses a config that lost an option; this keeps it honest).
+missing=
+for o in KASAN KASAN_GENERIC UBSAN PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP \
+	DEBUG_KMEMLEAK DEBUG_LIST SLUB MODULE_UNLOAD KPROBES PERF_EVENTS \
+	USER_RETURN_NOTIFIER MMU_NOTIFIER FTRACE_SYSCALLS IA32_EMULATION IO_URING \
+	UNWINDER_ORC DEBUG_FS; do
+	grep -qx "CONFIG_$o=y" "$KDIR/.config" || missing+=" $o"
+done
+if [ -z "$missing" ]; then pass config; else fail config "not set:$missing"; fi
+
+# 3. The modules, built like the bench builds ustack.ko (fresh copies).
+rm -rf "$work/build" && mkdir -p "$work/build"
+cp -a "$here/badmod" "$work/build/"
+if make -s -C "$KDIR" M="$work/build/badmod" modules >"$log_dir/debugkernel-badmod.log" 2>&1 &&
+	! grep -q 'warning:' "$log_dir/debugkernel-badmod.log"; then
+	pass badmod-build
+else
+	fail badmod-build "see $log_dir/debugkernel-badmod.log"
+	exit 0
+fi
+have_ustack=0
+if [ -f "$top/module/Makefile" ] || [ -f "$top/module/Kbuild" ]; then
+	cp -a "$top/module" "$work/build/"
+	[ -d "$top/include" ] && cp -a "$top/include" "$work/build/"
+	if make -s -C "$KDIR" M="$work/build/module" modules >"$log_dir/debugkernel-ustack.log" 2>&1 &&
+		[ -f "$work/build/module/ustack.ko" ]; then
+		have_ustack=1
+		if grep -q 'warning:' "$log_dir/debugkernel-ustack.log"; then
+			fail ustack-build "compiler warnings (see $log_dir/debugkernel-ustack.log)"
+		else
+			pass ustack-build
+		fi
+	else
+		fail ustack-build "ustack.ko does not build against $KREL (see $log_dir/debugkernel-ustack.log)"
+	fi
+fi
+
+# 4. One initramfs for every boot: the bench's /init and lib.sh, the modules,
+# one guest test per bug (selected on the kernel command line).
+stage=$work/stage
+rm -rf "$stage" && mkdir -p "$stage/opt/ustack" "$stage/tests/vm"
+install -m 0755 "$top/tests/vm/guest-init.sh" "$stage/init"
+cp "$top/tests/vm/lib.sh" "$stage/tests/vm/"
+cp "$work/build/badmod/badmod.ko" "$stage/opt/ustack/"
+[ $have_ustack = 1 ] && cp "$work/build/module/ustack.ko" "$stage/opt/ustack/"
+for b in "${all_bugs[@]}"; do
+	printf 'insmod /opt/ustack/badmod.ko bug=%s || exit 1\nrmmod badmod || exit 1\necho done %s\n' \
+		"$b" "$b" >"$stage/tests/vm/dk-$b.sh"
+done
+cat >"$stage/tests/vm/dk-clean.sh" <<'EOF'
+. ./lib.sh
+if [ -f /opt/ustack/ustack.ko ]; then
+	ustack_load
+	cat /sys/module/ustack/parameters/sample_hz >/dev/null
+	ustack_unload
+	ustack_load
+	ustack_unload
+fi
+insmod /opt/ustack/badmod.ko bug=none || fail "insmod badmod"
+rmmod badmod || fail "rmmod badmod"
+echo clean
+EOF
+initrd=$work/initramfs.cpio
+if ! "$top/scripts/vm/initramfs.sh" "$initrd" "$KREL" "$MODROOT" "$stage" \
+	>"$log_dir/debugkernel-initramfs.log" 2>&1; then
+	fail initramfs "see $log_dir/debugkernel-initramfs.log"
+	exit 0
+fi
+
+boot() {	# boot LABEL TEST -> bench output in $work/out-LABEL
+	local t1
+	t1=$(date +%s)
+	"$top/scripts/vm/boot.sh" "$1" "$VMLINUZ" "$initrd" "$2" \
+		"$log_dir/vm-$1.log" "$tmo" 2 >"$work/out-$1" 2>&1
+	echo "debugkernel: boot $1 took $(( $(date +%s) - t1 )) s" >&2
+}
+
+# 5. Control: ustack.ko and a harmless badmod on the debug kernel are clean.
+boot dk-clean dk-clean
+n_fail=$(grep -c '^FAIL' "$work/out-dk-clean")
+n_pass=$(grep -c '^PASS' "$work/out-dk-clean")
+if [ "$n_fail" = 0 ] && [ "$n_pass" -ge 3 ]; then
+	pass clean-boot
+else
+	fail clean-boot "$(grep -m2 '^FAIL' "$work/out-dk-clean" | paste -sd';' | cut -c1-300)"
+fi
+
+# 6. Each bug in its own boot: the bench must fail the kernel log, for the
+# right reason, while the guest test itself ran to its end.
+for b in "${bugs[@]}"; do
+	[ -n "${sig[$b]:-}" ] || { fail "catches-$b" "unknown bug"; continue; }
+	boot "dk-$b" "dk-$b"
+	out=$work/out-dk-$b
+	vlog=$log_dir/vm-dk-$b.log
+	if ! grep -q "^PASS: vm/dk-$b/dk-$b\$" "$out"; then
+		fail "catches-$b" "guest test did not run through: $(grep -m1 "dk-$b/dk-$b" "$out")"
+	elif ! grep -q "^FAIL: vm/dk-$b/kernel-log" "$out"; then
+		fail "catches-$b" "bench passed the kernel log (see $vlog)"
+	elif ! tr -d '\r' <"$vlog" | grep -qE "${sig[$b]}"; then
+		fail "catches-$b" "boot failed but no '${sig[$b]}' in $vlog"
+	elif [ "$b" = leak ] && ! grep -q '^PASS: vm/dk-leak/boot-complete' "$out"; then
+		fail "catches-$b" "boot did not complete (see $vlog)"
+	else
+		pass "catches-$b"
+	fi
+done
