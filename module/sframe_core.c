@@ -1,1 +1,740 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * sframe_core.c - SFrame v1/v2/v3 decoder and the x86-64 unwind step.
+ *
+ * Compiled into ustack.ko and into the user-space tools; see sframe_env.h.
+ * Every offset is checked against the section before it is read, every
+ * loop is bounded by a count the header made consistent with the section
+ * size, nothing is allocated and nothing is locked.
+ */
+#include "sframe_core.h"
+#include "uapi/ustack.h"
+
+#define SF_U32_MAX	0xffffffffULL
+
+static __always_inline u16 sf_le16(const u8 *p)
+{
+	return (u16)(p[0] | p[1] << 8);
+}
+
+static __always_inline u32 sf_le32(const u8 *p)
+{
+	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+}
+
+static __always_inline u64 sf_le64(const u8 *p)
+{
+	return (u64)sf_le32(p) | (u64)sf_le32(p + 4) << 32;
+}
+
+static const u8 sf_fde_size[4] = {
+	0, SFRAME_FDE_SIZE_V1, SFRAME_FDE_SIZE_V2, SFRAME_FDE_SIZE_V3
+};
+
+static const u8 sf_known_flags[4] = {
+	0,
+	SFRAME_F_FDE_SORTED | SFRAME_F_FRAME_POINTER,
+	SFRAME_F_FDE_SORTED | SFRAME_F_FRAME_POINTER |
+		SFRAME_F_FDE_FUNC_START_PCREL,
+	SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
+};
+
+int sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
+		    u64 vaddr, u64 text_lo, u64 text_hi)
+{
+	u8 h[SFRAME_HDR_SIZE];
+	u64 hdr_end, fde_beg, fde_end, fre_beg, fre_end;
+
+	memset(sec, 0, sizeof(*sec));
+	if (len < SFRAME_HDR_SIZE)
+		return SFRAME_E_HDR_TRUNC;
+	if (sf_copy(h, base, sizeof(h)))
+		return SFRAME_E_FAULT;
+	if (sf_le16(h) != SFRAME_MAGIC)
+		return SFRAME_E_MAGIC;
+	if (h[2] < SFRAME_VERSION_1 || h[2] > SFRAME_VERSION_3)
+		return SFRAME_E_VERSION;
+	if (h[3] & ~sf_known_flags[h[2]])
+		return SFRAME_E_FLAGS;
+	if (h[4] != SFRAME_ABI_AMD64_ENDIAN_LITTLE)
+		return SFRAME_E_ABI;
+	/* AMD64: RA always at CFA-8, FP tracked per FRE. */
+	if ((s8)h[6] != -8 || h[5] != 0)
+		return SFRAME_E_FIXED_OFF;
+	hdr_end = SFRAME_HDR_SIZE + (u64)h[7];
+	if (hdr_end > len)
+		return SFRAME_E_AUXHDR;
+
+	sec->version = h[2];
+	sec->flags = h[3];
+	sec->fde_size = sf_fde_size[h[2]];
+	sec->fixed_fp = (s8)h[5];
+	sec->fixed_ra = (s8)h[6];
+	sec->num_fdes = sf_le32(h + 8);
+	sec->num_fres = sf_le32(h + 12);
+	sec->fre_len = sf_le32(h + 16);
+
+	fde_beg = hdr_end + sf_le32(h + 20);
+	fde_end = fde_beg + (u64)sec->num_fdes * sec->fde_size;
+	if (fde_end > len)
+		return SFRAME_E_FDE_OFF;
+	fre_beg = hdr_end + sf_le32(h + 24);
+	fre_end = fre_beg + sec->fre_len;
+	if (fre_end > len)
+		return SFRAME_E_FRE_OFF;
+	if (fde_beg < fre_end && fre_beg < fde_end)
+		return SFRAME_E_FRE_OFF;	/* the two parts overlap */
+	/* Each FRE takes at least 2 bytes (start + info). */
+	if ((u64)sec->num_fres * 2 > sec->fre_len)
+		return SFRAME_E_NUM_FRES;
+	if (text_lo > text_hi)
+		return SFRAME_E_FUNC_RANGE;
+
+	sec->base = base;
+	sec->vaddr = vaddr;
+	sec->text_lo = text_lo;
+	sec->text_hi = text_hi;
+	sec->fde_off = (u32)fde_beg;
+	sec->fre_off = (u32)fre_beg;
+	/* Trailing bytes (ld 2.40 pads PT_GNU_SFRAME) are never read. */
+	sec->len = (u32)(fde_end > fre_end ? fde_end : fre_end);
+	return 0;
+}
+
+/* Start address of FDE @idx (idx < num_fdes): only the first field. */
+static __always_inline int sf_fde_start(const struct sframe_sec *sec, u32 idx,
+					u64 *start)
+{
+	u32 off = sec->fde_off + idx * sec->fde_size;
+	u8 b[8];
+	u64 rel;
+
+	if (sec->version == SFRAME_VERSION_3) {
+		if (sf_copy(b, sec->base + off, 8))
+			return SFRAME_E_FAULT;
+		rel = sf_le64(b);
+	} else {
+		if (sf_copy(b, sec->base + off, 4))
+			return SFRAME_E_FAULT;
+		rel = (u64)(s64)(s32)sf_le32(b);
+	}
+	if (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL)
+		*start = sec->vaddr + off + rel;
+	else
+		*start = sec->vaddr + rel;
+	return 0;
+}
+
+int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
+		    struct sframe_fde *fde)
+{
+	u8 b[SFRAME_FDE_SIZE_V2];
+	u32 off, freoff;
+	int err;
+
+	if (idx >= sec->num_fdes)
+		return SFRAME_E_FDE_OFF;
+	off = sec->fde_off + idx * sec->fde_size;
+	if (sf_copy(b, sec->base + off, sec->fde_size))
+		return SFRAME_E_FAULT;
+	err = sf_fde_start(sec, idx, &fde->func_start);
+	if (err)
+		return err;
+	fde->info2 = 0;
+	if (sec->version == SFRAME_VERSION_3) {
+		u8 a[SFRAME_FDE_ATTR_SIZE_V3];
+
+		fde->func_size = sf_le32(b + 8);
+		freoff = sf_le32(b + 12);
+		if ((u64)freoff + SFRAME_FDE_ATTR_SIZE_V3 > sec->fre_len)
+			return SFRAME_E_FDE_FRES;
+		if (sf_copy(a, sec->base + sec->fre_off + freoff, sizeof(a)))
+			return SFRAME_E_FAULT;
+		fde->num_fres = sf_le16(a);
+		fde->info = a[2];
+		fde->info2 = a[3];
+		fde->rep_size = a[4];
+		freoff += SFRAME_FDE_ATTR_SIZE_V3;
+		if (SFRAME_INFO2_FDE_TYPE(fde->info2) > SFRAME_FDE_TYPE_FLEX ||
+		    (fde->info2 & ~0x1f))
+			return SFRAME_E_FDE_TYPE;
+	} else {
+		fde->func_size = sf_le32(b + 4);
+		freoff = sf_le32(b + 8);
+		fde->num_fres = sf_le32(b + 12);
+		fde->info = b[16];
+		fde->rep_size = sec->version == SFRAME_VERSION_1 ?
+				SFRAME_V1_PCMASK_SIZE : b[17];
+		if (freoff > sec->fre_len)
+			return SFRAME_E_FDE_FRES;
+	}
+	if (fde->num_fres && freoff >= sec->fre_len)
+		return SFRAME_E_FDE_FRES;
+	fde->fres_off = sec->fre_off + freoff;
+	if (fde->func_start + fde->func_size < fde->func_start)
+		return SFRAME_E_FUNC_RANGE;
+	if (SFRAME_INFO_FRE_TYPE(fde->info) > SFRAME_FRE_TYPE_ADDR4)
+		return SFRAME_E_FRE_TYPE;
+	if ((fde->info & SFRAME_INFO_PCMASK) && !fde->rep_size)
+		return SFRAME_E_REP_SIZE;
+	return 0;
+}
+
+/*
+ * Read the start and info byte of the FRE at *pos; set *size to its whole
+ * length.  Only the bytes of the FRE sub-section are ever read.
+ */
+static __always_inline int sf_fre_head(const struct sframe_sec *sec,
+				       unsigned int type, u32 pos,
+				       u32 *start, u8 *info, u32 *size)
+{
+	u32 end = sec->fre_off + sec->fre_len;
+	u32 asz = 1U << type, wsz;
+	u8 b[5];
+
+	if (pos > end || end - pos < asz + 1)
+		return SFRAME_E_FRE_OVERRUN;
+	if (sf_copy(b, sec->base + pos, asz + 1))
+		return SFRAME_E_FAULT;
+	if (type == SFRAME_FRE_TYPE_ADDR1)
+		*start = b[0];
+	else if (type == SFRAME_FRE_TYPE_ADDR2)
+		*start = sf_le16(b);
+	else
+		*start = sf_le32(b);
+	*info = b[asz];
+	if (SFRAME_FRE_SIZE(*info) == 3)
+		return SFRAME_E_FRE_SIZE;
+	wsz = 1U << SFRAME_FRE_SIZE(*info);
+	*size = asz + 1 + SFRAME_FRE_COUNT(*info) * wsz;
+	if (end - pos < *size)
+		return SFRAME_E_FRE_OVERRUN;
+	return 0;
+}
+
+static int sf_fre_words(const struct sframe_sec *sec, u32 pos, u32 asz,
+			struct sframe_fre *fre)
+{
+	u8 b[SFRAME_MAX_WORDS * 4];
+	unsigned int n = fre->nwords, i;
+	unsigned int wsz = 1U << SFRAME_FRE_SIZE(fre->info);
+
+	if (!n)
+		return 0;
+	if (sf_copy(b, sec->base + pos + asz + 1, n * wsz))
+		return SFRAME_E_FAULT;
+	for (i = 0; i < n; i++) {
+		const u8 *p = b + i * wsz;
+
+		if (wsz == 1) {
+			fre->words[i] = (s8)p[0];
+			fre->uwords[i] = p[0];
+		} else if (wsz == 2) {
+			fre->words[i] = (s16)sf_le16(p);
+			fre->uwords[i] = sf_le16(p);
+		} else {
+			fre->words[i] = (s32)sf_le32(p);
+			fre->uwords[i] = sf_le32(p);
+		}
+	}
+	return 0;
+}
+
+int sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde *fde,
+		    u32 *pos, struct sframe_fre *fre)
+{
+	unsigned int type = SFRAME_INFO_FRE_TYPE(fde->info);
+	u32 size;
+	int err;
+
+	if (type > SFRAME_FRE_TYPE_ADDR4)
+		return SFRAME_E_FRE_TYPE;
+	err = sf_fre_head(sec, type, *pos, &fre->start, &fre->info, &size);
+	if (err)
+		return err;
+	fre->nwords = SFRAME_FRE_COUNT(fre->info);
+	fre->size = (u8)size;
+	err = sf_fre_words(sec, *pos, 1U << type, fre);
+	if (err)
+		return err;
+	*pos += size;
+	return 0;
+}
+
+/* A flex (control, displacement) pair; ctrl 0 is never a rule. */
+static int sf_flex_loc(u32 ctrl, s32 disp, struct sframe_loc *l)
+{
+	if (ctrl & SFRAME_FLEX_RESERVED)
+		return SFRAME_E_FLEX;
+	if (ctrl & SFRAME_FLEX_REG_P) {
+		if (SFRAME_FLEX_REGNUM(ctrl) >= SFRAME_REG_RA)
+			return SFRAME_E_FLEX;
+		l->reg = (u8)SFRAME_FLEX_REGNUM(ctrl);
+		l->kind = (ctrl & SFRAME_FLEX_DEREF_P) ?
+			  SFRAME_LOC_REG_DEREF : SFRAME_LOC_REG_VAL;
+	} else {
+		if (SFRAME_FLEX_REGNUM(ctrl))
+			return SFRAME_E_FLEX;
+		l->reg = 0;
+		l->kind = (ctrl & SFRAME_FLEX_DEREF_P) ?
+			  SFRAME_LOC_CFA_DEREF : SFRAME_LOC_CFA_VAL;
+	}
+	l->off = disp;
+	return 0;
+}
+
+/* RA or FP of a flex FRE at word *i: a pair, a 0 pad word, or nothing. */
+static int sf_flex_opt(const struct sframe_fre *fre, unsigned int *i,
+		       struct sframe_loc *l)
+{
+	int err;
+
+	if (*i >= fre->nwords)
+		return 0;
+	if (!fre->uwords[*i]) {
+		(*i)++;
+		return 0;
+	}
+	if (*i + 1 >= fre->nwords)
+		return SFRAME_E_FLEX;
+	err = sf_flex_loc(fre->uwords[*i], fre->words[*i + 1], l);
+	*i += 2;
+	return err;
+}
+
+int sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
+		    const struct sframe_fre *fre, struct sframe_rule *r)
+{
+	unsigned int n = fre->nwords, i;
+	int err;
+
+	r->flags = 0;
+	r->fde_info = fde->info;
+	r->fde_info2 = fde->info2;
+	r->func_start = fde->func_start;
+	r->func_size = fde->func_size;
+	r->fre_start = fre->start;
+	if (fde->info & SFRAME_INFO_PCMASK)
+		r->flags |= SFRAME_R_PCMASK;
+	if (sec->version == SFRAME_VERSION_3 &&
+	    (fde->info & SFRAME_INFO_SIGNAL_V3))
+		r->flags |= SFRAME_R_SIGNAL;
+	r->cfa.kind = SFRAME_LOC_REG_VAL;
+	r->cfa.reg = (fre->info & SFRAME_FRE_BASE_SP) ?
+		     SFRAME_REG_RSP : SFRAME_REG_RBP;
+	r->cfa.off = 0;
+	r->ra.kind = SFRAME_LOC_CFA_DEREF;
+	r->ra.reg = 0;
+	r->ra.off = sec->fixed_ra;
+	r->fp.kind = SFRAME_LOC_SAME;
+	r->fp.reg = 0;
+	r->fp.off = 0;
+	if (!n) {
+		/* v2 errata 2 / v3: no data words, RA undefined. */
+		r->flags |= SFRAME_R_OUTERMOST;
+		r->ra.kind = SFRAME_LOC_SAME;
+		r->ra.off = 0;
+		return 0;
+	}
+	if (SFRAME_INFO2_FDE_TYPE(fde->info2) != SFRAME_FDE_TYPE_FLEX) {
+		if (n > 2)
+			return SFRAME_E_FRE_COUNT;
+		r->cfa.off = fre->words[0];
+		if (n == 2) {
+			r->fp.kind = SFRAME_LOC_CFA_DEREF;
+			r->fp.off = fre->words[1];
+		}
+		return 0;
+	}
+	r->flags |= SFRAME_R_FLEX;
+	if (n < 2 || n > 6)
+		return SFRAME_E_FRE_COUNT;
+	err = sf_flex_loc(fre->uwords[0], fre->words[1], &r->cfa);
+	if (err)
+		return err;
+	if (r->cfa.kind != SFRAME_LOC_REG_VAL &&
+	    r->cfa.kind != SFRAME_LOC_REG_DEREF)
+		return SFRAME_E_FLEX;
+	i = 2;
+	err = sf_flex_opt(fre, &i, &r->ra);
+	if (!err)
+		err = sf_flex_opt(fre, &i, &r->fp);
+	if (!err && i != n)
+		err = SFRAME_E_FLEX;
+	return err;
+}
+
+/* Index of the last FDE starting at or below @pc, checking order. */
+static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
+{
+	u32 lo = 0, hi = sec->num_fdes, mid;
+	u64 lo_val = 0, hi_val = ~0ULL, s;
+	int err;
+
+	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
+		struct sframe_fde f;
+		u32 i;
+
+		for (i = 0; i < sec->num_fdes; i++) {
+			err = sframe_read_fde(sec, i, &f);
+			if (err)
+				return err;
+			if (pc - f.func_start < f.func_size) {
+				*idx = i;
+				return 0;
+			}
+		}
+		return SFRAME_E_NOINFO;
+	}
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		err = sf_fde_start(sec, mid, &s);
+		if (err)
+			return err;
+		if (s < lo_val || s > hi_val)
+			return SFRAME_E_UNSORTED;
+		if (s <= pc) {
+			lo = mid + 1;
+			lo_val = s;
+		} else {
+			hi = mid;
+			hi_val = s;
+		}
+	}
+	if (!lo)
+		return SFRAME_E_NOINFO;
+	*idx = lo - 1;
+	return 0;
+}
+
+int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	unsigned int type;
+	u32 idx = 0, off, limit, pos, i, best_pos = 0, best = 0, size;
+	u32 start, prev = 0;
+	u8 info;
+	int err;
+	bool found = false;
+
+	if (sec->text_hi && (pc < sec->text_lo || pc >= sec->text_hi))
+		return SFRAME_E_NOINFO;
+	err = sf_search(sec, pc, &idx);
+	if (err)
+		return err;
+	err = sframe_read_fde(sec, idx, &fde);
+	if (err)
+		return err;
+	if (pc - fde.func_start >= fde.func_size)
+		return SFRAME_E_NOINFO;
+	off = (u32)(pc - fde.func_start);
+	limit = fde.func_size;
+	if (fde.info & SFRAME_INFO_PCMASK) {
+		off %= fde.rep_size;
+		limit = fde.rep_size;
+	}
+	r->fde_idx = idx;
+	if (!fde.num_fres) {
+		/* v3: a default FDE without FREs is an outermost frame. */
+		fre.start = 0;
+		fre.info = 0;
+		fre.nwords = 0;
+		r->fre_idx = 0;
+		return sframe_fre_rule(sec, &fde, &fre, r);
+	}
+	type = SFRAME_INFO_FRE_TYPE(fde.info);
+	pos = fde.fres_off;
+	for (i = 0; i < fde.num_fres; i++) {
+		err = sf_fre_head(sec, type, pos, &start, &info, &size);
+		if (err)
+			return err;
+		if (i && start <= prev)
+			return SFRAME_E_FRE_ORDER;
+		if (start >= limit)
+			return SFRAME_E_FRE_START;
+		if (start > off)
+			break;
+		found = true;
+		best = i;
+		best_pos = pos;
+		prev = start;
+		pos += size;
+	}
+	if (!found)
+		return SFRAME_E_NOINFO;
+	err = sframe_read_fre(sec, &fde, &best_pos, &fre);
+	if (err)
+		return err;
+	r->fre_idx = best;
+	return sframe_fre_rule(sec, &fde, &fre, r);
+}
+
+int sframe_validate(const struct sframe_sec *sec)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	struct sframe_rule r;
+	u64 prev_start = 0, total = 0;
+	u32 i, j, pos, limit;
+	int err;
+
+	fre.start = 0;
+	for (i = 0; i < sec->num_fdes; i++) {
+		err = sframe_read_fde(sec, i, &fde);
+		if (err)
+			return err;
+		if ((sec->flags & SFRAME_F_FDE_SORTED) && i &&
+		    fde.func_start < prev_start)
+			return SFRAME_E_UNSORTED;
+		prev_start = fde.func_start;
+		total += fde.num_fres;
+		if (total > sec->num_fres)
+			return SFRAME_E_NUM_FRES;
+		limit = (fde.info & SFRAME_INFO_PCMASK) ? fde.rep_size :
+			fde.func_size;
+		pos = fde.fres_off;
+		for (j = 0; j < fde.num_fres; j++) {
+			u32 prev = fre.start;
+
+			err = sframe_read_fre(sec, &fde, &pos, &fre);
+			if (err)
+				return err;
+			if (j && fre.start <= prev)
+				return SFRAME_E_FRE_ORDER;
+			if (fre.start >= limit)
+				return SFRAME_E_FRE_START;
+			err = sframe_fre_rule(sec, &fde, &fre, &r);
+			if (err)
+				return err;
+		}
+	}
+	if (total != sec->num_fres)
+		return SFRAME_E_NUM_FRES;
+	return 0;
+}
+
+/* ---- the step ------------------------------------------------------- */
+
+static __always_inline int sf_load(const struct sframe_state *st, u64 addr,
+				   u64 *v)
+{
+	if (st->stack_hi &&
+	    (addr < st->stack_lo || addr > st->stack_hi - 8 ||
+	     st->stack_hi < 8))
+		return SFRAME_E_FAULT;
+	return sf_read_word(v, (unsigned long)addr) ? SFRAME_E_FAULT : 0;
+}
+
+static __always_inline int sf_reg(const struct sframe_state *st, u8 reg,
+				  u64 *v)
+{
+	if (reg == SFRAME_REG_RSP)
+		*v = st->sp;
+	else if (reg == SFRAME_REG_RBP)
+		*v = st->fp;
+	else if (st->topmost && st->gpr && reg < SFRAME_NR_REGS)
+		*v = st->gpr[reg];
+	else
+		return SFRAME_E_REG;
+	return 0;
+}
+
+static int sf_loc_value(const struct sframe_state *st, u64 cfa,
+			const struct sframe_loc *l, u64 *v)
+{
+	u64 base;
+	int err;
+
+	switch (l->kind) {
+	case SFRAME_LOC_CFA_DEREF:
+		return sf_load(st, cfa + (s64)l->off, v);
+	case SFRAME_LOC_CFA_VAL:
+		*v = cfa + (s64)l->off;
+		return 0;
+	case SFRAME_LOC_REG_DEREF:
+	case SFRAME_LOC_REG_VAL:
+		err = sf_reg(st, l->reg, &base);
+		if (err)
+			return err;
+		base += (s64)l->off;
+		if (l->kind == SFRAME_LOC_REG_VAL) {
+			*v = base;
+			return 0;
+		}
+		return sf_load(st, base, v);
+	default:
+		return SFRAME_E_RA;
+	}
+}
+
+int sframe_step(const struct sframe_rule *r, struct sframe_state *st)
+{
+	u64 cfa, ra, fp;
+	int err;
+
+	if (r->flags & SFRAME_R_OUTERMOST)
+		return SFRAME_E_RA;
+	if (r->cfa.kind != SFRAME_LOC_REG_VAL &&
+	    r->cfa.kind != SFRAME_LOC_REG_DEREF)
+		return SFRAME_E_FLEX;
+	err = sf_loc_value(st, 0, &r->cfa, &cfa);
+	if (err)
+		return err;
+	if (cfa < st->sp || (cfa == st->sp && !st->topmost))
+		return SFRAME_E_CFA;
+	if (cfa & 7)
+		return SFRAME_E_ALIGN;
+	err = sf_loc_value(st, cfa, &r->ra, &ra);
+	if (err)
+		return err;
+	if (!ra)
+		return SFRAME_E_RA;
+	if (r->fp.kind == SFRAME_LOC_SAME) {
+		fp = st->fp;
+	} else {
+		err = sf_loc_value(st, cfa, &r->fp, &fp);
+		if (err)
+			return err;
+	}
+	st->ip = ra;
+	st->sp = cfa;
+	st->fp = fp;
+	st->gpr = NULL;
+	st->topmost = false;
+	st->exact_ip = !!(r->flags & SFRAME_R_SIGNAL);
+	return 0;
+}
+
+int sframe_fp_step(struct sframe_state *st)
+{
+	u64 fp = st->fp, cfa = fp + 16, ra, nfp;
+	int err;
+
+	if (cfa < fp || cfa <= st->sp)
+		return SFRAME_E_CFA;
+	if (fp & 7)
+		return SFRAME_E_ALIGN;
+	err = sf_load(st, fp + 8, &ra);
+	if (!err)
+		err = sf_load(st, fp, &nfp);
+	if (err)
+		return err;
+	if (!ra)
+		return SFRAME_E_RA;
+	st->ip = ra;
+	st->sp = cfa;
+	st->fp = nfp;
+	st->gpr = NULL;
+	st->topmost = false;
+	st->exact_ip = false;
+	return 0;
+}
+
+u32 sframe_walk(struct sframe_walk *w)
+{
+	struct sframe_state st = w->st;
+	const struct sframe_sec *sec = NULL;
+	struct sframe_rule r;
+	u32 nr = 0;
+	u64 pc;
+	int err;
+	u8 method, end;
+
+	w->err = 0;
+	if (!w->max_frames) {
+		w->nr = 0;
+		w->end = USTACK_END_DEPTH;
+		return 0;
+	}
+	st.topmost = true;
+	st.exact_ip = true;
+	w->ips[nr] = st.ip;
+	if (w->methods)
+		w->methods[nr] = USTACK_METHOD_REGS;
+	nr++;
+	for (;;) {
+		if (nr >= w->max_frames) {
+			end = USTACK_END_DEPTH;
+			break;
+		}
+		pc = st.exact_ip ? st.ip : st.ip - 1;
+		if (!sec || !sec->text_hi || pc < sec->text_lo ||
+		    pc >= sec->text_hi)
+			sec = w->find_sec ? w->find_sec(w->ctx, pc) : NULL;
+		err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+		if (!err) {
+			if (r.flags & SFRAME_R_OUTERMOST) {
+				end = USTACK_END_OUTERMOST;
+				break;
+			}
+			method = (r.flags & SFRAME_R_SIGNAL) ?
+				 USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
+			err = sframe_step(&r, &st);
+		} else if (err == SFRAME_E_NOINFO &&
+			   !(w->flags & SFRAME_WALK_NO_FP)) {
+			if (!st.fp) {
+				/* psABI: rbp 0 marks the deepest frame. */
+				end = USTACK_END_OUTERMOST;
+				break;
+			}
+			method = USTACK_METHOD_FP;
+			err = sframe_fp_step(&st);
+		} else {
+			w->err = (s8)err;
+			end = err == SFRAME_E_NOINFO ? USTACK_END_NO_INFO :
+			      err == SFRAME_E_FAULT ? USTACK_END_FAULT :
+			      USTACK_END_BAD_FRAME;
+			break;
+		}
+		if (err) {
+			w->err = (s8)err;
+			end = err == SFRAME_E_FAULT ? USTACK_END_FAULT :
+			      USTACK_END_BAD_FRAME;
+			break;
+		}
+		w->ips[nr] = st.ip;
+		if (w->methods)
+			w->methods[nr] = method;
+		nr++;
+	}
+	w->nr = nr;
+	w->end = end;
+	return nr;
+}
+
+/* ---- codes ---------------------------------------------------------- */
+
+static const char * const sf_names[] = {
+	"ok", "no-info", "fault", "header-truncated", "bad-magic",
+	"bad-version", "bad-abi", "bad-flags", "bad-auxhdr", "bad-fde-offset",
+	"bad-fre-offset", "bad-fixed-offset", "bad-num-fres", "fdes-unsorted",
+	"bad-func-range", "bad-fde-fres", "bad-fde-type", "bad-fre-type",
+	"bad-rep-size", "fre-overrun", "bad-fre-start", "fres-unsorted",
+	"bad-fre-size", "bad-fre-count", "bad-flex-rule", "unknown-register",
+	"cfa-not-above-sp", "cfa-misaligned", "bad-return-address",
+};
+
+const char *sframe_strerror(int code)
+{
+	if (code > 0 || code <= SFRAME_E_MAX)
+		return "unknown";
+	return sf_names[-code];
+}
+
+int sframe_errno(int code)
+{
+	switch (code) {
+	case SFRAME_OK:
+		return 0;
+	case SFRAME_E_NOINFO:
+		return ENOENT;
+	case SFRAME_E_FAULT:
+		return EFAULT;
+	case SFRAME_E_VERSION:
+	case SFRAME_E_ABI:
+		return EOPNOTSUPP;
+	default:
+		return EINVAL;
+	}
+}

@@ -1,9 +1,103 @@
 // SPDX-License-Identifier: GPL-2.0
+/* sframe-register dump FILE: the .sframe section, objdump --sframe style. */
+#include <inttypes.h>
 #include <stdio.h>
 #include "cmds.h"
+#include "elf_sframe.h"
+
+static void print_flags(unsigned int flags)
+{
+	static const char * const names[] = {
+		"SFRAME_F_FDE_SORTED", "SFRAME_F_FRAME_POINTER",
+		"SFRAME_F_FDE_FUNC_START_PCREL",
+	};
+	const char *sep = "";
+
+	printf("    Flags: ");
+	if (!flags)
+		printf("NONE");
+	for (unsigned int i = 0; i < 3; i++) {
+		if (flags & (1U << i)) {
+			printf("%s%s", sep, names[i]);
+			sep = ",\n           ";
+		}
+	}
+	printf("\n");
+}
 
 int cmd_dump(int argc, char **argv)
 {
-	fprintf(stderr, "sframe-register dump: not implemented yet\n");
-	return 1;
+	struct elf_sframe es;
+	struct sframe_sec sec;
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	struct sframe_rule r;
+	char a[32], b[32], c[32];
+	u32 i, j, pos;
+	int err, ret = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: sframe-register dump FILE\n");
+		return 2;
+	}
+	if (sframe_load_file("sframe-register dump", argv[1], &es, &sec))
+		return 1;
+	printf("\n%s:\n\nContents of the SFrame section .sframe:\n", argv[1]);
+	printf("  Header :\n\n    Version: SFRAME_VERSION_%u\n", sec.version);
+	print_flags(sec.flags);
+	if (sec.len < es.size)
+		printf("    Trailing padding: %zu bytes\n", es.size - sec.len);
+	printf("    Num FDEs: %u\n    Num FREs: %u\n", sec.num_fdes, sec.num_fres);
+	printf("\n  Function Index :\n");
+	for (i = 0; i < sec.num_fdes; i++) {
+		bool mask;
+
+		err = sframe_read_fde(&sec, i, &fde);
+		if (err)
+			goto bad;
+		mask = fde.info & SFRAME_INFO_PCMASK;
+		printf("\n    func idx [%u]: pc = 0x%" PRIx64 ", size = %u bytes",
+		       i, fde.func_start, fde.func_size);
+		if (sec.version == SFRAME_VERSION_3 &&
+		    ((fde.info & SFRAME_INFO_SIGNAL_V3) ||
+		     SFRAME_INFO2_FDE_TYPE(fde.info2) == SFRAME_FDE_TYPE_FLEX))
+			printf(", attr = \"%s%s\"",
+			       (fde.info & SFRAME_INFO_SIGNAL_V3) ? "S" : "",
+			       SFRAME_INFO2_FDE_TYPE(fde.info2) ? "F" : "");
+		if (mask && sec.version != SFRAME_VERSION_1)
+			printf(", rep_size = %u", fde.rep_size);
+		printf("\n    %-16s%-10s%-10s%-13s\n", mask ? "STARTPC[m]" :
+		       "STARTPC", "CFA", "FP", "RA");
+		pos = fde.fres_off;
+		if (!fde.num_fres)
+			printf("    (no FREs: outermost)\n");
+		for (j = 0; j < fde.num_fres; j++) {
+			err = sframe_read_fre(&sec, &fde, &pos, &fre);
+			if (!err)
+				err = sframe_fre_rule(&sec, &fde, &fre, &r);
+			if (err)
+				goto bad;
+			printf("    %016" PRIx64 "  ", mask ? (u64)fre.start :
+			       fde.func_start + fre.start);
+			if (r.flags & SFRAME_R_OUTERMOST) {
+				printf("%-10s%-10s%-13s\n", "u", "u", "U");
+				continue;
+			}
+			/* objdump prints the fixed RA rule as "u". */
+			printf("%-10s%-10s%-13s\n", sframe_fmt_cfa(a, &r.cfa),
+			       sframe_fmt_loc(b, &r.fp),
+			       (r.ra.kind == SFRAME_LOC_CFA_DEREF &&
+				r.ra.off == sec.fixed_ra) ? "u" :
+			       sframe_fmt_loc(c, &r.ra));
+		}
+	}
+	err = sframe_validate(&sec);
+	if (err) {
+bad:
+		fprintf(stderr, "sframe-register dump: %s: malformed: %s\n",
+			argv[1], sframe_strerror(err));
+		ret = 1;
+	}
+	elf_sframe_free(&es);
+	return ret;
 }

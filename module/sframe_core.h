@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sframe_core.h - SFrame (v1, v2, v3) decoder and x86-64 unwind step.
+ *
+ * One source for ustack.ko and the user-space tools: the section and the
+ * stack are read only through sframe_env.h.  No allocation, no locks, no
+ * recursion; every loop is bounded by a count from a validated header.
+ *
+ *   struct sframe_sec sec;
+ *   struct sframe_rule r;
+ *   err = sframe_sec_init(&sec, read_addr, len, vaddr, text_lo, text_hi);
+ *   err = sframe_find(&sec, pc, &r);     0, SFRAME_E_NOINFO or an error
+ *   err = sframe_step(&r, &state);       ip/sp/fp of the caller
+ *   n   = sframe_walk(&walk);            a whole stack, FP fallback
+ *
+ * All functions return 0 or a negative enum sframe_code; sframe_strerror()
+ * names a code and sframe_errno() maps it to an errno value.
+ */
+#ifndef USTACK_SFRAME_CORE_H
+#define USTACK_SFRAME_CORE_H
+
+#include "sframe_env.h"
+
+#define SFRAME_MAGIC			0xdee2
+#define SFRAME_VERSION_1		1
+#define SFRAME_VERSION_2		2
+#define SFRAME_VERSION_3		3
+#define SFRAME_F_FDE_SORTED		0x1
+#define SFRAME_F_FRAME_POINTER		0x2	/* v1, v2 only */
+#define SFRAME_F_FDE_FUNC_START_PCREL	0x4	/* v2 (errata 1), v3 */
+#define SFRAME_ABI_AMD64_ENDIAN_LITTLE	3
+#define SFRAME_HDR_SIZE			28
+
+#define SFRAME_FDE_SIZE_V1		17
+#define SFRAME_FDE_SIZE_V2		20
+#define SFRAME_FDE_SIZE_V3		16	/* the index entry */
+#define SFRAME_FDE_ATTR_SIZE_V3		5	/* the attribute before the FREs */
+
+/* FDE info byte */
+#define SFRAME_FRE_TYPE_ADDR1		0
+#define SFRAME_FRE_TYPE_ADDR2		1
+#define SFRAME_FRE_TYPE_ADDR4		2
+#define SFRAME_INFO_FRE_TYPE(i)		((i) & 0xf)
+#define SFRAME_INFO_PCMASK		0x10
+#define SFRAME_INFO_SIGNAL_V3		0x80
+/* v3 info2 byte: FDE type */
+#define SFRAME_FDE_TYPE_DEFAULT		0
+#define SFRAME_FDE_TYPE_FLEX		1
+#define SFRAME_INFO2_FDE_TYPE(i)	((i) & 0x1f)
+/* FRE info byte */
+#define SFRAME_FRE_BASE_SP		0x1	/* bit 0: 1 = SP, 0 = FP */
+#define SFRAME_FRE_COUNT(i)		(((i) >> 1) & 0xf)
+#define SFRAME_FRE_SIZE(i)		(((i) >> 5) & 0x3)	/* 0:1 1:2 2:4 */
+/* v3 flex control word */
+#define SFRAME_FLEX_REG_P		0x1
+#define SFRAME_FLEX_DEREF_P		0x2
+#define SFRAME_FLEX_RESERVED		0x4
+#define SFRAME_FLEX_REGNUM(w)		((w) >> 3)
+
+/* v1 has no rep_size: the x86-64 PLT entries it covers are 16 bytes. */
+#define SFRAME_V1_PCMASK_SIZE		16
+/* Max data words in one FRE; 4 bits of N allow 15. */
+#define SFRAME_MAX_WORDS		15
+
+/* DWARF register numbers, x86-64 */
+#define SFRAME_REG_RBP			6
+#define SFRAME_REG_RSP			7
+#define SFRAME_REG_RA			16
+#define SFRAME_NR_REGS			17
+
+enum sframe_code {
+	SFRAME_OK		= 0,
+	SFRAME_E_NOINFO		= -1,	/* no FDE/FRE covers the PC (a gap) */
+	SFRAME_E_FAULT		= -2,	/* reading the section or stack faulted */
+	/* header */
+	SFRAME_E_HDR_TRUNC	= -3,	/* shorter than the header */
+	SFRAME_E_MAGIC		= -4,
+	SFRAME_E_VERSION	= -5,
+	SFRAME_E_ABI		= -6,	/* not AMD64 little-endian */
+	SFRAME_E_FLAGS		= -7,	/* unknown flag for this version */
+	SFRAME_E_AUXHDR		= -8,	/* auxiliary header past the end */
+	SFRAME_E_FDE_OFF	= -9,	/* FDE array outside the section */
+	SFRAME_E_FRE_OFF	= -10,	/* FRE sub-section outside the section */
+	SFRAME_E_FIXED_OFF	= -11,	/* fixed RA/FP offsets unusable */
+	SFRAME_E_NUM_FRES	= -12,	/* FRE count disagrees with the FDEs */
+	/* FDE */
+	SFRAME_E_UNSORTED	= -13,	/* FDEs not sorted by start address */
+	SFRAME_E_FUNC_RANGE	= -14,	/* start + size wraps around */
+	SFRAME_E_FDE_FRES	= -15,	/* FDE's FREs start outside FRE bytes */
+	SFRAME_E_FDE_TYPE	= -16,	/* unknown FDE type (v3 info2) */
+	SFRAME_E_FRE_TYPE	= -17,	/* FRE type not ADDR1/2/4 */
+	SFRAME_E_REP_SIZE	= -18,	/* PCMASK with rep_size 0 */
+	/* FRE */
+	SFRAME_E_FRE_OVERRUN	= -19,	/* FRE bytes past the FRE sub-section */
+	SFRAME_E_FRE_START	= -20,	/* FRE start past the function/block */
+	SFRAME_E_FRE_ORDER	= -21,	/* FRE starts not increasing */
+	SFRAME_E_FRE_SIZE	= -22,	/* data word size 3 */
+	SFRAME_E_FRE_COUNT	= -23,	/* data word count wrong for FDE type */
+	SFRAME_E_FLEX		= -24,	/* malformed flex rule */
+	/* step */
+	SFRAME_E_REG		= -25,	/* rule needs a register we do not have */
+	SFRAME_E_CFA		= -26,	/* CFA not above SP */
+	SFRAME_E_ALIGN		= -27,	/* CFA not 8-byte aligned */
+	SFRAME_E_RA		= -28,	/* return address 0 */
+	SFRAME_E_MAX		= -29,
+};
+
+/* Where a value is: see struct sframe_rule. */
+enum sframe_loc_kind {
+	SFRAME_LOC_SAME		= 0,	/* unchanged (FP), or RA undefined */
+	SFRAME_LOC_CFA_DEREF	= 1,	/* *(CFA + off): "c+off" */
+	SFRAME_LOC_CFA_VAL	= 2,	/* CFA + off */
+	SFRAME_LOC_REG_DEREF	= 3,	/* *(reg + off) */
+	SFRAME_LOC_REG_VAL	= 4,	/* reg + off */
+};
+
+struct sframe_loc {
+	u8 kind;		/* enum sframe_loc_kind */
+	u8 reg;			/* DWARF register for REG_* */
+	s32 off;
+};
+
+#define SFRAME_R_OUTERMOST	0x01	/* RA undefined: the first frame */
+#define SFRAME_R_SIGNAL		0x02	/* v3 signal-frame FDE */
+#define SFRAME_R_PCMASK		0x04	/* FRE starts are block offsets */
+#define SFRAME_R_FLEX		0x08	/* from a v3 flex FDE */
+
+/*
+ * The rule for one PC.  Default FDEs give cfa = {REG_VAL, SP or FP, off},
+ * ra = {CFA_DEREF, -8} and fp = SAME or {CFA_DEREF, off}; flex FDEs may give
+ * any kind (cfa: REG_VAL or REG_DEREF).  An outermost rule has no locations.
+ */
+struct sframe_rule {
+	struct sframe_loc cfa, ra, fp;
+	u16 flags;		/* SFRAME_R_* */
+	u8 fde_info, fde_info2;	/* raw info bytes (info2: v3 only) */
+	u64 func_start;		/* function address (same space as pc) */
+	u32 func_size;
+	u32 fre_start;		/* FRE start, from function or block start */
+	u32 fde_idx;
+	u32 fre_idx;		/* index of the FRE within its FDE */
+};
+
+/* A decoded section; fill with sframe_sec_init(), then read only. */
+struct sframe_sec {
+	unsigned long base;	/* where its bytes are read (see env) */
+	u64 vaddr;		/* where it is mapped: base of PC arithmetic */
+	u64 text_lo, text_hi;	/* PCs outside are no-info; 0, 0: no limit */
+	u32 len;		/* bytes used: header to end of last part */
+	u32 fde_off;		/* FDE array, from the section start */
+	u32 fre_off;		/* FRE sub-section, from the section start */
+	u32 fre_len;
+	u32 num_fdes, num_fres;
+	u8 version, flags, fde_size;
+	s8 fixed_fp, fixed_ra;
+};
+
+/* A raw FDE, as stored (v3: index + attribute merged). */
+struct sframe_fde {
+	u64 func_start;		/* resolved address */
+	u32 func_size;
+	u32 fres_off;		/* first FRE, from the section start */
+	u32 num_fres;
+	u8 info, info2, rep_size;
+};
+
+/* A raw FRE, as stored. */
+struct sframe_fre {
+	u32 start;
+	u8 info;
+	u8 nwords;
+	u8 size;		/* bytes of the whole FRE */
+	s32 words[SFRAME_MAX_WORDS];	/* sign-extended */
+	u32 uwords[SFRAME_MAX_WORDS];	/* zero-extended (flex ctrl) */
+};
+
+/*
+ * Registers of one frame.  @gpr, if set, holds DWARF registers 0..16 of the
+ * topmost frame (only a flex rule on another register needs it).  Stack
+ * reads outside [stack_lo, stack_hi) fail with SFRAME_E_FAULT, unless
+ * stack_hi is 0; the kernel leaves them 0 and relies on get_user().
+ */
+struct sframe_state {
+	u64 ip, sp, fp;
+	const u64 *gpr;
+	u64 stack_lo, stack_hi;
+	bool topmost;		/* the interrupted frame: IP is exact */
+	bool exact_ip;		/* IP is exact (topmost, or after a signal) */
+};
+
+int sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
+		    u64 vaddr, u64 text_lo, u64 text_hi);
+/* FDE @idx, checked against the section (not against its neighbours). */
+int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
+		    struct sframe_fde *fde);
+/* The FRE at section offset *@pos of @fde; advances *@pos past it. */
+int sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde *fde,
+		    u32 *pos, struct sframe_fre *fre);
+/* Turn a raw FRE into a rule (flags, fp/ra/cfa locations). */
+int sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
+		    const struct sframe_fre *fre, struct sframe_rule *r);
+/* Rule for @pc: 0, SFRAME_E_NOINFO, or an error for a malformed section. */
+int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r);
+/* Check every FDE and FRE (tools, registration); bounded by the counts. */
+int sframe_validate(const struct sframe_sec *sec);
+/* Apply @r to @st: @st becomes the caller's frame. */
+int sframe_step(const struct sframe_rule *r, struct sframe_state *st);
+/* The frame-pointer rule: CFA = fp + 16, RA at CFA-8, fp at CFA-16. */
+int sframe_fp_step(struct sframe_state *st);
+
+const char *sframe_strerror(int code);
+int sframe_errno(int code);
+
+/* ---- a whole walk ------------------------------------------------------ */
+
+/* Section covering @pc, or NULL.  The walk reuses it while pc is inside
+ * its [text_lo, text_hi) (if that is set) before asking again.
+ */
+typedef const struct sframe_sec *(*sframe_sec_fn)(void *ctx, u64 pc);
+
+#define SFRAME_WALK_NO_FP	0x1	/* no frame-pointer fallback */
+
+struct sframe_walk {
+	/* in */
+	struct sframe_state st;	/* the interrupted frame, topmost = true */
+	sframe_sec_fn find_sec;
+	void *ctx;
+	u64 *ips;		/* [max_frames] */
+	u8 *methods;		/* [max_frames] enum ustack_method, or NULL */
+	u32 max_frames;
+	u32 flags;		/* SFRAME_WALK_* */
+	/* out */
+	u32 nr;			/* frames stored */
+	u8 end;			/* enum ustack_end */
+	s8 err;			/* sframe_code that ended the walk, or 0 */
+};
+
+/* Fill w->ips from w->st; returns w->nr.  Sets end and err. */
+u32 sframe_walk(struct sframe_walk *w);
+
+#endif /* USTACK_SFRAME_CORE_H */

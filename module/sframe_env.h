@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sframe_env.h - the accessor layer under sframe_core.c.
+ *
+ * sframe_core.c is compiled twice: into ustack.ko, where the section and the
+ * stack are user memory read with copy_from_user()/get_user() in faultable
+ * context, and into the user-space tools, tests and benchmarks, where they are
+ * local memory.  Everything the core needs from its environment is here:
+ * fixed-width types, bool, errno values and two readers, each returning 0 or
+ * -EFAULT.  The core checks every offset against the section length before it
+ * reads, so the user-space readers need no checks of their own.
+ */
+#ifndef USTACK_SFRAME_ENV_H
+#define USTACK_SFRAME_ENV_H
+
+#ifdef __KERNEL__
+
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+/* Copy @len bytes of the section at address @src (user memory). */
+static __always_inline int sf_copy(void *dst, unsigned long src, size_t len)
+{
+	return copy_from_user(dst, (const void __user *)src, len) ? -EFAULT : 0;
+}
+
+/* Read one 8-byte word of the user stack (or other user memory). */
+static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
+{
+	return get_user(*dst, (const u64 __user *)addr) ? -EFAULT : 0;
+}
+
+#else /* !__KERNEL__ */
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <string.h>
+#include <errno.h>
+
+#ifndef SFRAME_ENV_HAVE_KTYPES
+#define SFRAME_ENV_HAVE_KTYPES
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+#endif
+
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((always_inline))
+#endif
+#ifndef likely
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#endif
+
+static inline __attribute__((always_inline))
+int sf_copy(void *dst, unsigned long src, size_t len)
+{
+	memcpy(dst, (const void *)src, len);
+	return 0;
+}
+
+static inline __attribute__((always_inline))
+int sf_read_word(u64 *dst, unsigned long addr)
+{
+	memcpy(dst, (const void *)addr, sizeof(*dst));
+	return 0;
+}
+
+#endif /* __KERNEL__ */
+
+#endif /* USTACK_SFRAME_ENV_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* elf_sframe.h - find and read the SFrame section of an ELF file (libelf). */
+#ifndef ELF_SFRAME_H
+#define ELF_SFRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef SHT_GNU_SFRAME
+#define SHT_GNU_SFRAME	0x6ffffff4
+#endif
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME	0x6474e554
+#endif
+
+struct elf_sframe {
+	void *data;		/* malloc'd copy of the section bytes */
+	size_t size;		/* section size (or PT_GNU_SFRAME p_filesz) */
+	uint64_t vaddr;		/* sh_addr: where it is mapped */
+	uint64_t offset;	/* file offset */
+	uint64_t text_lo, text_hi;	/* lowest/highest executable address */
+	int from_phdr;		/* found through PT_GNU_SFRAME only */
+};
+
+/*
+ * Read the .sframe section (by name or SHT_GNU_SFRAME; else the
+ * PT_GNU_SFRAME segment) of @path.  Returns 0, -ENOENT when there is none,
+ * or another negative errno; on error *msg (static) says what failed.
+ */
+int elf_sframe_read(const char *path, struct elf_sframe *out, const char **msg);
+void elf_sframe_free(struct elf_sframe *s);
+
+#endif
+
+#include "sframe_core.h"
+
+/*
+ * Text of a rule in objdump's notation: "sp+16", "fp+16", "*(fp-8)" for the
+ * CFA; "u" (unchanged / untracked), "c-16" (saved at CFA-16), "c-16=" ...
+ * for FP and RA (see sframe_fmt_loc).  @buf needs 32 bytes.
+ */
+const char *sframe_fmt_cfa(char *buf, const struct sframe_loc *l);
+const char *sframe_fmt_loc(char *buf, const struct sframe_loc *l);
+/* Load @path's .sframe and init @sec over it; prints errors to stderr. */
+int sframe_load_file(const char *prog, const char *path, struct elf_sframe *es,
+		     struct sframe_sec *sec);
