@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-report: record live from /dev/ustack for a given time, in binary
+ * format (USTACK_IOC_SET_FORMAT); ^C stops early.  Whatever the device
+ * gives is kept as is; parse.c tells text from binary.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ur.h"
+#include "../../include/uapi/ustack.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_sig(int sig)
+{
+	stop = 1;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+char *live_read(const char *dev, double seconds, size_t *len, const char *save)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = xrealloc(NULL, cap + 1);
+	__u32 fmt = USTACK_FORMAT_BINARY;
+	double end = now() + seconds;
+	struct sigaction sa;
+	FILE *sf = NULL;
+	int fd;
+
+	fd = open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		die("%s: %s", dev, strerror(errno));
+	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt))
+		warnx_("%s: binary format refused (%s); reading text",
+		       dev, strerror(errno));
+	if (save) {
+		sf = fopen(save, "w");
+		if (!sf)
+			die("%s: %s", save, strerror(errno));
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sig;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!stop) {
+		double left = end - now();
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t got;
+
+		if (left <= 0)
+			break;
+		if (poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll %s: %s", dev, strerror(errno));
+		}
+		for (;;) {
+			if (cap - n < 65536) {
+				cap *= 2;
+				buf = xrealloc(buf, cap + 1);
+			}
+			got = read(fd, buf + n, cap - n);
+			if (got <= 0)
+				break;
+			if (sf)
+				fwrite(buf + n, 1, got, sf);
+			n += got;
+		}
+		if (got < 0 && errno != EAGAIN && errno != EINTR)
+			die("read %s: %s", dev, strerror(errno));
+	}
+	close(fd);
+	if (sf && fclose(sf))
+		die("%s: write error", save);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}

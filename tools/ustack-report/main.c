@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-report: join samples to user stacks, symbolize, and print them
+ * perf-script style, as folded stacks, as an SVG flame graph or as a
+ * summary.  Input: a saved /dev/ustack stream (text or binary), standard
+ * input, or /dev/ustack itself for --duration seconds.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ur.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: ustack-report [--perf | --folded | --svg | --summary] [options] [FILE | -]\n"
+	      "       ustack-report --duration SECONDS [--device PATH] [--save FILE] [...]\n"
+	      "Join /dev/ustack samples to their user stacks by (tid, cookie) and\n"
+	      "print them perf-script style (default), as folded stacks, as an SVG\n"
+	      "flame graph, or as a summary.  Text and binary streams are detected.\n"
+	      "  -v, --verbose       perf output: cookie, end reason, frame methods\n"
+	      "  -l, --lines         source file:line of user frames (debug info)\n"
+	      "  --root DIR          prefix object paths with DIR (VM or chroot)\n"
+	      "  --kallsyms FILE     kernel symbols for binary records\n"
+	      "                      (default with --duration: /proc/kallsyms)\n"
+	      "  --event NAME        only samples of this event (NAME: prefix match)\n"
+	      "  --duration SECONDS  record live from the device\n"
+	      "  --device PATH       default /dev/ustack\n"
+	      "  --save FILE         with --duration: keep the raw stream too\n"
+	      "  --title TEXT        SVG title;  --width PIXELS  SVG width\n", f);
+}
+
+static char *read_all(FILE *in, const char *name, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	char *buf = xrealloc(NULL, cap + 1);
+
+	while ((got = fread(buf + n, 1, cap - n, in)) > 0) {
+		n += got;
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+	}
+	if (ferror(in))
+		die("%s: %s", name, strerror(errno));
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static void filter_event(struct recs *r, const char *ev)
+{
+	size_t i, n = 0, l = strlen(ev);
+
+	for (i = 0; i < r->ns; i++)
+		if (!strncmp(r->s[i].event, ev, l) &&
+		    (r->s[i].event[l] == '\0' || ev[l - 1] == ':'))
+			r->s[n++] = r->s[i];
+	r->ns = n;
+}
+
+enum { O_ROOT = 256, O_KALLSYMS, O_EVENT, O_DURATION, O_DEVICE, O_SAVE,
+	O_TITLE, O_WIDTH };
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "perf", no_argument, NULL, 'p' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "svg", no_argument, NULL, 's' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "lines", no_argument, NULL, 'l' },
+		{ "root", required_argument, NULL, O_ROOT },
+		{ "kallsyms", required_argument, NULL, O_KALLSYMS },
+		{ "event", required_argument, NULL, O_EVENT },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "device", required_argument, NULL, O_DEVICE },
+		{ "save", required_argument, NULL, O_SAVE },
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "width", required_argument, NULL, O_WIDTH },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct out_opts oo = { 0 };
+	struct sym_opts so = { 0 };
+	struct recs r = { 0 };
+	struct join_stats js = { 0 };
+	const char *kallsyms = NULL, *event = NULL, *dev = "/dev/ustack";
+	const char *save = NULL, *file = NULL;
+	double duration = -1;
+	int mode = 'p', c;
+	size_t len;
+	char *buf;
+
+	while ((c = getopt_long(argc, argv, "vlh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p': case 'f': case 's': case 'S':
+			mode = c;
+			break;
+		case 'v':
+			oo.verbose = 1;
+			break;
+		case 'l':
+			oo.lines = so.lines = 1;
+			break;
+		case O_ROOT:
+			so.root = optarg;
+			break;
+		case O_KALLSYMS:
+			kallsyms = optarg;
+			break;
+		case O_EVENT:
+			event = *optarg ? optarg : NULL;
+			break;
+		case O_DURATION:
+			duration = strtod(optarg, NULL);
+			if (!(duration > 0))
+				die("--duration: positive seconds expected");
+			break;
+		case O_DEVICE:
+			dev = optarg;
+			break;
+		case O_SAVE:
+			save = optarg;
+			break;
+		case O_TITLE:
+			oo.title = optarg;
+			break;
+		case O_WIDTH:
+			oo.width = atoi(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		file = argv[optind++];
+	if (optind < argc || (file && duration > 0)) {
+		usage(stderr);
+		return 2;
+	}
+
+	if (duration > 0) {
+		buf = live_read(dev, duration, &len, save);
+		if (!kallsyms)
+			kallsyms = "/proc/kallsyms";
+	} else if (!file || !strcmp(file, "-")) {
+		buf = read_all(stdin, "stdin", &len);
+	} else {
+		FILE *in = fopen(file, "rb");
+
+		if (!in)
+			die("%s: %s", file, strerror(errno));
+		buf = read_all(in, file, &len);
+		fclose(in);
+	}
+
+	parse_buffer(&r, buf, len);
+	if (event)
+		filter_event(&r, event);
+	join_records(&r, &js);
+	if (kallsyms && ksyms_load(kallsyms))
+		warnx_("%s: no usable kernel symbols", kallsyms);
+	ksyms_resolve(&r);
+	symbolize_init(&so);
+	symbolize_all(&r);
+
+	switch (mode) {
+	case 'f':
+		output_folded(stdout, &r, &oo);
+		break;
+	case 's':
+		output_svg(stdout, &r, &oo);
+		break;
+	case 'S':
+		output_summary(stdout, &r, &js, &oo);
+		break;
+	default:
+		output_perf(stdout, &r, &oo);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		die("write error");
+	return 0;
+}

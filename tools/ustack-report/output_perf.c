@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-report: perf-script-like text, one block per sample, innermost
+ * frame first, blank line after each, as stackcollapse-perf.pl and
+ * speedscope read it:
+ *     comm pid/tid [cpu] sec.usec: 1 event:
+ *     \t<addr> <symbol>+0x<off> (<object>)
+ * -v adds cookie and end reason to the header and the method to each user
+ * frame; -l adds file:line.  Both go after "(<object>)", where those
+ * readers ignore them.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "ur.h"
+
+static void kernel_line(FILE *f, const struct kframe *k)
+{
+	const char *s = k->sym, *mod;
+
+	if (!s) {
+		fprintf(f, "\t%16" PRIx64 " [unknown] ([kernel.kallsyms])\n",
+			k->addr);
+		return;
+	}
+	mod = strchr(s, ' ');
+	if (mod && mod[1] == '[')
+		fprintf(f, "\t%16" PRIx64 " %.*s (%s)\n", k->addr,
+			(int)(mod - s), s, mod + 1);
+	else
+		fprintf(f, "\t%16" PRIx64 " %s ([kernel.kallsyms])\n",
+			k->addr, s);
+}
+
+static void user_line(FILE *f, const struct uframe *u,
+		      const struct out_opts *o)
+{
+	const struct symres *r = u->res;
+
+	if (r && r->name)
+		fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)", u->ip,
+			r->name, r->symoff, u->obj);
+	else
+		fprintf(f, "\t%16" PRIx64 " [unknown] (%s)", u->ip, u->obj);
+	if (o->verbose)
+		fprintf(f, " method=%s offset=0x%" PRIx64, u->method, u->off);
+	if (o->lines && r && r->file)
+		fprintf(f, " %s:%d", r->file, r->line);
+	fputc('\n', f);
+}
+
+void output_perf(FILE *f, const struct recs *r, const struct out_opts *o)
+{
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < r->ns; i++) {
+		const struct sample *s = &r->s[i];
+
+		fprintf(f, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": 1 %s:",
+			s->comm, s->pid, s->tid, s->cpu, s->time / 1000000000,
+			s->time % 1000000000 / 1000, s->event);
+		if (o->verbose)
+			fprintf(f, " cookie=0x%016" PRIx64 " end=%s", s->cookie,
+				s->u ? s->u->end : "missing");
+		fputc('\n', f);
+		for (j = 0; j < s->nk; j++)
+			kernel_line(f, &s->k[j]);
+		if (!s->u)
+			fprintf(f, "\t%16x [no user stack] ([unknown])\n", 0);
+		else
+			for (j = 0; j < s->u->nr; j++)
+				user_line(f, &s->u->f[j], o);
+		fputc('\n', f);
+	}
+}

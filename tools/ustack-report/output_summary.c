@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-report: the summary.  Samples by event, how many got a complete
+ * user stack (joined, walk ended "outermost"), end reasons, user frames by
+ * method, objects with build-ids and symbolization rate, and the top
+ * functions: by self samples (innermost frame of the whole stack) and by
+ * user leaf (innermost user frame, the code that ran or made the call).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ur.h"
+
+#define TOP 15
+
+struct count {
+	const char *name;
+	uint64_t n;
+};
+
+struct counts {
+	struct count *v;
+	size_t n, cap;
+};
+
+static void add(struct counts *c, const char *name, uint64_t k)
+{
+	size_t i;
+
+	/* names are interned; tables stay small except functions */
+	for (i = c->n; i-- > 0;)
+		if (c->v[i].name == name) {
+			c->v[i].n += k;
+			return;
+		}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+	}
+	c->v[c->n].name = name;
+	c->v[c->n++].n = k;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Count interned names in v[0..n) (sorted in place) into c. */
+static void count_names(struct counts *c, const char **v, size_t n)
+{
+	size_t i = 0, j;
+
+	qsort(v, n, sizeof(*v), cmp_ptr);
+	while (i < n) {
+		for (j = i; j < n && v[j] == v[i]; j++)
+			;
+		if (c->n == c->cap) {
+			c->cap = c->cap ? c->cap * 2 : 16;
+			c->v = xrealloc(c->v, c->cap * sizeof(*c->v));
+		}
+		c->v[c->n].name = v[i];
+		c->v[c->n++].n = j - i;
+		i = j;
+	}
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * a / b : 0.0;
+}
+
+static void print_counts(FILE *f, const char *title, struct counts *c,
+			 uint64_t total, size_t max)
+{
+	size_t i;
+
+	qsort(c->v, c->n, sizeof(*c->v), cmp_count);
+	fprintf(f, "%s:\n", title);
+	for (i = 0; i < c->n && i < max; i++)
+		fprintf(f, "  %8" PRIu64 " %6.2f%%  %s\n", c->v[i].n,
+			pct(c->v[i].n, total), c->v[i].name);
+}
+
+void output_summary(FILE *f, const struct recs *r,
+		    const struct join_stats *js, const struct out_opts *o)
+{
+	struct counts events = { 0 }, ends = { 0 }, methods = { 0 };
+	struct counts self = { 0 }, uleaf = { 0 };
+	uint64_t complete = 0, joined = 0, kthread = 0, uframes = 0;
+	uint64_t resolved = 0;
+	const char *outermost = internz("outermost");
+	const char *kth = internz("kthread");
+	size_t i, nobj = symbolize_nobj(), nself = 0, nleaf = 0;
+	const char **vself = xrealloc(NULL, (r->ns + 1) * sizeof(char *));
+	const char **vleaf = xrealloc(NULL, (r->ns + 1) * sizeof(char *));
+	uint32_t j;
+
+	for (i = 0; i < r->ns; i++) {
+		const struct sample *s = &r->s[i];
+		const struct user *u = s->u;
+
+		add(&events, s->event, 1);
+		if (!u) {
+			add(&ends, internz("[no user stack]"), 1);
+			vself[nself++] = s->nk ? kernel_frame_name(&s->k[0]) :
+				internz("[no user stack]");
+			continue;
+		}
+		joined++;
+		add(&ends, u->end, 1);
+		complete += u->end == outermost;
+		kthread += u->end == kth;
+		if (s->nk)
+			vself[nself++] = kernel_frame_name(&s->k[0]);
+		else if (u->nr)
+			vself[nself++] = user_frame_name(&u->f[0]);
+		if (u->nr)
+			vleaf[nleaf++] = user_frame_name(&u->f[0]);
+	}
+	for (i = 0; i < r->nu; i++) {
+		for (j = 0; j < r->u[i].nr; j++) {
+			const struct uframe *fr = &r->u[i].f[j];
+
+			add(&methods, fr->method, 1);
+			uframes++;
+			resolved += fr->res && fr->res->name;
+		}
+	}
+
+	count_names(&self, vself, nself);
+	count_names(&uleaf, vleaf, nleaf);
+	free(vself);
+	free(vleaf);
+	fprintf(f, "samples: %zu\n", r->ns);
+	fprintf(f, "user records: %zu (%" PRIu64 " without a sample)\n", r->nu,
+		js->orphan_users);
+	fprintf(f, "joined: %" PRIu64 " (%.2f%%)\n", joined, pct(joined, r->ns));
+	fprintf(f, "complete user stacks: %" PRIu64 " (%.2f%%)\n", complete,
+		pct(complete, r->ns));
+	fprintf(f, "no user stack: %" PRIu64 " (%.2f%%)\n", js->missing,
+		pct(js->missing, r->ns));
+	fprintf(f, "kernel threads: %" PRIu64 "\n", kthread);
+	fprintf(f, "lost: %" PRIu64 " samples, %" PRIu64 " user records "
+		"(%" PRIu64 " lost records)\n", r->lost_samples, r->lost_users,
+		r->lost_records);
+	if (r->skipped)
+		fprintf(f, "skipped records: %" PRIu64 "\n", r->skipped);
+	fprintf(f, "format: %s\n", r->binary ? "binary" : "text");
+	print_counts(f, "events", &events, r->ns, (size_t)-1);
+	print_counts(f, "end reasons", &ends, r->ns, (size_t)-1);
+	fprintf(f, "user frames: %" PRIu64 ", symbolized %" PRIu64
+		" (%.2f%%)\n", uframes, resolved, pct(resolved, uframes));
+	print_counts(f, "frames by method", &methods, uframes, (size_t)-1);
+	fprintf(f, "objects:\n");
+	for (i = 0; i < nobj; i++) {
+		const struct objstat *ob = symbolize_obj(i);
+
+		fprintf(f, "  %8" PRIu64 " frames %6.2f%% symbolized  %s%s%s%s\n",
+			ob->frames, pct(ob->resolved, ob->frames), ob->name,
+			ob->build_id ? " build-id=" : "",
+			ob->build_id ? ob->build_id : "",
+			ob->opened || ob->name[0] != '/' ? "" : " (not found)");
+	}
+	print_counts(f, "top functions (self)", &self, r->ns, TOP);
+	print_counts(f, "top user functions (innermost user frame)", &uleaf,
+		     r->ns, TOP);
+	free(events.v);
+	free(ends.v);
+	free(methods.v);
+	free(self.v);
+	free(uleaf.v);
+}

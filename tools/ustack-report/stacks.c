@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-report: each joined sample as a list of frame names, outermost
+ * first (comm; user frames; kernel frames), named as stackcollapse-perf.pl
+ * names them from our perf output: offsets stripped, unsymbolized frames as
+ * "[object basename]", ';' as ':', no quotes.  A sample without its user
+ * record gets a "[no user stack]" frame under comm.  Identical lists are
+ * merged, sorted frame by frame.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ur.h"
+
+static const char *tidy(const char *s, size_t n)
+{
+	char *b = xrealloc(NULL, n + 1);
+	const char *r;
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '"' || s[i] == '\'')
+			continue;
+		b[j++] = s[i] == ';' ? ':' : s[i];
+	}
+	r = intern(b, j);
+	free(b);
+	return r;
+}
+
+static const char *comm_name(const char *comm)
+{
+	char b[64];
+	size_t i;
+
+	snprintf(b, sizeof(b), "%s", comm);
+	for (i = 0; b[i]; i++)
+		if (b[i] == ' ')
+			b[i] = '_';
+	return tidy(b, strlen(b));
+}
+
+const char *user_frame_name(const struct uframe *f)
+{
+	char b[512];
+
+	if (f->res && f->res->name)
+		return tidy(f->res->name, strlen(f->res->name));
+	if (f->obj[0] == '[')
+		return f->obj;
+	snprintf(b, sizeof(b), "[%s]", basename_of(f->obj));
+	return tidy(b, strlen(b));
+}
+
+/* "name+0x1a [mod]" -> "name" */
+const char *kernel_frame_name(const struct kframe *k)
+{
+	const char *s = k->sym, *e;
+
+	if (!s)
+		return internz("[kernel.kallsyms]");
+	e = s + strcspn(s, " ");
+	for (const char *p = s; p < e; p++)
+		if (p[0] == '+' && p[1] == '0' && p[2] == 'x') {
+			e = p;
+			break;
+		}
+	return tidy(s, e - s);
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct fstack *x = a, *y = b;
+	uint32_t i;
+
+	for (i = 0; i < x->n && i < y->n; i++) {
+		int c;
+
+		if (x->name[i] == y->name[i])
+			continue;
+		c = strcmp(x->name[i], y->name[i]);
+		if (c)
+			return c;
+	}
+	return (x->n > y->n) - (x->n < y->n);
+}
+
+static int same(const struct fstack *x, const struct fstack *y)
+{
+	return x->n == y->n && !memcmp(x->name, y->name, x->n * sizeof(*x->name));
+}
+
+struct fstack *stacks_build(const struct recs *r, size_t *nout)
+{
+	struct fstack *v = xrealloc(NULL, (r->ns ? r->ns : 1) * sizeof(*v));
+	const char *mark = internz("[no user stack]");
+	size_t i, n = 0;
+
+	for (i = 0; i < r->ns; i++) {
+		const struct sample *s = &r->s[i];
+		const struct user *u = s->u;
+		uint32_t nu = u ? u->nr : 1, d = 0, j;
+		struct fstack *st = &v[i];
+
+		st->n = 1 + nu + s->nk;
+		st->name = xalloc(st->n * sizeof(*st->name));
+		st->kind = xalloc(st->n);
+		st->count = 1;
+		st->kind[d] = FK_ROOT;
+		st->name[d++] = comm_name(s->comm);
+		if (!u) {
+			st->kind[d] = FK_MARK;
+			st->name[d++] = mark;
+		} else {
+			for (j = u->nr; j-- > 0;) {
+				st->kind[d] = FK_USER;
+				st->name[d++] = user_frame_name(&u->f[j]);
+			}
+		}
+		for (j = s->nk; j-- > 0;) {
+			st->kind[d] = FK_KERNEL;
+			st->name[d++] = kernel_frame_name(&s->k[j]);
+		}
+	}
+	qsort(v, r->ns, sizeof(*v), cmp_stack);
+	for (i = 0; i < r->ns; i++) {
+		if (n && same(&v[n - 1], &v[i]))
+			v[n - 1].count++;
+		else
+			v[n++] = v[i];
+	}
+	*nout = n;
+	return v;
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ustack-report: user frames -> function+offset (and file:line) with
+ * libelf/libdwfl.  A frame names its object and a file offset; the offset
+ * maps to a virtual address through the object's PT_LOAD headers, which is
+ * looked up in the object's symbol tables (or its separate debug info).
+ * Return addresses (every frame but the interrupted IP) are looked up at
+ * ip - 1, the call instruction, as perf and gdb do.  One Dwfl per object,
+ * opened once; results cached per (object, offset, adjust).
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "ur.h"
+
+struct obj {
+	struct objstat st;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Phdr *load;
+	size_t nload;
+};
+
+static struct sym_opts opts;
+static char *debuginfo_path;
+static struct obj **objs;
+static size_t nobj;
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+void symbolize_init(const struct sym_opts *o)
+{
+	opts = *o;
+	elf_version(EV_CURRENT);
+	if (o->root) {
+		size_t n = strlen(o->root) + 64;
+
+		debuginfo_path = malloc(n);
+		if (!debuginfo_path)
+			die("out of memory");
+		snprintf(debuginfo_path, n, ":.debug:%s/usr/lib/debug", o->root);
+	}
+}
+
+static int is_pseudo(const char *name)
+{
+	return name[0] == '[' || name[0] != '/';
+}
+
+static void obj_open(struct obj *ob)
+{
+	char path[4096];
+	GElf_Addr bias;
+	const unsigned char *bits;
+	GElf_Addr bvaddr;
+	Elf *elf;
+	size_t i, n;
+	int len;
+
+	if (is_pseudo(ob->st.name))
+		return;
+	if (snprintf(path, sizeof(path), "%s%s", opts.root ? opts.root : "",
+		     ob->st.name) >= (int)sizeof(path))
+		return;
+	ob->dwfl = dwfl_begin(&callbacks);
+	if (!ob->dwfl)
+		return;
+	dwfl_report_begin(ob->dwfl);
+	ob->mod = dwfl_report_elf(ob->dwfl, ob->st.name, path, -1, 0, true);
+	dwfl_report_end(ob->dwfl, NULL, NULL);
+	if (!ob->mod) {
+		warnx_("%s: %s", path, dwfl_errmsg(-1));
+		return;
+	}
+	elf = dwfl_module_getelf(ob->mod, &bias);
+	if (!elf || elf_getphdrnum(elf, &n))
+		return;
+	ob->load = calloc(n ? n : 1, sizeof(*ob->load));
+	if (!ob->load)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+			ob->load[ob->nload++] = ph;
+	}
+	len = dwfl_module_build_id(ob->mod, &bits, &bvaddr);
+	if (len > 0 && len <= 64) {
+		char *h = xalloc(2 * len + 1);
+
+		for (i = 0; i < (size_t)len; i++)
+			sprintf(h + 2 * i, "%02x", bits[i]);
+		ob->st.build_id = h;
+	}
+	ob->st.opened = 1;
+}
+
+static struct obj *obj_get(const char *name)
+{
+	size_t i;
+	struct obj *ob;
+
+	for (i = 0; i < nobj; i++)	/* few objects per profile */
+		if (objs[i]->st.name == name)
+			return objs[i];
+	ob = xalloc(sizeof(*ob));
+	ob->st.name = name;
+	obj_open(ob);
+	objs = xrealloc(objs, (nobj + 1) * sizeof(*objs));
+	objs[nobj++] = ob;
+	return ob;
+}
+
+/* Result cache: open addressing on (obj, off, adjust). */
+struct centry {
+	const char *obj;
+	uint64_t off;
+	int adj;
+	const struct symres *res;
+};
+static struct centry *cache;
+static size_t ccap, ccount;
+
+static size_t chash(const char *obj, uint64_t off, int adj, size_t cap)
+{
+	uint64_t h = (uintptr_t)obj * 0x9e3779b97f4a7c15ull;
+
+	h ^= (off + adj) * 0xc2b2ae3d27d4eb4full;
+	return (h ^ (h >> 29)) & (cap - 1);
+}
+
+static void cache_put(const char *obj, uint64_t off, int adj,
+		      const struct symres *res)
+{
+	size_t j;
+
+	if (ccount * 2 >= ccap) {
+		size_t ncap = ccap ? ccap * 2 : 4096, i;
+		struct centry *nc = calloc(ncap, sizeof(*nc));
+
+		if (!nc)
+			die("out of memory");
+		for (i = 0; i < ccap; i++) {
+			if (!cache[i].obj)
+				continue;
+			j = chash(cache[i].obj, cache[i].off, cache[i].adj, ncap);
+			while (nc[j].obj)
+				j = (j + 1) & (ncap - 1);
+			nc[j] = cache[i];
+		}
+		free(cache);
+		cache = nc;
+		ccap = ncap;
+	}
+	j = chash(obj, off, adj, ccap);
+	while (cache[j].obj)
+		j = (j + 1) & (ccap - 1);
+	cache[j] = (struct centry){ obj, off, adj, res };
+	ccount++;
+}
+
+static const struct symres *cache_get(const char *obj, uint64_t off, int adj)
+{
+	size_t j;
+
+	if (!ccap)
+		return NULL;
+	j = chash(obj, off, adj, ccap);
+	while (cache[j].obj) {
+		if (cache[j].obj == obj && cache[j].off == off &&
+		    cache[j].adj == adj)
+			return cache[j].res;
+		j = (j + 1) & (ccap - 1);
+	}
+	return NULL;
+}
+
+static const struct symres *lookup(struct obj *ob, uint64_t off, int adj)
+{
+	struct symres *res = xalloc(sizeof(*res));
+	GElf_Addr bias, addr = 0, soff;
+	GElf_Sym sym;
+	const char *name;
+	size_t i;
+	int found = 0;
+
+	if (!ob->mod)
+		return res;
+	for (i = 0; i < ob->nload; i++) {
+		const GElf_Phdr *ph = &ob->load[i];
+
+		if (off >= ph->p_offset && off - ph->p_offset < ph->p_filesz) {
+			addr = ph->p_vaddr + (off - ph->p_offset);
+			found = 1;
+			break;
+		}
+	}
+	if (!found)
+		return res;
+	dwfl_module_getelf(ob->mod, &bias);
+	addr += bias;
+	if (addr < (GElf_Addr)adj)
+		return res;
+	name = dwfl_module_addrinfo(ob->mod, addr - adj, &soff, &sym, NULL,
+				    NULL, NULL);
+	if (name && *name) {
+		res->name = internz(name);
+		res->symoff = soff + adj;
+	}
+	if (opts.lines) {
+		Dwfl_Line *l = dwfl_module_getsrc(ob->mod, addr - adj);
+		int line = 0;
+		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL,
+						     NULL, NULL) : NULL;
+
+		if (file) {
+			res->file = internz(file);
+			res->line = line;
+		}
+	}
+	return res;
+}
+
+void symbolize_all(struct recs *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nu; i++) {
+		struct user *u = &r->u[i];
+
+		for (j = 0; j < u->nr; j++) {
+			struct uframe *f = &u->f[j];
+			struct obj *ob = obj_get(f->obj);
+			/* only the interrupted IP is exact; others return */
+			int adj = (j == 0 || !strcmp(f->method, "regs") ||
+				   !strcmp(f->method, "signal")) ? 0 : 1;
+
+			f->res = cache_get(f->obj, f->off, adj);
+			if (!f->res) {
+				f->res = lookup(ob, f->off, adj);
+				cache_put(f->obj, f->off, adj, f->res);
+			}
+			ob->st.frames++;
+			if (f->res->name)
+				ob->st.resolved++;
+		}
+	}
+}
+
+size_t symbolize_nobj(void)
+{
+	return nobj;
+}
+
+const struct objstat *symbolize_obj(size_t i)
+{
+	return i < nobj ? &objs[i]->st : NULL;
+}

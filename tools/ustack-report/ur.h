@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ustack-report: shared types.  One job per file; see the Makefile. */
+#ifndef UR_H
+#define UR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- util.c: arena, interned strings, errors ---------------------------- */
+void *xalloc(size_t n);			/* zeroed, from the arena, never freed */
+void *xrealloc(void *p, size_t n);	/* heap */
+const char *intern(const char *s, size_t n);	/* stable, unique per content */
+const char *internz(const char *s);
+const char *basename_of(const char *path);
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- records (parse.c fills, join.c links) ------------------------------ */
+struct kframe {
+	uint64_t addr;
+	const char *sym;	/* "name+0xoff" or NULL when unresolved */
+};
+
+struct symres {
+	const char *name;	/* NULL: not symbolized */
+	uint64_t symoff;	/* ip - symbol start */
+	const char *file;	/* source file, with -l and debug info */
+	int line;
+};
+
+struct uframe {
+	uint64_t ip;
+	uint64_t off;		/* file offset in obj */
+	const char *obj;	/* interned: path, "[vdso]", "[anon]", ... */
+	const char *method;	/* interned: "regs", "sframe", "fp", ... */
+	const struct symres *res;	/* symbolize.c */
+};
+
+struct user {
+	uint64_t cookie;
+	uint64_t seq;		/* position in the stream */
+	uint32_t pid, tid;
+	uint32_t nr;
+	const char *end;	/* interned end reason */
+	struct uframe *f;	/* innermost first */
+	int used;		/* joined to at least one sample */
+};
+
+struct sample {
+	uint64_t cookie;
+	uint64_t time;		/* ns */
+	uint64_t seq;
+	uint32_t pid, tid, cpu;
+	const char *event;	/* interned */
+	const char *comm;	/* interned */
+	uint32_t nk;
+	struct kframe *k;	/* innermost first */
+	struct user *u;		/* join.c; NULL = no user stack */
+};
+
+struct recs {
+	struct sample *s;
+	size_t ns, cap_s;
+	struct user *u;
+	size_t nu, cap_u;
+	uint64_t lost_samples, lost_users, lost_records;
+	uint64_t skipped;	/* unknown or malformed records */
+	uint64_t seq;
+	int binary;
+};
+
+/* parse.c: text or binary (detected from the first bytes) */
+void parse_buffer(struct recs *r, char *buf, size_t len);
+
+/* join.c: link samples to user records by (tid, cookie); sort by time */
+struct join_stats {
+	uint64_t joined, missing, orphan_users;
+};
+void join_records(struct recs *r, struct join_stats *st);
+
+/* symbolize.c */
+struct sym_opts {
+	const char *root;	/* prefix for object paths, or NULL */
+	int lines;		/* -l: source file:line */
+};
+void symbolize_init(const struct sym_opts *o);
+void symbolize_all(struct recs *r);
+struct objstat {
+	const char *name;
+	const char *build_id;	/* hex, or NULL */
+	int opened;
+	uint64_t frames, resolved;
+};
+size_t symbolize_nobj(void);
+const struct objstat *symbolize_obj(size_t i);
+
+/* ksyms.c: kernel symbols for binary records (from a kallsyms file) */
+int ksyms_load(const char *path);	/* 0, or -1 when unusable */
+void ksyms_resolve(struct recs *r);
+
+/* live.c: read /dev/ustack for a while; returns a malloc'ed buffer */
+char *live_read(const char *dev, double seconds, size_t *len,
+		const char *save);
+
+/* stacks.c: one frame list per sample, outermost first, for folded/svg */
+enum fkind { FK_ROOT, FK_USER, FK_KERNEL, FK_MARK };
+struct fstack {
+	uint32_t n;
+	const char **name;	/* interned */
+	uint8_t *kind;
+	uint64_t count;
+};
+/* Returns sorted, merged stacks (count = samples). */
+struct fstack *stacks_build(const struct recs *r, size_t *n);
+const char *user_frame_name(const struct uframe *f);
+const char *kernel_frame_name(const struct kframe *k);
+
+/* outputs */
+struct out_opts {
+	int verbose;
+	int lines;
+	const char *title;
+	int width;
+};
+void output_perf(FILE *f, const struct recs *r, const struct out_opts *o);
+void output_folded(FILE *f, const struct recs *r, const struct out_opts *o);
+void output_svg(FILE *f, const struct recs *r, const struct out_opts *o);
+void output_summary(FILE *f, const struct recs *r,
+		    const struct join_stats *js, const struct out_opts *o);
+
+/* method / end names for binary codes (parse.c) */
+const char *method_name(unsigned int m);
+const char *end_name(unsigned int e);
+
+#endif

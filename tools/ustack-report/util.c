@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ustack-report: arena allocator, string interning, errors. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ur.h"
+
+#define CHUNK (1u << 20)
+
+static char *arena_cur;
+static size_t arena_left;
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ustack-report: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void warnx_(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ustack-report: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void *xalloc(size_t n)
+{
+	void *p;
+
+	n = (n + 7) & ~(size_t)7;
+	if (n > CHUNK / 4) {
+		p = calloc(1, n);
+		if (!p)
+			die("out of memory");
+		return p;
+	}
+	if (n > arena_left) {
+		arena_cur = calloc(1, CHUNK);
+		if (!arena_cur)
+			die("out of memory");
+		arena_left = CHUNK;
+	}
+	p = arena_cur;
+	arena_cur += n;
+	arena_left -= n;
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* Open-addressing table of interned strings. */
+static const char **itab;
+static size_t icap, icount;
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	while (n--) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void intern_grow(void)
+{
+	size_t ncap = icap ? icap * 2 : 1024, i;
+	const char **nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		die("out of memory");
+	for (i = 0; i < icap; i++) {
+		const char *s = itab[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		j = hash_bytes(s, strlen(s)) & (ncap - 1);
+		while (nt[j])
+			j = (j + 1) & (ncap - 1);
+		nt[j] = s;
+	}
+	free(itab);
+	itab = nt;
+	icap = ncap;
+}
+
+const char *intern(const char *s, size_t n)
+{
+	size_t j;
+	char *c;
+
+	if (icount * 2 >= icap)
+		intern_grow();
+	j = hash_bytes(s, n) & (icap - 1);
+	while (itab[j]) {
+		if (!strncmp(itab[j], s, n) && itab[j][n] == '\0')
+			return itab[j];
+		j = (j + 1) & (icap - 1);
+	}
+	c = xalloc(n + 1);
+	memcpy(c, s, n);
+	c[n] = '\0';
+	itab[j] = c;
+	icount++;
+	return c;
+}
+
+const char *internz(const char *s)
+{
+	return intern(s, strlen(s));
+}
+
+const char *basename_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
