@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# boot.sh LABEL VMLINUZ INITRAMFS TESTS LOG [TIMEOUT] [CPUS]
+# Boot the guest under QEMU TCG with a serial console and no network, run
+# TESTS (comma-separated names of tests/vm/*.sh), and print the verdicts of
+# verdict.sh on the serial log.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+label=$1 vmlinuz=$2 initrd=$3 tests=$4 log=$5
+tmo=${6:-900} cpus=${7:-2}
+mem=${USTACK_VM_MEM:-2048}
+per_test=${USTACK_TEST_TIMEOUT:-300}
+
+timeout -s KILL "$tmo" qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem" \
+	-display none -monitor none -serial stdio -no-reboot -nodefaults \
+	-kernel "$vmlinuz" -initrd "$initrd" \
+	-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init mitigations=off ustack_tests=$tests ustack_timeout=$per_test ${USTACK_VM_APPEND:-}" \
+	</dev/null >"$log" 2>&1
+qrc=$?
+
+"$here/verdict.sh" "$label" "$tests" "$log" "qemu exit $qrc"

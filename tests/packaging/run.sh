@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Packaging: DKMS builds ustack.ko for every kernel of the matrix (none of
+# them running here), and `make install DESTDIR=` puts every artifact where
+# the README says.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/kernels.conf"
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$top/dkms.conf")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "$(id -u)" != 0 ] || ! command -v dkms >/dev/null; then
+	echo "FAIL: packaging/dkms: needs root and dkms"
+else
+	# A clean copy of the sources, as `dkms add .` from a fresh clone sees them.
+	git -C "$top" ls-files -z --cached --others --exclude-standard |
+		(cd "$top" && cpio --null -pdm --quiet "$tmp/src") 2>/dev/null
+	dkms remove "ustack/$ver" --all >/dev/null 2>&1
+	rm -rf "/usr/src/ustack-$ver"
+	if ! dkms add "$tmp/src" >"$tmp/add.log" 2>&1; then
+		echo "FAIL: packaging/dkms-add: $(tail -n1 "$tmp/add.log")"
+	else
+		echo "PASS: packaging/dkms-add"
+		for name in "${KERNEL_NAMES[@]}"; do
+			eval "$("$top/scripts/kernel.sh" "$name")"
+			if dkms build "ustack/$ver" -k "$KREL" >"$tmp/build.log" 2>&1 &&
+			   ls /var/lib/dkms/ustack/"$ver"/"$KREL"/x86_64/module/ustack.ko* >/dev/null 2>&1; then
+				echo "PASS: packaging/dkms-build-$name"
+			else
+				echo "FAIL: packaging/dkms-build-$name: $(tail -n2 "$tmp/build.log" | paste -sd' ')"
+			fi
+		done
+	fi
+	dkms remove "ustack/$ver" --all >/dev/null 2>&1
+	rm -rf "/usr/src/ustack-$ver"
+fi
+
+# make install into a staging root, against the 6.1 headers.
+eval "$("$top/scripts/kernel.sh" "${KERNEL_NAMES[0]}")"
+git -C "$top" ls-files -z --cached --others --exclude-standard |
+	(cd "$top" && cpio --null -pdm --quiet "$tmp/inst-src") 2>/dev/null
+if make -s -C "$tmp/inst-src" KDIR="$KDIR" install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1; then
+	missing=
+	for f in "lib/modules/$KREL/updates/ustack.ko" usr/bin/sframe-register usr/bin/ustack-report \
+		 usr/lib/libsframe-register.so usr/include/ustack.h usr/include/linux/ustack.h; do
+		[ -f "$tmp/root/$f" ] || missing="$missing $f"
+	done
+	if [ -z "$missing" ]; then
+		echo "PASS: packaging/make-install"
+	else
+		echo "FAIL: packaging/make-install: missing$missing"
+	fi
+else
+	echo "FAIL: packaging/make-install: $(grep -m1 -i error "$tmp/install.log")"
+fi

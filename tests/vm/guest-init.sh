@@ -1,0 +1,49 @@
+#!/bin/busybox sh
+# /init of the test guest: mount the basics, run the VM tests named on the
+# kernel command line (ustack_tests=a,b,c), report one result line each,
+# dump the kernel log and the taint flags, then end the VM.
+/bin/busybox --install -s /bin
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /dev/pts /dev/shm && mount -t devpts devpts /dev/pts
+hostname ustack-vm
+
+param() { sed -n "s/.*\<$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+tests=$(param ustack_tests | tr , ' ')
+per_test_timeout=$(param ustack_timeout)
+: "${per_test_timeout:=300}"
+export USTACK_KREL=$(uname -r)
+
+echo "USTACK-BOOTED $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
+cd /tests/vm || exit 1
+for t in $tests; do
+	echo "USTACK-TEST-BEGIN $t"
+	timeout -s KILL "$per_test_timeout" sh "./$t.sh" >/tmp/test.out 2>&1
+	rc=$?
+	sed 's/^/    /' /tmp/test.out
+	if [ $rc -eq 0 ]; then
+		echo "USTACK-RESULT PASS $t"
+	elif [ $rc -eq 137 ]; then
+		echo "USTACK-RESULT FAIL $t: timeout after ${per_test_timeout}s"
+	else
+		echo "USTACK-RESULT FAIL $t: exit $rc: $(grep -v '^USTACK-RESULT' /tmp/test.out | tail -n1)"
+	fi
+done
+
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak; sleep 5
+	echo scan >/sys/kernel/debug/kmemleak
+	echo "USTACK-KMEMLEAK-BEGIN"; cat /sys/kernel/debug/kmemleak; echo "USTACK-KMEMLEAK-END"
+fi
+echo "USTACK-TAINTED $(cat /proc/sys/kernel/tainted)"
+echo "USTACK-DMESG-BEGIN"
+dmesg
+echo "USTACK-DMESG-END"
+echo "USTACK-DONE"
+sync
+reboot -f

@@ -1,0 +1,8 @@
+# modinfo shows the version, the GPL license and a description.
+. ./lib.sh
+ustack_install
+v=$(modinfo -F version ustack) || fail "modinfo"
+[ -n "$v" ] || fail "no version"
+[ "$(modinfo -F license ustack)" = GPL ] || fail "license $(modinfo -F license ustack)"
+[ -n "$(modinfo -F description ustack)" ] || fail "no description"
+echo "version $v"

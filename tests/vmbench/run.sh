@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The VM bench's verdict on a serial log must catch every failure it claims
+# to: a missing result, a missing end marker, each bad log pattern, a taint.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+verdict=$top/scripts/vm/verdict.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+mklog() {	# mklog FILE [EXTRA-DMESG-LINE] [TAINT] [DONE]
+	{
+		echo "USTACK-BOOTED 6.1 cpus=2"
+		echo "USTACK-TEST-BEGIN a"
+		echo "    WARNING: printed by a test, not the kernel"
+		echo "USTACK-RESULT PASS a"
+		echo "USTACK-TAINTED ${3:-12288}"
+		echo "USTACK-DMESG-BEGIN"
+		echo "[    1.0] ustack: version 0.1.0 loaded"
+		[ -n "${2:-}" ] && echo "$2"
+		echo "USTACK-DMESG-END"
+		[ "${4:-1}" = 1 ] && echo "USTACK-DONE"
+	} >"$1"
+}
+
+expect() {	# expect NAME PATTERN FILE [TESTS]
+	local out
+	out=$("$verdict" k "${4:-a}" "$3" note)
+	if echo "$out" | grep -q "$2"; then
+		echo "PASS: vmbench/$1"
+	else
+		echo "FAIL: vmbench/$1: expected '$2' in: $(echo "$out" | paste -sd'|')"
+	fi
+}
+
+mklog "$tmp/clean"
+out=$("$verdict" k a "$tmp/clean" note)
+if [ "$(echo "$out" | grep -c '^PASS:')" = 3 ] && ! echo "$out" | grep -q FAIL; then
+	echo "PASS: vmbench/clean-log-passes"
+else
+	echo "FAIL: vmbench/clean-log-passes: $(echo "$out" | paste -sd'|')"
+fi
+expect missing-result 'FAIL: vm/k/b: no result' "$tmp/clean" a,b
+mklog "$tmp/nodone" "" 12288 0
+expect missing-end-marker 'FAIL: vm/k/boot-complete' "$tmp/nodone"
+mklog "$tmp/taint" "" $((12288 | 1))
+expect unexpected-taint 'FAIL: vm/k/kernel-log: unexpected taint' "$tmp/taint"
+n=0
+while IFS= read -r sample; do
+	n=$((n + 1))
+	mklog "$tmp/bad$n" "[    2.0] $sample"
+	expect "bad-pattern-$n" 'FAIL: vm/k/kernel-log' "$tmp/bad$n"
+done <<'SAMPLES'
+BUG: kernel NULL pointer dereference, address: 0000000000000000
+WARNING: CPU: 1 PID: 77 at kernel/task_work.c:42 task_work_add+0x1/0x2
+Oops: 0000 [#1] PREEMPT SMP NOPTI
+------------[ cut here ]------------
+BUG: scheduling while atomic: sh/77/0x00000002
+BUG: sleeping function called from invalid context at mm/memory.c:5678
+WARNING: possible circular locking dependency detected
+WARNING: suspicious RCU usage
+rcu: INFO: rcu_preempt self-detected stall on CPU
+watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [sh:77]
+INFO: task sh:77 blocked for more than 120 seconds.
+list_add corruption. next->prev should be prev
+UBSAN: array-index-out-of-bounds in module.c:12:3
+BUG: KASAN: slab-out-of-bounds in ustack_read+0x1/0x2 [ustack]
+unreferenced object 0xffff888003c1c000 (size 64):
+general protection fault, probably for non-canonical address 0xdead000000000100
+SAMPLES
