@@ -1,9 +1,165 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * sframe-register gen FILE -o OUT [--version 1|2|3] [-q]
+ *   Build SFrame from FILE's .eh_frame (gen_sframe.c); OUT is a copy of FILE
+ *   whose .sframe section holds it (gen_elf.c says where).  Default v3.
+ *   Prints one statistics line (functions, FDEs, FREs, what was left out).
+ *
+ * sframe-register gen --cache OUT --build-id HEX FILE
+ *   For the shim: write a cache entry (cache_fmt.h) for FILE to OUT, after
+ *   checking that FILE's build-id is HEX.  Silent; exit 0 on success.
+ */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <gelf.h>
 #include "cmds.h"
+#include "gen_sframe.h"
+#include "gen_elf.h"
+#include "cache_fmt.h"
+
+static int write_cache(const char *out, const void *sf, size_t len,
+		       const struct gen_stats *st)
+{
+	struct cache_hdr h = {
+		.hdr_size = sizeof(h), .sframe_version = 3, .sframe_len = len,
+		.funcs = (uint32_t)st->funcs, .left_out = (uint32_t)st->left_out,
+	};
+	char *tmp;
+	int fd, ok;
+
+	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
+	if (asprintf(&tmp, "%s.tmp.%d", out, (int)getpid()) < 0)
+		return -1;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	ok = write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
+	     write(fd, sf, len) == (ssize_t)len;
+	ok = !close(fd) && ok && !rename(tmp, out);
+	if (!ok)
+		unlink(tmp);
+	free(tmp);
+	return ok ? 0 : -1;
+}
 
 int cmd_gen(int argc, char **argv)
 {
-	fprintf(stderr, "sframe-register gen: not implemented yet\n");
-	return 1;
+	const char *file = NULL, *out = NULL, *cache = NULL, *want_id = NULL;
+	int version = 3, quiet = 0, fd, ret = 1;
+	char err[256], id[129];
+	struct gen_stats st;
+	struct stat sb;
+	uint8_t *img;
+	size_t sflen;
+	void *sf = NULL;
+	uint64_t vaddr;
+	Elf *elf;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "--version") && i + 1 < argc) {
+			version = atoi(argv[++i]);
+		} else if (!strncmp(argv[i], "--version=", 10)) {
+			version = atoi(argv[i] + 10);
+		} else if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
+			cache = argv[++i];
+		} else if (!strcmp(argv[i], "--build-id") && i + 1 < argc) {
+			want_id = argv[++i];
+		} else if (!strcmp(argv[i], "-q")) {
+			quiet = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "gen: unknown option %s\n", argv[i]);
+			return 2;
+		} else if (!file) {
+			file = argv[i];
+		} else {
+			fprintf(stderr, "gen: one FILE only\n");
+			return 2;
+		}
+	}
+	if (cache) {
+		version = 3;
+		quiet = 1;
+	}
+	if (!file || (!out && !cache) || (cache && (out || !want_id)) ||
+	    version < 1 || version > 3) {
+		fprintf(stderr, "usage: sframe-register gen FILE -o OUT "
+			"[--version 1|2|3]\n");
+		return 2;
+	}
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode) ||
+	    sb.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		fprintf(stderr, "gen: %s: %s\n", file,
+			fd < 0 ? strerror(errno) : "not an ELF file");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	img = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (img == MAP_FAILED) {
+		fprintf(stderr, "gen: %s: %s\n", file, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)img, sb.st_size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		fprintf(stderr, "gen: %s: not an ELF file\n", file);
+		goto out;
+	}
+	if (cache) {
+		if (!gen_build_id(elf, id, sizeof(id)) || strcmp(id, want_id)) {
+			if (!quiet)
+				fprintf(stderr, "gen: %s: build-id mismatch\n",
+					file);
+			goto out;
+		}
+		vaddr = 0;
+	} else {
+		vaddr = gen_elf_sframe_vaddr(img, sb.st_size);
+		if (!vaddr) {
+			fprintf(stderr, "gen: %s: no loadable segment\n", file);
+			goto out;
+		}
+	}
+	if (gen_sframe_build(elf, version, vaddr, &sf, &sflen, &st, err,
+			     sizeof(err))) {
+		if (!quiet)
+			fprintf(stderr, "gen: %s: %s\n", file, err);
+		goto out;
+	}
+	if (cache) {
+		ret = write_cache(cache, sf, sflen, &st) ? 1 : 0;
+		goto out;
+	}
+	if (gen_elf_write(out, img, sb.st_size, sf, sflen, vaddr, sb.st_mode,
+			  err, sizeof(err))) {
+		fprintf(stderr, "gen: %s\n", err);
+		goto out;
+	}
+	if (!quiet) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "gen v%d .sframe %zu bytes at %#llx",
+			 version, sflen, (unsigned long long)vaddr);
+		gen_stats_print(stdout, what, &st);
+	}
+	ret = 0;
+out:
+	free(sf);
+	if (elf)
+		elf_end(elf);
+	munmap(img, sb.st_size);
+	close(fd);
+	return ret;
 }

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cfi_rules.h - per-function row tables from an ELF file's .eh_frame, read
+ * with libdw's CFI API (dwarf_getcfi_elf, dwarf_cfi_addrframe,
+ * dwarf_frame_info/cfa/register), classified by what SFrame can express.
+ *
+ * Every .eh_frame FDE becomes one struct cfi_func: its PC range and its rows,
+ * each row a PC range with one rule.  A row is one of:
+ *   CFI_ROW_OK        CFA = rsp|rbp + off, RA at CFA-8, rbp unchanged or
+ *                     saved at CFA+fp_off: what a default SFrame FRE says;
+ *   CFI_ROW_OUTERMOST RA undefined (the first frame of a program or thread);
+ *   CFI_ROW_PLT       ld's PLT expression CFA = rsp + 8 + ((pc & 15) >= k) * 8,
+ *                     which a PCMASK FDE with rep_size 16 expresses;
+ *   CFI_ROW_BAD       anything else (register-based or expression CFA, RA not
+ *                     at CFA-8, rbp in a register, signal frame...): SFrame
+ *                     v1/v2 cannot express it, and the generator leaves the
+ *                     whole function out so the walker falls back there.
+ */
+#ifndef SFRAME_REGISTER_CFI_RULES_H
+#define SFRAME_REGISTER_CFI_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <gelf.h>
+
+enum cfi_row_kind {
+	CFI_ROW_OK = 0,
+	CFI_ROW_OUTERMOST,
+	CFI_ROW_PLT,
+	CFI_ROW_BAD,
+};
+
+/* Why a row is CFI_ROW_BAD (counted by the generator and check). */
+enum cfi_bad {
+	CFI_BAD_NONE = 0,
+	CFI_BAD_CFA,		/* CFA not rsp/rbp + N */
+	CFI_BAD_RA,		/* RA not saved at CFA-8 (or other RA column) */
+	CFI_BAD_FP,		/* rbp not unchanged / at CFA+N */
+	CFI_BAD_SIGNAL,		/* signal frame (the sigreturn trampoline) */
+	CFI_BAD_LIBDW,		/* libdw could not compute the row */
+	CFI_BAD_MAX
+};
+
+struct cfi_row {
+	uint64_t start, end;	/* [start, end), file vaddr */
+	uint8_t kind;		/* enum cfi_row_kind */
+	uint8_t bad;		/* enum cfi_bad, for CFI_ROW_BAD */
+	uint8_t cfa_reg;	/* 6 rbp or 7 rsp */
+	uint8_t fp_saved;	/* rbp saved at CFA + fp_off */
+	uint8_t plt_k;		/* CFI_ROW_PLT: the threshold k */
+	int32_t cfa_off;
+	int32_t fp_off;
+};
+
+struct cfi_func {
+	uint64_t start, end;	/* the FDE's range, file vaddr */
+	uint32_t first_row, nrows;	/* into cfi_table.rows */
+	uint8_t worst;		/* highest cfi_row_kind of its rows */
+	uint8_t bad;		/* first enum cfi_bad seen */
+};
+
+struct cfi_table {
+	struct cfi_func *funcs;	/* sorted by start */
+	size_t nfuncs;
+	struct cfi_row *rows;
+	size_t nrows;
+	size_t dup_fdes;	/* FDEs dropped because they overlap another */
+};
+
+/* Read @elf's .eh_frame.  Returns 0, or -1 with a message in @err. */
+int cfi_rules_load(Elf *elf, struct cfi_table *t, char *err, size_t errlen);
+void cfi_rules_free(struct cfi_table *t);
+/* The function covering @pc (binary search), or NULL. */
+const struct cfi_func *cfi_find_func(const struct cfi_table *t, uint64_t pc);
+/* The row of @f covering @pc, or NULL. */
+const struct cfi_row *cfi_find_row(const struct cfi_table *t,
+				   const struct cfi_func *f, uint64_t pc);
+/* CFA offset of a CFI_ROW_PLT row at @pc. */
+static inline int32_t cfi_plt_cfa_off(const struct cfi_row *r, uint64_t pc)
+{
+	return (pc & 15) >= r->plt_k ? 16 : 8;
+}
+const char *cfi_bad_name(int bad);
+
+#endif
