@@ -21,4 +21,29 @@ void ustack_dev_exit(void);
 int sframe_dev_init(void);
 void sframe_dev_exit(void);
 
+struct pt_regs;
+
+/*
+ * Registration and the user walk (sframe_registry.c, uwalk.c, ...).
+ * ustack_walk_user() walks the current task's user stack from @regs (its
+ * user-mode registers) in faultable task context: SFrame where the PC has a
+ * registered or discovered section, else frame pointers.  It stores up to
+ * @max frames (ips[0] = the interrupted IP) with their enum ustack_method in
+ * @methods (may be NULL), returns the count and sets *@end (enum ustack_end).
+ */
+int ustack_registry_init(void);
+void ustack_registry_exit(void);
+u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
+		     u8 *end);
+
+/*
+ * The deferred engine (deferred.c).  ustack_request_self() is the explicit
+ * request of /dev/sframe's SFRAME_IOC_SELF_STACK: it records a "self" event
+ * in the stream (when a reader is open) and returns the cookie of the
+ * current kernel stay.
+ */
+int ustack_deferred_init(void);
+void ustack_deferred_exit(void);
+u64 ustack_request_self(void);
+
 #endif /* USTACK_INTERNAL_H */
