@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sframe_core.c - SFrame v1/v2/v3 decoder and the x86-64 unwind step.
+ * SFrame v1/v2/v3 decoder and the x86-64 unwind step.
  *
  * Compiled into ustack.ko and into the user-space tools; see sframe_env.h.
  * Every offset is checked against the section before it is read, every
@@ -728,13 +728,13 @@ int sframe_errno(int code)
 	case SFRAME_OK:
 		return 0;
 	case SFRAME_E_NOINFO:
-		return ENOENT;
+		return -ENOENT;
 	case SFRAME_E_FAULT:
-		return EFAULT;
+		return -EFAULT;
 	case SFRAME_E_VERSION:
 	case SFRAME_E_ABI:
-		return EOPNOTSUPP;
+		return -EOPNOTSUPP;
 	default:
-		return EINVAL;
+		return -EINVAL;
 	}
 }

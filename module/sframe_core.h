@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sframe_core.h - SFrame (v1, v2, v3) decoder and x86-64 unwind step.
+ * SFrame (v1, v2, v3) decoder and x86-64 unwind step.
  *
  * One source for ustack.ko and the user-space tools: the section and the
  * stack are read only through sframe_env.h.  No allocation, no locks, no
@@ -14,7 +14,7 @@
  *   n   = sframe_walk(&walk);            a whole stack, FP fallback
  *
  * All functions return 0 or a negative enum sframe_code; sframe_strerror()
- * names a code and sframe_errno() maps it to an errno value.
+ * names a code and sframe_errno() maps it to a negative errno value.
  */
 #ifndef USTACK_SFRAME_CORE_H
 #define USTACK_SFRAME_CORE_H

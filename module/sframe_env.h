@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sframe_env.h - the accessor layer under sframe_core.c.
+ * the accessor layer under sframe_core.c.
  *
  * sframe_core.c is compiled twice: into ustack.ko, where the section and the
  * stack are user memory read with copy_from_user()/get_user() in faultable
@@ -52,23 +52,19 @@ typedef int32_t s32;
 typedef int64_t s64;
 #endif
 
-#ifndef __always_inline
-#define __always_inline	inline __attribute__((always_inline))
-#endif
+#include <sys/cdefs.h>	/* __always_inline */
 #ifndef likely
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif
 
-static inline __attribute__((always_inline))
-int sf_copy(void *dst, unsigned long src, size_t len)
+static __always_inline int sf_copy(void *dst, unsigned long src, size_t len)
 {
 	memcpy(dst, (const void *)src, len);
 	return 0;
 }
 
-static inline __attribute__((always_inline))
-int sf_read_word(u64 *dst, unsigned long addr)
+static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
 {
 	memcpy(dst, (const void *)addr, sizeof(*dst));
 	return 0;

@@ -42,7 +42,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (sframe_load_file("sframe-register dump", argv[1], &es, &sec))
 		return 1;
-	printf("\n%s:\n\nContents of the SFrame section .sframe:\n", argv[1]);
+	printf("\n%s:     file format elf64-x86-64\n\nContents of the SFrame section .sframe:\n", argv[1]);
 	printf("  Header :\n\n    Version: SFRAME_VERSION_%u\n", sec.version);
 	print_flags(sec.flags);
 	if (sec.len < es.size)
