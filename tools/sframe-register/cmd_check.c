@@ -1,9 +1,257 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * sframe-register check FILE [-v] [--max N]
+ *
+ * Compare FILE's .sframe with its .eh_frame, PC by PC.  For every PC of
+ * every .eh_frame FDE, the .eh_frame row (libdw, cfi_rules.c) is compared
+ * with sframe_find()'s rule (module/sframe_core.c, the walker's decoder):
+ * CFA base register and offset, rbp rule, RA rule, outermost.
+ *
+ * Per PC, one of:
+ *   agree     both give the same rule;
+ *   mismatch  both give a rule, and they differ; or .eh_frame says the
+ *             function is outermost / inexpressible and .sframe gives an
+ *             ordinary rule anyway (a walker would go wrong there);
+ *   left out  .sframe has no rule (no FDE) where .eh_frame has one; counted
+ *             apart when .eh_frame's rule is inexpressible or outermost,
+ *             which is the generator's documented choice;
+ * PCs covered by .sframe but by no .eh_frame FDE are counted as "extra".
+ * Prints the first mismatches (all with -v) and a summary line; exits 1 on
+ * any mismatch or a malformed section, 2 on usage errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gelf.h>
 #include "cmds.h"
+#include "cfi_rules.h"
+#include "elf_sframe.h"
+#include "sframe_core.h"
+
+struct counts {
+	uint64_t pcs, agree, mismatch, missing, left_bad, left_outer, extra;
+	uint64_t outer_agree;
+};
+
+static void fmt_eh(char *b, size_t n, const struct cfi_row *r, uint64_t pc)
+{
+	switch (r->kind) {
+	case CFI_ROW_OUTERMOST:
+		snprintf(b, n, "outermost");
+		return;
+	case CFI_ROW_BAD:
+		snprintf(b, n, "inexpressible(%s)", cfi_bad_name(r->bad));
+		return;
+	}
+	if (r->fp_saved)
+		snprintf(b, n, "cfa=%s+%d fp=c%+d ra=c-8",
+			 r->cfa_reg == 7 ? "sp" : "fp",
+			 r->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(r, pc) :
+			 r->cfa_off, r->fp_off);
+	else
+		snprintf(b, n, "cfa=%s+%d fp=u ra=c-8",
+			 r->cfa_reg == 7 ? "sp" : "fp",
+			 r->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(r, pc) :
+			 r->cfa_off);
+}
+
+static void fmt_loc(char *b, size_t n, const struct sframe_loc *l)
+{
+	switch (l->kind) {
+	case SFRAME_LOC_SAME:
+		snprintf(b, n, "u");
+		break;
+	case SFRAME_LOC_CFA_DEREF:
+		snprintf(b, n, "c%+d", l->off);
+		break;
+	case SFRAME_LOC_CFA_VAL:
+		snprintf(b, n, "cfa%+d", l->off);
+		break;
+	case SFRAME_LOC_REG_DEREF:
+		snprintf(b, n, "*(r%d%+d)", l->reg, l->off);
+		break;
+	default:
+		snprintf(b, n, "r%d%+d", l->reg, l->off);
+		break;
+	}
+}
+
+static void fmt_sf(char *b, size_t n, const struct sframe_rule *r)
+{
+	char c[40], f[40], a[40];
+
+	if (r->flags & SFRAME_R_OUTERMOST) {
+		snprintf(b, n, "outermost");
+		return;
+	}
+	if (r->cfa.kind == SFRAME_LOC_REG_VAL &&
+	    (r->cfa.reg == SFRAME_REG_RSP || r->cfa.reg == SFRAME_REG_RBP))
+		snprintf(c, sizeof(c), "%s%+d",
+			 r->cfa.reg == SFRAME_REG_RSP ? "sp" : "fp",
+			 r->cfa.off);
+	else
+		fmt_loc(c, sizeof(c), &r->cfa);
+	fmt_loc(f, sizeof(f), &r->fp);
+	fmt_loc(a, sizeof(a), &r->ra);
+	snprintf(b, n, "cfa=%s fp=%s ra=%s", c, f, a);
+}
+
+static bool same_rule(const struct cfi_row *e, uint64_t pc,
+		      const struct sframe_rule *s)
+{
+	int32_t cfa_off = e->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(e, pc) :
+			  e->cfa_off;
+
+	if (s->flags & SFRAME_R_OUTERMOST)
+		return false;
+	if (s->cfa.kind != SFRAME_LOC_REG_VAL || s->cfa.reg != e->cfa_reg ||
+	    s->cfa.off != cfa_off)
+		return false;
+	if (s->ra.kind != SFRAME_LOC_CFA_DEREF || s->ra.off != -8)
+		return false;
+	if (e->fp_saved)
+		return s->fp.kind == SFRAME_LOC_CFA_DEREF &&
+		       s->fp.off == e->fp_off;
+	return s->fp.kind == SFRAME_LOC_SAME;
+}
 
 int cmd_check(int argc, char **argv)
 {
-	fprintf(stderr, "sframe-register check: not implemented yet\n");
-	return 1;
+	const char *file = NULL, *msg = "";
+	unsigned long max_show = 20;
+	struct elf_sframe es;
+	struct cfi_table t;
+	struct sframe_sec sec;
+	struct counts c = { 0 };
+	char err[256];
+	int fd, rc, ret = 1;
+	Elf *elf;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			max_show = ~0ul;
+		else if (!strcmp(argv[i], "--max") && i + 1 < argc)
+			max_show = strtoul(argv[++i], NULL, 0);
+		else if (argv[i][0] == '-' || file) {
+			fprintf(stderr, "usage: sframe-register check FILE "
+				"[-v] [--max N]\n");
+			return 2;
+		} else
+			file = argv[i];
+	}
+	if (!file) {
+		fprintf(stderr, "usage: sframe-register check FILE\n");
+		return 2;
+	}
+	rc = elf_sframe_read(file, &es, &msg);
+	if (rc) {
+		fprintf(stderr, "check: %s: %s\n", file,
+			rc == -ENOENT ? "no .sframe section" : msg);
+		return 1;
+	}
+	rc = sframe_sec_init(&sec, (unsigned long)es.data, es.size, es.vaddr,
+			     0, 0);
+	if (!rc)
+		rc = sframe_validate(&sec);
+	if (rc) {
+		fprintf(stderr, "check: %s: bad .sframe: %s\n", file,
+			sframe_strerror(rc));
+		elf_sframe_free(&es);
+		return 1;
+	}
+	elf_version(EV_CURRENT);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!elf || cfi_rules_load(elf, &t, err, sizeof(err))) {
+		fprintf(stderr, "check: %s: %s\n", file,
+			elf ? err : "cannot open");
+		goto out_elf;
+	}
+
+	for (size_t i = 0; i < t.nfuncs; i++) {
+		const struct cfi_func *f = &t.funcs[i];
+		const struct cfi_row *rows = t.rows + f->first_row;
+
+		for (uint32_t j = 0; j < f->nrows; j++) {
+			const struct cfi_row *r = &rows[j];
+
+			for (uint64_t pc = r->start; pc < r->end; pc++) {
+				struct sframe_rule s;
+				bool bad = false;
+
+				c.pcs++;
+				rc = sframe_find(&sec, pc, &s);
+				if (rc == SFRAME_E_NOINFO) {
+					if (f->worst == CFI_ROW_BAD ||
+					    f->worst == CFI_ROW_PLT)
+						c.left_bad++;
+					else if (f->worst == CFI_ROW_OUTERMOST)
+						c.left_outer++;
+					else
+						c.missing++;
+					continue;
+				}
+				if (rc) {
+					fprintf(stderr, "check: %#llx: %s\n",
+						(unsigned long long)pc,
+						sframe_strerror(rc));
+					c.mismatch++;
+					continue;
+				}
+				if (r->kind == CFI_ROW_OUTERMOST) {
+					bad = !(s.flags & SFRAME_R_OUTERMOST);
+					c.outer_agree += !bad;
+				} else if (r->kind == CFI_ROW_BAD) {
+					bad = true;
+				} else {
+					bad = !same_rule(r, pc, &s);
+				}
+				if (!bad) {
+					c.agree++;
+					continue;
+				}
+				if (c.mismatch++ < max_show) {
+					char a[160], b[160];
+
+					fmt_eh(a, sizeof(a), r, pc);
+					fmt_sf(b, sizeof(b), &s);
+					printf("mismatch %#llx eh_frame: %s "
+					       "sframe: %s\n",
+					       (unsigned long long)pc, a, b);
+				}
+			}
+		}
+	}
+	/* PCs .sframe covers that no .eh_frame FDE does */
+	for (uint32_t i = 0; i < sec.num_fdes; i++) {
+		struct sframe_fde fde;
+
+		if (sframe_read_fde(&sec, i, &fde))
+			break;
+		for (uint64_t pc = fde.func_start;
+		     pc < fde.func_start + fde.func_size; pc++)
+			if (!cfi_find_func(&t, pc))
+				c.extra++;
+	}
+	printf("check: %s: v%u, %zu .eh_frame FDEs, %llu PCs: %llu agree "
+	       "(%llu outermost), %llu mismatch, %llu missing, left out "
+	       "%llu inexpressible + %llu outermost, %llu extra\n",
+	       file, sec.version, t.nfuncs, (unsigned long long)c.pcs,
+	       (unsigned long long)c.agree, (unsigned long long)c.outer_agree,
+	       (unsigned long long)c.mismatch, (unsigned long long)c.missing,
+	       (unsigned long long)c.left_bad,
+	       (unsigned long long)c.left_outer,
+	       (unsigned long long)c.extra);
+	ret = c.mismatch ? 1 : 0;
+	cfi_rules_free(&t);
+out_elf:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	elf_sframe_free(&es);
+	return ret;
 }
