@@ -237,11 +237,18 @@ int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 		u64 fde_field = section_vaddr + SFRAME_HDR_SIZE + i * fde_size;
 		u64 rel = (flags & SFRAME_F_FDE_FUNC_START_PCREL) ?
 			  f->start - fde_field : f->start - section_vaddr;
-		unsigned int type = f->size < 0x100 ? SFRAME_FRE_TYPE_ADDR1 :
-				    f->size < 0x10000 ? SFRAME_FRE_TYPE_ADDR2 :
-				    SFRAME_FRE_TYPE_ADDR4;
-		u8 info = (u8)type;
+		/* FRE starts are below the function size (PCMASK: block) */
+		u32 span = f->pcmask ? SFRAME_V1_PCMASK_SIZE : f->size;
+		unsigned int type;
+		u8 info;
 		size_t fre_at = rb.len;
+
+		if (f->pcmask && f->rep_size)
+			span = f->rep_size;
+		type = span < 0x100 ? SFRAME_FRE_TYPE_ADDR1 :
+		       span < 0x10000 ? SFRAME_FRE_TYPE_ADDR2 :
+		       SFRAME_FRE_TYPE_ADDR4;
+		info = (u8)type;
 
 		if ((f->flex || f->signal) && version != SFRAME_VERSION_3) {
 			err = -EOPNOTSUPP;

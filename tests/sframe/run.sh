@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# tests/sframe: the SFrame decoder/step core (module/sframe_core.c).
+#  corpus   C and C++ programs built here with gcc -Wa,--gsframe (v1) at
+#           -O0/-O2/-O3/-Os, with and without frame pointers; every PC checked
+#           by sfcheck against .eh_frame (libdw), libsframe 2.40 and the
+#           section re-encoded as v1/v2/v3 (with and without PCREL)
+#  dump     sframe-register dump == objdump --sframe (v1)
+#  lookup   sframe-register lookup output, CONTRACT format
+#  unit     hand-made v2/v3 sections (flex, signal, outermost, PCMASK),
+#           malformed sections (one error code each), step and walk
+# Run from the repository root: bash tests/sframe/run.sh
+cd "$(dirname "$0")" || exit 1
+root=$(cd ../.. && pwd)
+out=build
+mkdir -p "$out/corpus"
+
+if ! make -s OUT="$out" all >"$out/make.log" 2>&1; then
+	echo "FAIL: sframe/build: $(tail -n 3 "$out/make.log" | tr '\n' ' ')"
+	exit 0
+fi
+
+# ---- corpus ---------------------------------------------------------------
+bins=()
+for opt in O0 O2 O3 Os; do
+	for fp in omit keep; do
+		if [ $fp = omit ]; then fpf=-fomit-frame-pointer; else fpf=-fno-omit-frame-pointer; fi
+		b=$out/corpus/c-$opt-$fp
+		gcc -$opt $fpf -Wa,--gsframe -o "$b" corpus/cases.c -lm 2>>"$out/corpus.log" &&
+			bins+=("$b") || echo "FAIL: sframe/corpus-build/c-$opt-$fp: gcc failed"
+		b=$out/corpus/cxx-$opt-$fp
+		g++ -$opt $fpf -Wa,--gsframe -o "$b" corpus/exc.cc 2>>"$out/corpus.log" &&
+			bins+=("$b") || echo "FAIL: sframe/corpus-build/cxx-$opt-$fp: g++ failed"
+	done
+done
+# A real program: the checker itself, built with SFrame (PLT-heavy: libelf,
+# libdw, libsframe, libc).
+b=$out/corpus/sfcheck-sframe
+gcc -O2 -Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/module" \
+	-I"$root/tools/sframe-register" -o "$b" sfcheck.c ls_oracle.c \
+	"$root/module/sframe_core.c" "$root/tools/sframe-register/sframe_encode.c" \
+	"$root/tools/sframe-register/elf_sframe.c" -lelf -ldw -lsframe 2>>"$out/corpus.log" &&
+	bins+=("$b") || echo "FAIL: sframe/corpus-build/sfcheck-sframe: gcc failed"
+
+# Two at a time: the machine is shared.
+printf '%s\n' "${bins[@]}" |
+	xargs -P 2 -I{} sh -c './build/sfcheck "$(basename {})" {} >"{}.out" 2>"{}.err"'
+for b in "${bins[@]}"; do
+	cat "$b.out"
+	if grep -q . "$b.err"; then
+		echo "# $(basename "$b"): first differences:"
+		head -n 5 "$b.err" | sed 's/^/#   /'
+	fi
+done
+
+# ---- dump and lookup (the CLI) ----------------------------------------------
+if make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&1; then
+	tool=$root/tools/sframe-register/sframe-register
+	bad=0
+	for b in "${bins[@]}"; do
+		if ! diff <(objdump --sframe "$b" | tail -n +2) <("$tool" dump "$b" | tail -n +2) \
+			>"$b.dumpdiff"; then
+			bad=$((bad + 1))
+			echo "# dump differs for $b: $(head -n 4 "$b.dumpdiff" | tr '\n' ' ')"
+		fi
+	done
+	if [ $bad = 0 ]; then echo "PASS: sframe/dump-vs-objdump"; else
+		echo "FAIL: sframe/dump-vs-objdump: $bad of ${#bins[@]} files differ"; fi
+
+	# lookup: a function built here with known CFI (fp kept, -O0).
+	b=$out/corpus/c-O0-keep
+	f=$(nm "$b" | awk '$3 == "recurse" {print $1}')
+	plt=$(readelf -SW "$b" | awk '$2 == ".plt" {print $4}')
+	if [ -n "$f" ] && [ -n "$plt" ]; then
+		got=$("$tool" lookup "$b" "$f" "$(printf %x $((0x$f + 1)))" \
+			"$(printf %x $((0x$f + 4)))" "$(printf %x $((0x$plt + 0x10)))" \
+			"$(printf %x $((0x$plt + 0x1b)))" 0 2>&1)
+		want=$(printf '%s\n' \
+			"0x$(printf %x $((0x$f))) cfa=sp+8 fp=u ra=c-8" \
+			"0x$(printf %x $((0x$f + 1))) cfa=sp+16 fp=c-16 ra=c-8" \
+			"0x$(printf %x $((0x$f + 4))) cfa=fp+16 fp=c-16 ra=c-8" \
+			"0x$(printf %x $((0x$plt + 0x10))) cfa=sp+8 fp=u ra=c-8" \
+			"0x$(printf %x $((0x$plt + 0x1b))) cfa=sp+16 fp=u ra=c-8" \
+			"0x0 none")
+		if [ "$got" = "$want" ]; then echo "PASS: sframe/lookup-cli"; else
+			echo "FAIL: sframe/lookup-cli: got '$(echo "$got" | tr '\n' '|')' want '$(echo "$want" | tr '\n' '|')'"; fi
+	else
+		echo "FAIL: sframe/lookup-cli: no symbol recurse or .plt in $b"
+	fi
+else
+	echo "FAIL: sframe/dump-vs-objdump: sframe-register does not build"
+	echo "FAIL: sframe/lookup-cli: sframe-register does not build"
+fi
+
+# ---- unit: hand-made and malformed sections, step, walk ---------------------
+"./$out/unit" 2>&1 || true

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfcheck NAME FILE: check the SFrame decoder against independent oracles,
+ * PC by PC, over every PC from the first FDE's start to the last FDE's end:
+ *   ehframe   the .eh_frame CFI read by libdw (PLT CFA expressions evaluated)
+ *   libsframe binutils 2.40 libsframe (v1 only; PCMASK FDEs skipped: it is
+ *             known to be wrong there)
+ *   reencode  the section re-encoded as v1, v2, v2+PCREL, v3, v3+PCREL by
+ *             sframe_encode() must give identical answers; v1 byte-identical
+ * Prints PASS:/FAIL: sframe/NAME/<check> lines; exit status 1 on a failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include "sframe_core.h"
+#include "sframe_encode.h"
+#include "elf_sframe.h"
+
+static const char *name;
+static int failures;
+
+static void result(const char *check, long bad, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void result(const char *check, long bad, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!bad) {
+		printf("PASS: sframe/%s/%s\n", name, check);
+		return;
+	}
+	failures++;
+	printf("FAIL: sframe/%s/%s: ", name, check);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+/* A rule in comparable form. */
+struct crule {
+	int kind;		/* 0 none, 1 rule, 2 outermost, 3 other/unknown */
+	int cfa_reg;
+	long cfa_off;
+	int fp_saved;
+	long fp_off;
+	int ra_ok;		/* RA at CFA-8 */
+};
+
+static void from_rule(const struct sframe_rule *r, struct crule *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (r->flags & SFRAME_R_OUTERMOST) {
+		c->kind = 2;
+		return;
+	}
+	c->kind = 1;
+	if (r->cfa.kind != SFRAME_LOC_REG_VAL)
+		c->kind = 3;
+	c->cfa_reg = r->cfa.reg;
+	c->cfa_off = r->cfa.off;
+	if (r->fp.kind == SFRAME_LOC_CFA_DEREF) {
+		c->fp_saved = 1;
+		c->fp_off = r->fp.off;
+	} else if (r->fp.kind != SFRAME_LOC_SAME) {
+		c->kind = 3;
+	}
+	c->ra_ok = r->ra.kind == SFRAME_LOC_CFA_DEREF && r->ra.off == -8;
+}
+
+static int crule_eq(const struct crule *a, const struct crule *b)
+{
+	if (a->kind != b->kind)
+		return 0;
+	if (a->kind != 1)
+		return 1;
+	return a->cfa_reg == b->cfa_reg && a->cfa_off == b->cfa_off &&
+	       a->fp_saved == b->fp_saved &&
+	       (!a->fp_saved || a->fp_off == b->fp_off) && a->ra_ok == b->ra_ok;
+}
+
+static void fmt_crule(char *buf, size_t n, const struct crule *c)
+{
+	if (c->kind == 0)
+		snprintf(buf, n, "none");
+	else if (c->kind == 2)
+		snprintf(buf, n, "outermost");
+	else if (c->kind == 3)
+		snprintf(buf, n, "other");
+	else if (c->fp_saved)
+		snprintf(buf, n, "cfa=r%d%+ld fp=c%+ld ra=%s", c->cfa_reg,
+			 c->cfa_off, c->fp_off, c->ra_ok ? "c-8" : "?");
+	else
+		snprintf(buf, n, "cfa=r%d%+ld fp=u ra=%s", c->cfa_reg,
+			 c->cfa_off, c->ra_ok ? "c-8" : "?");
+}
+
+/* ---- .eh_frame via libdw ------------------------------------------------ */
+
+/* Evaluate a CFA expression with rsp = 0 and rip = pc (the PLT form). */
+static int eval_cfa_expr(const Dwarf_Op *ops, size_t n, uint64_t pc, long *off)
+{
+	int64_t st[16];
+	int sp = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int a = ops[i].atom;
+		int64_t x, y;
+
+		if (sp >= 15)
+			return -1;
+		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			st[sp++] = a - DW_OP_lit0;
+		} else if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+			unsigned int reg = a - DW_OP_breg0;
+
+			if (reg == SFRAME_REG_RSP)
+				st[sp++] = (int64_t)ops[i].number;
+			else if (reg == SFRAME_REG_RA)
+				st[sp++] = (int64_t)(pc + ops[i].number);
+			else
+				return -1;
+		} else if (a == DW_OP_const1u || a == DW_OP_const1s ||
+			   a == DW_OP_const2u || a == DW_OP_const2s ||
+			   a == DW_OP_const4u || a == DW_OP_const4s ||
+			   a == DW_OP_constu || a == DW_OP_consts) {
+			st[sp++] = (int64_t)ops[i].number;
+		} else if (a == DW_OP_plus_uconst) {
+			if (sp < 1)
+				return -1;
+			st[sp - 1] += (int64_t)ops[i].number;
+		} else {
+			if (sp < 2)
+				return -1;
+			y = st[--sp];
+			x = st[--sp];
+			switch (a) {
+			case DW_OP_and: x &= y; break;
+			case DW_OP_plus: x += y; break;
+			case DW_OP_minus: x -= y; break;
+			case DW_OP_shl: x <<= y; break;
+			case DW_OP_ge: x = x >= y; break;
+			case DW_OP_gt: x = x > y; break;
+			case DW_OP_lt: x = x < y; break;
+			case DW_OP_le: x = x <= y; break;
+			default: return -1;
+			}
+			st[sp++] = x;
+		}
+	}
+	if (sp != 1)
+		return -1;
+	*off = (long)st[0];
+	return 0;
+}
+
+static void eh_rule(Dwarf_CFI *cfi, uint64_t pc, struct crule *c)
+{
+	Dwarf_Frame *f;
+	Dwarf_Op *ops, mem[3];
+	size_t n;
+
+	memset(c, 0, sizeof(*c));
+	if (dwarf_cfi_addrframe(cfi, pc, &f))
+		return;
+	c->kind = 1;
+	if (dwarf_frame_cfa(f, &ops, &n) || !n) {
+		c->kind = 3;
+	} else if (n == 1 && ops[0].atom == DW_OP_bregx) {
+		c->cfa_reg = (int)ops[0].number;
+		c->cfa_off = (long)ops[0].number2;
+	} else if (eval_cfa_expr(ops, n, pc, &c->cfa_off) == 0) {
+		c->cfa_reg = SFRAME_REG_RSP;
+	} else {
+		c->kind = 3;
+	}
+	if (c->cfa_reg != SFRAME_REG_RSP && c->cfa_reg != SFRAME_REG_RBP)
+		c->kind = 3;
+	/* rbp: no ops = same value / undefined = "u"; CFA+N = saved */
+	if (dwarf_frame_register(f, SFRAME_REG_RBP, mem, &ops, &n) == 0) {
+		if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+		    ops[1].atom == DW_OP_plus_uconst) {
+			c->fp_saved = 1;
+			c->fp_off = (long)(int64_t)ops[1].number;
+		} else if (n) {
+			c->kind = 3;
+		}
+	} else {
+		c->kind = 3;
+	}
+	if (dwarf_frame_register(f, SFRAME_REG_RA, mem, &ops, &n) == 0) {
+		if (!ops)
+			c->kind = 2;	/* RA undefined */
+		else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+			 ops[1].atom == DW_OP_plus_uconst &&
+			 (int64_t)ops[1].number == -8)
+			c->ra_ok = 1;
+	}
+	free(f);
+}
+
+/* ---- libsframe 2.40: ls_oracle.c (own unit: its sframe_encode clashes) -- */
+
+void *ls_open(const void *buf, size_t len, int *err);
+/* 0 none, 1 rule; *sp base SP; *fp_saved and *fp_off; -1 on error */
+int ls_find(void *ctx, int32_t rel_pc, int *base_sp, long *cfa_off,
+	    int *fp_saved, long *fp_off);
+
+static void ls_rule(void *ctx, uint64_t pc, uint64_t vaddr, struct crule *c)
+{
+	int base_sp, fp_saved, k;
+
+	memset(c, 0, sizeof(*c));
+	k = ls_find(ctx, (int32_t)(pc - vaddr), &base_sp, &c->cfa_off,
+		    &fp_saved, &c->fp_off);
+	if (!k)
+		return;
+	c->kind = k < 0 ? 3 : 1;
+	c->cfa_reg = base_sp ? SFRAME_REG_RSP : SFRAME_REG_RBP;
+	c->fp_saved = fp_saved;
+	c->ra_ok = 1;		/* AMD64: fixed at CFA-8 */
+}
+
+/* ---- decode all FDEs into encoder input -------------------------------- */
+
+struct model {
+	struct sfe_fde *fdes;
+	struct sfe_fre *fres;
+	size_t n;
+};
+
+static int build_model(const struct sframe_sec *sec, struct model *m)
+{
+	struct sframe_fde fde;
+	struct sframe_fre fre;
+	struct sframe_rule r;
+	size_t k = 0;
+	int err;
+
+	m->n = sec->num_fdes;
+	m->fdes = calloc(m->n + 1, sizeof(*m->fdes));
+	m->fres = calloc(sec->num_fres + 1, sizeof(*m->fres));
+	if (!m->fdes || !m->fres)
+		return -ENOMEM;
+	for (u32 i = 0; i < sec->num_fdes; i++) {
+		struct sfe_fde *f = &m->fdes[i];
+		u32 pos;
+
+		err = sframe_read_fde(sec, i, &fde);
+		if (err)
+			return err;
+		f->start = fde.func_start;
+		f->size = fde.func_size;
+		f->pcmask = fde.info & SFRAME_INFO_PCMASK;
+		f->rep_size = f->pcmask ? fde.rep_size : 0;
+		f->signal = sec->version == 3 && (fde.info & SFRAME_INFO_SIGNAL_V3);
+		f->flex = SFRAME_INFO2_FDE_TYPE(fde.info2) == SFRAME_FDE_TYPE_FLEX;
+		f->fres = &m->fres[k];
+		f->nfres = fde.num_fres;
+		pos = fde.fres_off;
+		for (u32 j = 0; j < fde.num_fres; j++, k++) {
+			struct sfe_fre *o = &m->fres[k];
+
+			if (k >= sec->num_fres)
+				return SFRAME_E_NUM_FRES;
+			err = sframe_read_fre(sec, &fde, &pos, &fre);
+			if (!err)
+				err = sframe_fre_rule(sec, &fde, &fre, &r);
+			if (err)
+				return err;
+			o->start = fre.start;
+			o->outermost = r.flags & SFRAME_R_OUTERMOST;
+			o->cfa_base = r.cfa.reg == SFRAME_REG_RSP ? SFE_BASE_SP :
+				      SFE_BASE_FP;
+			o->cfa_off = r.cfa.off;
+			o->fp_saved = r.fp.kind == SFRAME_LOC_CFA_DEREF;
+			o->fp_off = r.fp.off;
+			o->cfa = r.cfa;
+			o->ra = r.ra;
+			o->fp = r.fp;
+		}
+	}
+	return 0;
+}
+
+/*
+ * 0, or 1 + the first FDE whose fields or FRE encodings differ.  The FRE
+ * start width may differ (ld picks ADDR2 for a 16-byte PLT0); the info
+ * byte (base, count, word size) and the words must be identical.
+ */
+static long same_bytes(const struct sframe_sec *a, const struct sframe_sec *b)
+{
+	if (a->num_fdes != b->num_fdes || a->num_fres != b->num_fres)
+		return 1;
+	for (u32 i = 0; i < a->num_fdes; i++) {
+		struct sframe_fde fa, fb;
+		struct sframe_fre ra, rb;
+		u32 pa, pb;
+
+		if (sframe_read_fde(a, i, &fa) || sframe_read_fde(b, i, &fb) ||
+		    fa.func_start != fb.func_start ||
+		    fa.func_size != fb.func_size ||
+		    (fa.info & ~0xfu) != (fb.info & ~0xfu) ||
+		    fa.info2 != fb.info2 || fa.num_fres != fb.num_fres ||
+		    ((fa.info & SFRAME_INFO_PCMASK) && fa.rep_size != fb.rep_size))
+			return 1 + i;
+		pa = fa.fres_off;
+		pb = fb.fres_off;
+		for (u32 j = 0; j < fa.num_fres; j++) {
+			if (sframe_read_fre(a, &fa, &pa, &ra) ||
+			    sframe_read_fre(b, &fb, &pb, &rb) ||
+			    ra.start != rb.start || ra.info != rb.info ||
+			    memcmp(ra.uwords, rb.uwords,
+				   ra.nwords * sizeof(ra.uwords[0])))
+				return 1 + i;
+		}
+	}
+	return 0;
+}
+
+/* Is @pc inside some FDE's range? (ranges sorted by start) */
+static int in_fde(const struct model *m, uint64_t pc)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->fdes[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc - m->fdes[lo - 1].start < m->fdes[lo - 1].size;
+}
+
+int main(int argc, char **argv)
+{
+	struct elf_sframe es;
+	struct sframe_sec sec;
+	struct sframe_rule r;
+	struct model m;
+	const char *msg;
+	uint64_t lo = UINT64_MAX, hi = 0, pc;
+	long n_pcs = 0, n_eh = 0, eh_bad = 0, eh_nocover = 0, ls_n = 0;
+	long ls_bad = 0, ls_skip = 0, dec_bad = 0;
+	char e1[96], e2[96];
+	int err, fd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: sfcheck NAME FILE\n");
+		return 2;
+	}
+	name = argv[1];
+	err = elf_sframe_read(argv[2], &es, &msg);
+	if (err) {
+		result("load", 1, "%s", msg);
+		return 1;
+	}
+	err = sframe_sec_init(&sec, (unsigned long)es.data, es.size, es.vaddr,
+			      0, 0);
+	if (!err)
+		err = sframe_validate(&sec);
+	result("validate", err, "%s", sframe_strerror(err));
+	if (err)
+		return 1;
+	for (u32 i = 0; i < sec.num_fdes; i++) {
+		struct sframe_fde fde;
+
+		if (sframe_read_fde(&sec, i, &fde))
+			return 1;
+		if (fde.func_start < lo)
+			lo = fde.func_start;
+		if (fde.func_start + fde.func_size > hi)
+			hi = fde.func_start + fde.func_size;
+	}
+	lo -= lo >= 16 ? 16 : lo;
+	hi += 16;
+
+	err = build_model(&sec, &m);
+	if (err) {
+		result("model", 1, "%s", sframe_strerror(err));
+		return 1;
+	}
+
+	/* .eh_frame oracle */
+	elf_version(EV_CURRENT);
+	fd = open(argv[2], O_RDONLY);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Dwarf_CFI *cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
+	int ls_err = 0;
+	void *ls = sec.version == 1 ? ls_open(es.data, es.size, &ls_err) : NULL;
+
+	for (pc = lo; pc < hi; pc++) {
+		struct crule ours, eh, lsr;
+
+		n_pcs++;
+		err = sframe_find(&sec, pc, &r);
+		if (err && err != SFRAME_E_NOINFO) {
+			if (dec_bad++ < 5)
+				fprintf(stderr, "%s: 0x%" PRIx64 ": %s\n", name,
+					pc, sframe_strerror(err));
+			continue;
+		}
+		if (err)
+			memset(&ours, 0, sizeof(ours));
+		else
+			from_rule(&r, &ours);
+		if (cfi) {
+			eh_rule(cfi, pc, &eh);
+			if (ours.kind && eh.kind) {
+				n_eh++;
+				if (!crule_eq(&ours, &eh) && eh_bad++ < 10) {
+					fmt_crule(e1, sizeof(e1), &ours);
+					fmt_crule(e2, sizeof(e2), &eh);
+					fprintf(stderr, "%s: 0x%" PRIx64
+						" sframe %s, eh_frame %s\n",
+						name, pc, e1, e2);
+				}
+			} else if (ours.kind && !eh.kind) {
+				eh_bad++;
+				fprintf(stderr, "%s: 0x%" PRIx64
+					" SFrame rule but no CFI\n", name, pc);
+			} else if (!ours.kind && eh.kind) {
+				eh_nocover++;
+				if (in_fde(&m, pc) && eh_bad++ < 10)
+					fprintf(stderr, "%s: 0x%" PRIx64
+						" none inside an FDE\n", name, pc);
+			}
+		}
+		if (ls && in_fde(&m, pc)) {
+			if (!err && (r.flags & SFRAME_R_PCMASK)) {
+				ls_skip++;
+				continue;
+			}
+			ls_rule(ls, pc, es.vaddr, &lsr);
+			ls_n++;
+			if (!crule_eq(&ours, &lsr) && ls_bad++ < 10) {
+				fmt_crule(e1, sizeof(e1), &ours);
+				fmt_crule(e2, sizeof(e2), &lsr);
+				fprintf(stderr, "%s: 0x%" PRIx64
+					" ours %s, libsframe %s\n",
+					name, pc, e1, e2);
+			}
+		}
+	}
+	result("decode", dec_bad, "%ld PCs gave errors", dec_bad);
+	if (cfi)
+		result("ehframe", eh_bad || !n_eh,
+		       "%ld of %ld PCs differ from .eh_frame", eh_bad, n_eh);
+	else
+		result("ehframe", 1, "no .eh_frame CFI");
+	printf("# %s: %ld PCs, %ld compared with .eh_frame, %ld with CFI but no SFrame\n",
+	       name, n_pcs, n_eh, eh_nocover);
+	if (sec.version == 1) {
+		result("libsframe", !ls || ls_bad || !ls_n,
+		       "%ld of %ld PCs differ from libsframe (err %d)",
+		       ls_bad, ls_n, ls_err);
+		printf("# %s: %ld PCs compared with libsframe, %ld PCMASK PCs skipped\n",
+		       name, ls_n, ls_skip);
+	}
+
+	/* re-encode in every version and compare answers PC by PC */
+	static const struct { int v; unsigned int f; const char *tag; } vs[] = {
+		{ 1, 0, "reencode-v1" }, { 2, 0, "reencode-v2" },
+		{ 2, SFRAME_F_FDE_FUNC_START_PCREL, "reencode-v2-pcrel" },
+		{ 3, 0, "reencode-v3" },
+		{ 3, SFRAME_F_FDE_FUNC_START_PCREL, "reencode-v3-pcrel" },
+	};
+	for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++) {
+		struct sframe_sec s2;
+		struct sframe_rule r2;
+		void *buf;
+		size_t len;
+		long bad = 0;
+
+		err = sframe_encode(vs[v].v, vs[v].f | (sec.flags &
+				    SFRAME_F_FRAME_POINTER & (vs[v].v < 3 ? 0xff : 0)),
+				    es.vaddr, m.fdes, m.n, &buf, &len);
+		if (err) {
+			result(vs[v].tag, 1, "encode: %s", strerror(-err));
+			continue;
+		}
+		err = sframe_sec_init(&s2, (unsigned long)buf, len, es.vaddr, 0, 0);
+		if (!err)
+			err = sframe_validate(&s2);
+		if (err) {
+			result(vs[v].tag, 1, "decode: %s", sframe_strerror(err));
+			free(buf);
+			continue;
+		}
+		for (pc = lo; pc < hi; pc++) {
+			int a = sframe_find(&sec, pc, &r);
+			int b = sframe_find(&s2, pc, &r2);
+
+			if (a != b || (!a && (memcmp(&r.cfa, &r2.cfa, sizeof(r.cfa)) ||
+					      memcmp(&r.fp, &r2.fp, sizeof(r.fp)) ||
+					      memcmp(&r.ra, &r2.ra, sizeof(r.ra)) ||
+					      r.flags != r2.flags ||
+					      r.fre_start != r2.fre_start ||
+					      r.func_start != r2.func_start))) {
+				if (bad++ < 5)
+					fprintf(stderr, "%s: %s: 0x%" PRIx64
+						" differs (%d/%d)\n", name,
+						vs[v].tag, pc, a, b);
+			}
+		}
+		result(vs[v].tag, bad, "%ld PCs differ", bad);
+		if (vs[v].v == sec.version && !(vs[v].f & ~sec.flags))
+			result("reencode-bytes", same_bytes(&sec, &s2),
+			       "FDE %ld: re-encoded bytes differ", same_bytes(&sec, &s2) - 1);
+		free(buf);
+	}
+	return failures ? 1 : 0;
+}
