@@ -40,6 +40,8 @@ static void user_line(FILE *f, const struct uframe *u,
 	if (r && r->name)
 		fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)", u->ip,
 			r->name, r->symoff, u->obj);
+	else if (u->obj[0] == '[')	/* [vdso], [anon]: name the frame */
+		fprintf(f, "\t%16" PRIx64 " %s (%s)", u->ip, u->obj, u->obj);
 	else
 		fprintf(f, "\t%16" PRIx64 " [unknown] (%s)", u->ip, u->obj);
 	if (o->verbose)

@@ -223,6 +223,12 @@ static const struct symres *lookup(struct obj *ob, uint64_t off, int adj)
 						     NULL, NULL) : NULL;
 
 		if (file) {
+			const char *dir = file[0] != '/' ? dwfl_line_comp_dir(l) : NULL;
+			char b[4096];
+
+			if (dir && snprintf(b, sizeof(b), "%s/%s", dir, file) <
+				   (int)sizeof(b))
+				file = b;
 			res->file = internz(file);
 			res->line = line;
 		}

@@ -1,0 +1,30 @@
+/* Test program for ustack-report: known functions, no frame pointers. */
+#include <stdio.h>
+#include <stdlib.h>
+
+int lib_func(int x);
+
+__attribute__((noinline)) static int leaf(int x)
+{
+	volatile int v = x;
+
+	for (int i = 0; i < 10; i++)
+		v = v * 3 + i;
+	return v;
+}
+
+__attribute__((noinline)) int middle(int x)
+{
+	return leaf(x + 1) + 1;
+}
+
+__attribute__((noinline)) int outer(int x)
+{
+	return middle(x * 2) + lib_func(x) + 2;
+}
+
+int main(int argc, char **argv)
+{
+	printf("%d\n", outer(argc));
+	return 0;
+}

@@ -1,0 +1,611 @@
+#!/usr/bin/env bash
+# tests/report: ustack-report on synthesized /dev/ustack streams (text and
+# binary) whose user frames carry the real file offsets of a test program's
+# functions (from nm and the PT_LOAD headers): joins, symbolization against
+# nm and addr2line, folded output against a hand-computed profile, the
+# summary's numbers, the SVG (xmllint, headless Chromium: screenshot, DOM,
+# search and zoom), live mode against a stand-in device, garbage input.
+# Run from the repository root: bash tests/report/run.sh
+cd "$(dirname "$0")/../.." || exit 1
+export LC_ALL=C
+
+pass() { echo "PASS: report/$1"; }
+fail() { echo "FAIL: report/$1: $2"; }
+# t NAME FUNCTION: the function prints its failure reason and returns 1
+t() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$name"
+	else
+		fail "$name" "$(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+T=$(mktemp -d /tmp/ustack-report-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+R=tools/ustack-report/ustack-report
+D=tests/report
+
+if ! make -C tools/ustack-report >"$T/build.log" 2>&1; then
+	fail build "$(tail -n 3 "$T/build.log" | tr '\n' ' ')"
+	exit 0
+fi
+if grep -q 'warning:' "$T/build.log"; then
+	fail build "compiler warnings: $(grep -m1 'warning:' "$T/build.log")"
+else
+	pass build
+fi
+
+CFL="-O1 -g -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -Wl,--build-id"
+if ! gcc $CFL -fPIC -shared -o "$T/libtr.so" $D/lib.c ||
+   ! gcc $CFL -o "$T/prog" $D/prog.c "$T/libtr.so"; then
+	fail build-testprog "gcc failed"
+	exit 0
+fi
+GEN=(python3 $D/gen.py --obj "prog=$T/prog" --obj "lib=$T/libtr.so")
+
+# gen SCENARIO-FILE OUT: text stream; genb SCENARIO-FILE OUT: binary + OUT.ks
+gen() { "${GEN[@]}" <"$1" >"$2"; }
+genb() { "${GEN[@]}" --binary --kallsyms "$2.ks" <"$1" >"$2"; }
+
+# The hand-computed profile.  A: 5 stays in leaf (timer); B: 2 stays in a
+# write (stay 1 sampled twice, on cpu 0 and, migrated, cpu 1; its user
+# record arrives first); C: a sample whose user record was lost; D: thread
+# 202 ("worker"), reusing the cookie of an A stay, walk ended by a fault,
+# user records ahead of their samples.  Unknown kinds/keys are sprinkled in.
+cat >"$T/profile.s" <<'EOF'
+sample cookie=0x0000000100000001 pid=100 tid=101 cpu=0 time=1000000 event=cpu-clock comm=prog
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+user cookie=0x0000000100000001 pid=100 tid=101 frames=4 end=outermost
+    user @prog:leaf+0x4 regs
+    user @prog:middle+0x9 sframe
+    user @prog:outer+0x10 sframe
+    user @prog:main+0x10 sframe
+mmap pid=100 addr=0x555555554000 len=0x1000 path=/bin/true
+    something 0x1 unknown frame kind
+sample cookie=0x0000000300000001 pid=100 tid=101 cpu=0 time=2000000 event=cpu-clock comm=prog future=1
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+user cookie=0x0000000300000001 pid=100 tid=101 frames=4 end=outermost extra=yes
+    user @prog:leaf+0x8 regs
+    user @prog:middle+0x9 sframe
+    user @prog:outer+0x10 sframe
+    user @prog:main+0x10 sframe
+    future 0x1234 ignored
+sample cookie=0x0000000100000002 pid=100 tid=101 cpu=1 time=3000000 event=cpu-clock comm=prog
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+user cookie=0x0000000100000002 pid=100 tid=101 frames=4 end=outermost
+    user @prog:leaf+0x4 regs
+    user @prog:middle+0x9 sframe
+    user @prog:outer+0x10 sframe
+    user @prog:main+0x10 sframe
+user cookie=0x0000000500000001 pid=100 tid=101 frames=3 end=outermost
+    user @lib:lib_func+0x3 regs
+    user @prog:outer+0x1c sframe
+    user @prog:main+0x10 sframe
+sample cookie=0x0000000500000001 pid=100 tid=101 cpu=0 time=4000000 event=cpu-clock comm=prog
+    kernel 0xffffffff811a2b44 ksys_write+0x44
+    kernel 0xffffffff81c01234 do_syscall_64+0x34
+sample cookie=0x0000000500000001 pid=100 tid=101 cpu=1 time=4500000 event=syscall:write comm=prog
+    kernel 0xffffffff81c01234 do_syscall_64+0x34
+sample cookie=0x0000000300000002 pid=100 tid=101 cpu=1 time=5000000 event=cpu-clock comm=prog
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+user cookie=0x0000000300000002 pid=100 tid=101 frames=4 end=outermost
+    user @prog:leaf+0xc regs
+    user @prog:middle+0x9 sframe
+    user @prog:outer+0x10 sframe
+    user @prog:main+0x10 sframe
+sample cookie=0x0000000700000001 pid=100 tid=101 cpu=0 time=6000000 event=syscall:write comm=prog
+    kernel 0xffffffff81c01234 do_syscall_64+0x34
+user cookie=0x0000000700000001 pid=100 tid=101 frames=3 end=outermost
+    user @lib:lib_func+0x3 regs
+    user @prog:outer+0x1c sframe
+    user @prog:main+0x10 sframe
+sample cookie=0x0000000500000002 pid=100 tid=101 cpu=1 time=7000000 event=cpu-clock comm=prog
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+user cookie=0x0000000500000002 pid=100 tid=101 frames=4 end=outermost
+    user @prog:leaf+0x4 regs
+    user @prog:middle+0x9 sframe
+    user @prog:outer+0x10 sframe
+    user @prog:main+0x10 sframe
+lost samples=0 users=1 time=7500000
+sample cookie=0x0000000900000001 pid=100 tid=101 cpu=0 time=8000000 event=cpu-clock comm=prog
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+user cookie=0x0000000100000001 pid=100 tid=202 frames=2 end=fault
+    user @lib:lib_inner+0x2 regs
+    user @lib:lib_func+0x8 fp
+sample cookie=0x0000000100000001 pid=100 tid=202 cpu=0 time=8500000 event=cpu-clock comm=worker
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+user cookie=0x0000000b00000001 pid=100 tid=202 frames=2 end=fault
+    user @lib:lib_inner+0x4 regs
+    user @lib:lib_func+0x8 fp
+sample cookie=0x0000000b00000001 pid=100 tid=202 cpu=0 time=9000000 event=cpu-clock comm=worker
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+EOF
+gen "$T/profile.s" "$T/profile.txt"
+genb "$T/profile.s" "$T/profile.bin"
+
+cat >"$T/profile.expected" <<'EOF'
+prog;[no user stack];asm_sysvec_apic_timer_interrupt 1
+prog;main;outer;lib_func;do_syscall_64 2
+prog;main;outer;lib_func;do_syscall_64;ksys_write 1
+prog;main;outer;middle;leaf;asm_sysvec_apic_timer_interrupt 5
+worker;lib_func;lib_inner;asm_sysvec_apic_timer_interrupt 2
+EOF
+
+folded_profile() {
+	$R --folded "$T/profile.txt" >"$T/f.out" || { echo "exit $?"; return 1; }
+	diff -u "$T/profile.expected" "$T/f.out" || return 1
+}
+t folded-hand-computed folded_profile
+
+folded_binary() {
+	$R --folded --kallsyms "$T/profile.bin.ks" "$T/profile.bin" >"$T/fb.out" ||
+		return 1
+	diff -u "$T/profile.expected" "$T/fb.out"
+}
+t folded-binary folded_binary
+
+# Full perf output (verbose: cookies, end reasons, methods, offsets) of the
+# binary stream equals the text stream's.
+binary_equals_text() {
+	$R -v "$T/profile.txt" >"$T/pt" && $R -v --kallsyms "$T/profile.bin.ks" \
+		"$T/profile.bin" >"$T/pb" || return 1
+	[ -s "$T/pt" ] || { echo "empty output"; return 1; }
+	diff -u "$T/pt" "$T/pb"
+}
+t binary-equals-text binary_equals_text
+
+stdin_input() {
+	$R --folded - <"$T/profile.bin" >"$T/s1" || return 1
+	$R --folded <"$T/profile.txt" >"$T/s2" || return 1
+	grep -q 'prog;main;outer;middle;leaf;\[kernel.kallsyms\] 5' "$T/s1" ||
+		{ echo "binary from stdin without kallsyms: $(head -3 "$T/s1")"; return 1; }
+	diff -u "$T/profile.expected" "$T/s2"
+}
+t stdin stdin_input
+
+# FlameGraph's stackcollapse-perf.pl rules fold our perf output (plain, -v
+# and -l) to our --folded output.
+stackcollapse_compat() {
+	local opt
+	for opt in "" -v -l "-v -l"; do
+		$R $opt "$T/profile.txt" | python3 $D/collapse.py 2>"$T/cerr" | sort >"$T/c1"
+		[ -s "$T/cerr" ] && { echo "opt '$opt': $(head -2 "$T/cerr")"; return 1; }
+		sort "$T/profile.expected" | diff -u - "$T/c1" || { echo "opt '$opt'"; return 1; }
+	done
+}
+t stackcollapse-compatible stackcollapse_compat
+
+# perf header format, kernel frames keep their symbols, marks
+perf_format() {
+	$R "$T/profile.txt" >"$T/p" || return 1
+	grep -qx 'prog 100/101 \[001\] 0.004500: 1 syscall:write:' "$T/p" ||
+		{ echo "header"; return 1; }
+	grep -qP '^\tffffffff811a2b44 ksys_write\+0x44 \(\[kernel\.kallsyms\]\)$' "$T/p" ||
+		{ echo "kernel frame"; return 1; }
+	grep -qP '^\t {15}0 \[no user stack\] \(\[unknown\]\)$' "$T/p" ||
+		{ echo "no-user-stack mark"; return 1; }
+	[ "$(grep -c '^$' "$T/p")" = 11 ] || { echo "not 11 blocks"; return 1; }
+	! grep -q 'method=' "$T/p" || { echo "methods in default output"; return 1; }
+	$R -v "$T/profile.txt" | grep -q 'main+0x10 (.*/prog) method=sframe' ||
+		{ echo "-v lacks methods"; return 1; }
+}
+t perf-format perf_format
+
+summary_numbers() {
+	$R --summary "$T/profile.txt" >"$T/sum" || return 1
+	local want
+	while IFS= read -r want; do
+		grep -qxF -- "$want" "$T/sum" || { echo "missing: '$want'"; cat "$T/sum"; return 1; }
+	done <<'EOF'
+samples: 11
+user records: 9 (0 without a sample)
+joined: 10 (90.91%)
+complete user stacks: 8 (72.73%)
+no user stack: 1 (9.09%)
+lost: 0 samples, 1 user records (1 lost records)
+         9  81.82%  cpu-clock
+         2  18.18%  syscall:write
+         8  72.73%  outermost
+         2  18.18%  fault
+         1   9.09%  [no user stack]
+user frames: 30, symbolized 30 (100.00%)
+        19  63.33%  sframe
+         9  30.00%  regs
+         2   6.67%  fp
+         8  72.73%  asm_sysvec_apic_timer_interrupt
+         2  18.18%  do_syscall_64
+         1   9.09%  ksys_write
+         5  45.45%  leaf
+         3  27.27%  lib_func
+         2  18.18%  lib_inner
+EOF
+	local bid
+	bid=$(readelf -n "$T/prog" | awk '/Build ID/ { print $3 }')
+	grep -q "symbolized  $T/prog build-id=$bid\$" "$T/sum" ||
+		{ echo "build-id $bid not in summary"; return 1; }
+}
+t summary-numbers summary_numbers
+
+event_filter() {
+	$R --folded --event syscall:write "$T/profile.txt" >"$T/ev" || return 1
+	[ "$(cat "$T/ev")" = "prog;main;outer;lib_func;do_syscall_64 2" ] ||
+		{ cat "$T/ev"; return 1; }
+	$R --summary --event syscall: "$T/profile.txt" | grep -qx 'samples: 2' ||
+		{ echo "prefix filter"; return 1; }
+}
+t event-filter event_filter
+
+# ---- joins, each on its own small stream -----------------------------------
+# expect_folded SCENARIO EXPECTED: text and binary streams both fold to it
+expect_folded() {
+	printf '%s\n' "$1" >"$T/j.s"
+	printf '%s\n' "$2" >"$T/j.exp"
+	gen "$T/j.s" "$T/j.txt" && genb "$T/j.s" "$T/j.bin" || return 1
+	$R --folded "$T/j.txt" | diff -u "$T/j.exp" - || { echo text; return 1; }
+	$R --folded --kallsyms "$T/j.bin.ks" "$T/j.bin" | diff -u "$T/j.exp" - ||
+		{ echo binary; return 1; }
+}
+
+S_A='sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=p
+    kernel 0xffffffff81000010 tick+0x10'
+U_LEAF='user cookie=0x0000000100000001 pid=7 tid=7 frames=2 end=outermost
+    user @prog:leaf+0x1 regs
+    user @prog:main+0x10 sframe'
+U_LIB='user cookie=0x0000000100000001 pid=7 tid=7 frames=2 end=outermost
+    user @lib:lib_inner+0x1 regs
+    user @prog:main+0x10 sframe'
+
+join_migrated() {
+	# one stay sampled on cpu 0 and cpu 1; its user record written on cpu 1
+	# and read before the cpu 0 buffer
+	expect_folded "$U_LEAF
+sample cookie=0x0000000100000001 pid=7 tid=7 cpu=1 time=20 event=syscall:read comm=p
+    kernel 0xffffffff81000120 sys_read+0x20
+$S_A" "p;main;leaf;sys_read 1
+p;main;leaf;tick 1"
+}
+t join-migrated join_migrated
+
+join_out_of_order() {
+	expect_folded "$U_LIB
+$S_A" "p;main;lib_inner;tick 1"
+}
+t join-out-of-order join_out_of_order
+
+join_cookie_reuse_tids() {
+	# the same cookie on two tasks: each sample takes its own task's stack
+	expect_folded "$S_A
+${S_A//tid=7/tid=8}
+${U_LIB//tid=7/tid=8}
+$U_LEAF" "p;main;leaf;tick 1
+p;main;lib_inner;tick 1"
+}
+t join-cookie-reuse-tids join_cookie_reuse_tids
+
+join_cookie_wrap_same_tid() {
+	# a cookie that comes back on the same task (counter wrap): each stay
+	# joins the user record that follows it
+	expect_folded "$S_A
+$U_LEAF
+$S_A
+$U_LIB
+$S_A
+$U_LIB" "p;main;leaf;tick 1
+p;main;lib_inner;tick 2"
+}
+t join-cookie-wrap-same-tid join_cookie_wrap_same_tid
+
+join_lost() {
+	expect_folded "$S_A
+lost samples=4 users=1 time=30
+${S_A//0x0000000100000001/0x0000000300000001}
+${U_LEAF//0x0000000100000001/0x0000000300000001}" "p;[no user stack];tick 1
+p;main;leaf;tick 1" || return 1
+	$R --summary "$T/j.bin" | grep -qx 'lost: 4 samples, 1 user records (1 lost records)' ||
+		{ echo "lost count"; return 1; }
+	$R --summary "$T/j.txt" | grep -qx 'no user stack: 1 (50.00%)' ||
+		{ echo "no user stack count"; return 1; }
+}
+t join-lost join_lost
+
+join_orphan_user() {
+	expect_folded "$U_LIB
+$S_A
+${U_LEAF//0x0000000100000001/0x0000000900000001}" "p;main;lib_inner;tick 1" || return 1
+	$R --summary "$T/j.txt" | grep -qx 'user records: 2 (1 without a sample)'
+}
+t join-orphan-user join_orphan_user
+
+comm_with_spaces() {
+	expect_folded "${S_A//comm=p/comm=Web Content}
+$U_LEAF" "Web_Content;main;leaf;tick 1" || return 1
+	$R "$T/j.txt" | grep -q '^Web Content 7/7 \[000\]'
+}
+t comm-with-spaces comm_with_spaces
+
+# ---- symbolization ----------------------------------------------------------
+# Every function nm lists in prog and libtr.so, at +0 as the interrupted IP
+# and at +1 as a return address, is named back with the right offset.
+symbolize_nm() {
+	local o name sc=$T/sym.s exp=$T/sym.exp
+	: >"$sc"
+	: >"$exp"
+	for o in prog lib; do
+		local f=$T/prog
+		[ $o = lib ] && f=$T/libtr.so
+		# one name per address (aliases), functions of non-zero size only
+		nm -S --defined-only "$f" | awk '$3 ~ /^[tTwW]$/ && $2 !~ /^0+$/' |
+			sort -u -k1,1 | while read -r _ size _ name; do
+			[ $((16#$size)) -ge 2 ] || continue
+			echo "$name" >>"$exp"
+			cat >>"$sc" <<-EOF
+			sample cookie=0x0000000100000001 pid=1 tid=1 cpu=0 time=1 event=self comm=x
+			user cookie=0x0000000100000001 pid=1 tid=1 frames=2 end=outermost
+			    user @$o:$name+0x0 regs
+			    user @$o:$name+0x1 sframe
+			EOF
+		done
+	done
+	[ "$(wc -l <"$exp")" -ge 6 ] || { echo "too few symbols"; return 1; }
+	gen "$sc" "$T/sym.txt" || return 1
+	$R "$T/sym.txt" >"$T/sym.out" || return 1
+	while read -r name; do
+		grep -qP "^\t +[0-9a-f]+ \Q$name\E\+0x0 \(" "$T/sym.out" ||
+			{ echo "$name+0x0 not found"; return 1; }
+		grep -qP "^\t +[0-9a-f]+ \Q$name\E\+0x1 \(" "$T/sym.out" ||
+			{ echo "$name+0x1 not found"; return 1; }
+	done <"$exp"
+	! grep -q '\[unknown\]' "$T/sym.out" || { echo "unresolved frames"; return 1; }
+}
+t symbolize-against-nm symbolize_nm
+
+# A return address just past a function's last byte (a call that never
+# returns there) belongs to that function, looked up at ip - 1; as the
+# interrupted IP the same address is not in it.
+symbolize_return_address() {
+	local size
+	size=$(nm -S "$T/prog" | awk '$4 == "middle" { print $2 }')
+	printf '%s\n' 'sample cookie=0x0000000100000001 pid=1 tid=1 cpu=0 time=1 event=self comm=x' \
+		'user cookie=0x0000000100000001 pid=1 tid=1 frames=2 end=outermost' \
+		'    user @prog:middle+end regs' '    user @prog:middle+end sframe' >"$T/ra.s"
+	gen "$T/ra.s" "$T/ra.txt" && $R "$T/ra.txt" >"$T/ra.out" || return 1
+	local l1 l2
+	l1=$(sed -n 2p "$T/ra.out")
+	l2=$(sed -n 3p "$T/ra.out")
+	[[ $l2 == *" middle+0x$(printf %x $((16#$size))) ("* ]] || { echo "return address: $l2"; return 1; }
+	[[ $l1 != *" middle+"* ]] || { echo "interrupted IP: $l1"; return 1; }
+}
+t symbolize-return-address symbolize_return_address
+
+# -l: file:line as addr2line gives it (ip for the first frame, ip-1 after)
+symbolize_lines() {
+	$R -l "$T/profile.txt" >"$T/l.out" || return 1
+	local n=0 idx=0 line fn obj got want start off adj
+	while IFS= read -r line; do
+		if [[ -z $line || $line != $'\t'* ]]; then idx=0; continue; fi
+		[[ $line == *"([kernel.kallsyms])" || $line == *"[no user stack]"* ]] && continue
+		if [[ $line =~ ^$'\t'\ *[0-9a-f]+\ ([a-z_]+)\+0x([0-9a-f]+)\ \((/[^\)]*)\)\ (.+)$ ]]; then
+			fn=${BASH_REMATCH[1]} off=$((16#${BASH_REMATCH[2]}))
+			obj=${BASH_REMATCH[3]} got=${BASH_REMATCH[4]}
+			start=$(nm "$obj" | awk -v f="$fn" '$3 == f { print $1; exit }')
+			adj=$((idx == 0 ? 0 : 1))
+			want=$(addr2line -e "$obj" "$(printf %x $((16#$start + off - adj)))" |
+				sed 's/ (discriminator.*//')
+			[ "$got" = "$want" ] || { echo "$fn+$off: got '$got' want '$want'"; return 1; }
+			n=$((n + 1))
+		else
+			echo "no file:line: $line"
+			return 1
+		fi
+		idx=$((idx + 1))
+	done <"$T/l.out"
+	[ $n -ge 30 ] || { echo "only $n frames checked"; return 1; }
+}
+t symbolize-lines-addr2line symbolize_lines
+
+# A stripped object: its frames stay addresses, named after the object.
+symbolize_stripped() {
+	strip -o "$T/prog.stripped" "$T/prog" || return 1
+	python3 $D/gen.py --obj "prog=$T/prog.stripped=$T/prog" <"$T/ra.s" >"$T/st.txt" || return 1
+	$R "$T/st.txt" | grep -q "\[unknown\] ($T/prog.stripped)" ||
+		{ echo "no [unknown] frame"; return 1; }
+	$R --folded "$T/st.txt" | grep -qx 'x;\[prog.stripped\];\[prog.stripped\] 1' ||
+		{ echo "folded: $($R --folded "$T/st.txt")"; return 1; }
+}
+t symbolize-stripped symbolize_stripped
+
+# --root: a recording from a VM names /usr/bin/prog; the files sit under a
+# directory here; separate debug info found by build-id under the root.
+symbolize_root() {
+	local root=$T/root bid
+	mkdir -p "$root/usr/bin" "$root/usr/lib"
+	strip -o "$root/usr/bin/prog" "$T/prog" && cp "$T/libtr.so" "$root/usr/lib/" || return 1
+	bid=$(readelf -n "$T/prog" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$root/usr/lib/debug/.build-id/${bid:0:2}"
+	objcopy --only-keep-debug "$T/prog" "$root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" || return 1
+	python3 $D/gen.py --obj "prog=/usr/bin/prog=$T/prog" \
+		--obj "lib=/usr/lib/libtr.so=$T/libtr.so" <"$T/profile.s" >"$T/root.txt" || return 1
+	$R --folded --root "$root" "$T/root.txt" | diff -u "$T/profile.expected" - ||
+		{ echo "with --root"; return 1; }
+	$R --folded "$T/root.txt" | grep -q '\[prog\];\[prog\]' ||
+		{ echo "without --root the frames should stay unresolved"; return 1; }
+	$R --summary "$T/root.txt" | grep -q '/usr/bin/prog (not found)' ||
+		{ echo "summary lacks (not found)"; return 1; }
+}
+t symbolize-root-debuginfo symbolize_root
+
+# ---- binary robustness, live mode, garbage ----------------------------------
+binary_malformed() {
+	local size
+	size=$(stat -c %s "$T/profile.bin")
+	# truncated in the middle of the last record
+	head -c $((size - 12)) "$T/profile.bin" >"$T/trunc.bin"
+	$R --summary "$T/trunc.bin" >"$T/tr" || { echo "exit $?"; return 1; }
+	grep -qx 'samples: 10' "$T/tr" && grep -q '^skipped records: 1' "$T/tr" ||
+		{ echo "truncated: $(head -3 "$T/tr")"; return 1; }
+	# a record claiming a huge size; another one with size 0
+	python3 - "$T/profile.bin" "$T/bad.bin" "$T/zero.bin" <<-'EOF' || return 1
+	import struct, sys
+	b = bytearray(open(sys.argv[1], "rb").read())
+	first = struct.unpack_from("<I", b, 4)[0]
+	bad = bytearray(b); struct.pack_into("<I", bad, first + 4, 0x7ffffff8)
+	open(sys.argv[2], "wb").write(bad)
+	z = bytearray(b); struct.pack_into("<I", z, first + 4, 0)
+	open(sys.argv[3], "wb").write(z)
+	EOF
+	$R --summary "$T/bad.bin" >"$T/tr" 2>/dev/null || { echo "bad size: exit $?"; return 1; }
+	grep -qx 'samples: 1' "$T/tr" || { echo "bad size: $(head -2 "$T/tr")"; return 1; }
+	$R --summary "$T/zero.bin" >"$T/tr" 2>/dev/null || { echo "zero size: exit $?"; return 1; }
+	grep -qx 'samples: 1' "$T/tr" || { echo "zero size: $(head -2 "$T/tr")"; return 1; }
+}
+t binary-malformed binary_malformed
+
+garbage_input() {
+	local i rc
+	for i in 1 2 3 4 5 6 7 8; do
+		python3 - "$i" "$T/g" <<-'EOF'
+		import random, struct, sys
+		r = random.Random(int(sys.argv[1]))
+		n = r.randrange(1, 4096)
+		b = bytearray(r.getrandbits(8) for _ in range(n))
+		if r.random() < 0.5:            # binary-looking
+		    b[0:2] = struct.pack("<H", r.choice([1, 2, 3]))
+		else:                           # text-looking
+		    b = bytearray(b"sample cookie=0x1 tid=1 comm=" + bytes(b) +
+		              b"\nuser cookie=0x1 tid=1\n    user 0x1 regs /x+0x") + b
+		open(sys.argv[2], "wb").write(b)
+		EOF
+		for mode in --perf --folded --svg --summary; do
+			$R $mode "$T/g" >/dev/null 2>&1
+			rc=$?
+			[ $rc -lt 2 ] || { echo "seed $i $mode: exit $rc"; return 1; }
+		done
+	done
+	# structured garbage: every prefix of a valid binary stream
+	local size n
+	size=$(stat -c %s "$T/profile.bin")
+	for ((n = 1; n < size; n += 37)); do
+		head -c $n "$T/profile.bin" >"$T/g"
+		$R --folded "$T/g" >/dev/null 2>&1
+		rc=$?
+		[ $rc -lt 2 ] || { echo "prefix $n: exit $rc"; return 1; }
+	done
+}
+t garbage-input garbage_input
+
+# Live mode against a stand-in device (a regular file: the ioctl is refused,
+# poll says readable, reads end): same joins, raw stream saved unchanged.
+live_mode() {
+	$R --folded --duration 0.3 --device "$T/profile.bin" --kallsyms "$T/profile.bin.ks" \
+		--save "$T/saved.bin" >"$T/live" 2>"$T/live.err" || { cat "$T/live.err"; return 1; }
+	diff -u "$T/profile.expected" "$T/live" || return 1
+	cmp "$T/saved.bin" "$T/profile.bin" || return 1
+	$R --duration 0.1 --device "$T/nonexistent" >/dev/null 2>&1 && { echo "missing device accepted"; return 1; }
+	return 0
+}
+t live-mode live_mode
+
+# ---- SVG ---------------------------------------------------------------------
+# names that need escaping, and invalid UTF-8 in a binary comm
+printf '%s\n' "${S_A//comm=p/comm=a<b>&\"c\'}" "$U_LEAF" >"$T/esc.s"
+cat "$T/profile.s" >>"$T/esc.s"
+gen "$T/esc.s" "$T/esc.txt"
+genb "$T/esc.s" "$T/esc.bin"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); i = b.find(b"worker"); b[i:i+2] = b"\xff\xc3"; open(sys.argv[1], "wb").write(b)' "$T/esc.bin"
+
+svg_wellformed() {
+	$R --svg "$T/esc.txt" >"$T/esc.svg" && $R --svg --kallsyms "$T/esc.bin.ks" "$T/esc.bin" >"$T/escb.svg" ||
+		return 1
+	xmllint --noout "$T/esc.svg" "$T/escb.svg" || return 1
+	python3 - "$T/esc.svg" <<-'EOF' || return 1
+	import sys, xml.dom.minidom as m
+	d = m.parse(sys.argv[1])
+	titles = [t.firstChild.data for t in d.getElementsByTagName("title") if t.firstChild]
+	want = ["all (12 samples, 100.00%)", "a<b>&\"c' (1 sample, 8.33%)",
+	    "leaf (6 samples, 50.00%)", "lib_inner (2 samples, 16.67%)"]
+	for w in want:
+	    if w not in titles:
+	        sys.exit("title %r missing" % w)
+	if not d.getElementsByTagName("script"):
+	    sys.exit("no script")
+	EOF
+	grep -q 'a&lt;b&gt;&amp;&quot;c&apos;' "$T/esc.svg" || { echo "not escaped"; return 1; }
+}
+t svg-wellformed svg_wellformed
+
+$R --svg --title "ustack test profile" "$T/profile.txt" >"$T/profile.svg"
+CHROME_OK=1
+if ! command -v chromium >/dev/null; then
+	CHROME_OK=0
+fi
+chrome() {
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$(mktemp -d -p "$T")" "$@" 2>/dev/null
+}
+
+svg_chromium_screenshot() {
+	[ $CHROME_OK = 1 ] || { echo "chromium not installed (bash scripts/deps.sh)"; return 1; }
+	rm -f "$T/shot.png"
+	chrome --window-size=1200,400 --screenshot="$T/shot.png" "file://$T/profile.svg" >/dev/null
+	[ -s "$T/shot.png" ] || { echo "no screenshot"; return 1; }
+	python3 - "$T/shot.png" <<-'EOF'
+	import struct, sys, zlib
+	b = open(sys.argv[1], "rb").read()
+	if b[:8] != b"\x89PNG\r\n\x1a\n":
+	    sys.exit("not a PNG")
+	w, h = struct.unpack(">II", b[16:24])
+	if (w, h) != (1200, 400):
+	    sys.exit("size %dx%d" % (w, h))
+	if len(b) < 5000:
+	    sys.exit("suspiciously small PNG (%d bytes): blank page?" % len(b))
+	EOF
+	[ -n "$USTACK_KEEP_SCREENSHOT" ] && cp "$T/shot.png" "$USTACK_KEEP_SCREENSHOT"
+	return 0
+}
+t svg-chromium-screenshot svg_chromium_screenshot
+
+svg_chromium_dom() {
+	[ $CHROME_OK = 1 ] || { echo "chromium not installed"; return 1; }
+	chrome --dump-dom "file://$T/profile.svg" >"$T/dom" || { echo "dump-dom failed"; return 1; }
+	local w
+	for w in 'main (8 samples, 72.73%)' 'leaf (5 samples, 45.45%)' \
+		'lib_func (3 samples, 27.27%)' 'lib_func (2 samples, 18.18%)' \
+		'[no user stack] (1 sample, 9.09%)' \
+		'worker (2 samples, 18.18%)' 'ksys_write (1 sample, 9.09%)'; do
+		grep -qF "<title>$w</title>" "$T/dom" || { echo "DOM lacks $w"; return 1; }
+	done
+	grep -q '>ustack test profile</text>' "$T/dom" || { echo "no title"; return 1; }
+}
+t svg-chromium-dom svg_chromium_dom
+
+svg_chromium_search() {
+	[ $CHROME_OK = 1 ] || { echo "chromium not installed"; return 1; }
+	# leaf: 5 of 11 samples; lib_: lib_func (3 + 2) and lib_inner (inside
+	# worker's lib_func, counted once) = 5
+	chrome --dump-dom "file://$T/profile.svg?s=%5Eleaf%24" >"$T/dom" || return 1
+	grep -q '>Matched: 45.5%</text>' "$T/dom" || { echo "search leaf: $(grep -o 'Matched[^<]*' "$T/dom")"; return 1; }
+	grep -q '<title>leaf (5 samples, 45.45%)</title><rect[^>]*fill="rgb(230,0,230)"' "$T/dom" ||
+		{ echo "leaf not highlighted"; return 1; }
+	chrome --dump-dom "file://$T/profile.svg?s=lib_" >"$T/dom" || return 1
+	grep -q '>Matched: 45.5%</text>' "$T/dom" || { echo "search lib_: $(grep -o 'Matched[^<]*' "$T/dom")"; return 1; }
+}
+t svg-chromium-search svg_chromium_search
+
+svg_chromium_zoom() {
+	[ $CHROME_OK = 1 ] || { echo "chromium not installed"; return 1; }
+	chrome --dump-dom "file://$T/profile.svg?f=middle" >"$T/dom" || return 1
+	grep -q 'data-zoomed="middle"' "$T/dom" || { echo "not zoomed"; return 1; }
+	# middle, leaf and the tick fill the width; siblings hidden; parents dimmed
+	grep -q '<g[^>]*><title>leaf (5 samples, 45.45%)</title><rect x="10.0" [^>]*width="1180.0"' "$T/dom" ||
+		{ echo "leaf not full width"; return 1; }
+	grep -q '<g [^>]*display: none;[^>]*><title>lib_func (3 samples' "$T/dom" ||
+		{ echo "sibling lib_func not hidden"; return 1; }
+	grep -q '<g [^>]*class="parent"[^>]*><title>outer (8 samples' "$T/dom" ||
+		{ echo "parent outer not marked"; return 1; }
+}
+t svg-chromium-zoom svg_chromium_zoom
+
+exit 0
