@@ -136,6 +136,9 @@ int cmd_gen(int argc, char **argv)
 			     sizeof(err))) {
 		if (!quiet)
 			fprintf(stderr, "gen: %s: %s\n", file, err);
+		/* an empty entry: nothing to do for this object next time */
+		if (cache && !write_cache(cache, NULL, 0, &st))
+			ret = 0;
 		goto out;
 	}
 	if (cache) {

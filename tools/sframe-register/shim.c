@@ -1,1 +1,729 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * shim.c - libsframe-register.so: register every loaded object's SFrame
+ * data with /dev/sframe, at start and after dlopen/dlclose.
+ *
+ * Per object (dl_iterate_phdr):
+ *   - PT_GNU_SFRAME: the section is already mapped; register it in place.
+ *   - else the per-user cache (cache_fmt.h), keyed by the GNU build-id read
+ *     from the mapped PT_NOTE.  On a miss, `sframe-register gen --cache`
+ *     fills it: a separate process (posix_spawn, waited for), so the shim
+ *     stays small (no libelf/libdw in every process) and a generator crash
+ *     cannot take the program down.  The entry is mapped privately, its v3
+ *     FDE start offsets are shifted for the load bias, and it is registered
+ *     for the object's executable range.
+ *
+ * Following dlopen/dlclose: interposition, not rtld-audit.  An audit module
+ * needs LD_AUDIT (it cannot come from /etc/ld.so.preload), runs in its own
+ * link namespace with its own libc, and makes ld.so take its slower audited
+ * paths; a preloaded dlopen/dlclose wrapper costs nothing until called.
+ * The catch: glibc's dlopen finds the caller's object from its return
+ * address (for DT_RUNPATH, DT_RPATH, $ORIGIN and the namespace), so calling
+ * the real dlopen from a wrapper would change that lookup.  Our dlopen is
+ * therefore an assembly stub: for a name with a '/' and no '$' (where the
+ * caller plays no part), it calls shim_dlopen_full(), which calls the real
+ * dlopen and then registers the new objects; for any other name it jumps to
+ * the real dlopen with the caller's return address intact, and the new
+ * objects are registered at the next dlopen, dlclose or ustack_backtrace()
+ * (dl_iterate_phdr's adds/subs counters tell when something changed).
+ * Objects loaded by libc itself (NSS, iconv) are caught the same way.
+ * dlclose: after the real one, objects that are gone are unregistered.
+ *
+ * Silent and harmless: if /dev/sframe cannot be opened the shim does nothing
+ * at all (no cache, no helper).  Nothing is printed unless USTACK_SHIM_DEBUG
+ * is set; no error changes what the program sees (errno is preserved).
+ * In secure-execution (setuid) processes only PT_GNU_SFRAME is used and the
+ * environment is ignored.
+ *
+ * Environment: USTACK_SHIM_OFF=1 (do nothing; set for the helper),
+ * USTACK_SHIM_DEBUG=1 (log to stderr), USTACK_CACHE_DIR (another cache
+ * directory, e.g. for tests), USTACK_SHIM_FORCE=1 (tests: work
+ * without /dev/sframe, registering nothing), USTACK_SFRAME_REGISTER (the
+ * helper's path; default: next to this library, then ../bin, /usr/bin).
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "shim_int.h"
+#include "cache_fmt.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME 0x6474e554
+#endif
+#define SFRAME_HDR 28
+#define MAX_BUILD_ID 64
+
+extern char **environ;
+
+struct obj {
+	uintptr_t base;		/* load bias */
+	uintptr_t text_lo, text_hi;
+	char *name;
+	void *map;		/* cache mapping, or NULL */
+	size_t maplen;
+	const void *sframe;	/* registered section, or NULL */
+	bool seen;
+};
+
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static struct obj *objs;
+static size_t nobjs, capobjs;
+static unsigned long long last_adds, last_subs;
+static int state;		/* 0 not started, 1 active, -1 off */
+static bool debug, force, secure;
+static char cache_dir[512];
+static char helper[512];
+
+static void logf_(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[768];
+	int n;
+
+	if (!debug)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		if ((size_t)n >= sizeof(buf))
+			n = sizeof(buf) - 1;
+		if (write(2, buf, n) < 0)
+			return;
+	}
+}
+
+/* ---- SFrame headers (only what registration needs) ---------------------- */
+
+/* Bytes the section uses, from its header; 0 if it is not sane. */
+static size_t sframe_used_len(const uint8_t *p, size_t avail)
+{
+	uint32_t nfdes, fre_len, fdeoff, freoff;
+	uint64_t hdr, fde_end, fre_end;
+	uint16_t magic;
+	unsigned int fdesz;
+
+	if (avail < SFRAME_HDR)
+		return 0;
+	memcpy(&magic, p, 2);
+	if (magic != 0xdee2 || p[4] != 3)	/* AMD64 little-endian */
+		return 0;
+	switch (p[2]) {
+	case 1:
+		fdesz = 17;
+		break;
+	case 2:
+		fdesz = 20;
+		break;
+	case 3:
+		fdesz = 16;
+		break;
+	default:
+		return 0;
+	}
+	memcpy(&nfdes, p + 8, 4);
+	memcpy(&fre_len, p + 16, 4);
+	memcpy(&fdeoff, p + 20, 4);
+	memcpy(&freoff, p + 24, 4);
+	hdr = SFRAME_HDR + (uint64_t)p[7];
+	fde_end = hdr + fdeoff + (uint64_t)nfdes * fdesz;
+	fre_end = hdr + freoff + (uint64_t)fre_len;
+	if (fde_end > avail || fre_end > avail)
+		return 0;
+	return fde_end > fre_end ? fde_end : fre_end;
+}
+
+/*
+ * Shift every FDE start of a v3 PCREL section by @delta (see cache_fmt.h).
+ * Returns 0, or -1 if the section is not v3 PCREL.
+ */
+static int sframe_v3_relocate(uint8_t *p, size_t len, int64_t delta)
+{
+	uint32_t nfdes, fdeoff;
+	uint8_t *fde;
+
+	if (!sframe_used_len(p, len) || p[2] != 3 || !(p[3] & 0x4))
+		return -1;
+	memcpy(&nfdes, p + 8, 4);
+	memcpy(&fdeoff, p + 20, 4);
+	fde = p + SFRAME_HDR + p[7] + fdeoff;
+	for (uint32_t i = 0; i < nfdes; i++, fde += 16) {
+		int64_t s;
+
+		memcpy(&s, fde, 8);
+		s += delta;
+		memcpy(fde, &s, 8);
+	}
+	return 0;
+}
+
+/* ---- environment ------------------------------------------------------ */
+
+static bool env_on(const char *name)
+{
+	const char *v = secure ? NULL : getenv(name);
+
+	return v && *v && strcmp(v, "0");
+}
+
+static int mkdir_owned(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -1;
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != geteuid() || (st.st_mode & 022))
+		return -1;
+	return 0;
+}
+
+static void setup_cache_dir(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char parent[480];
+
+	const char *o = getenv("USTACK_CACHE_DIR");
+
+	cache_dir[0] = 0;
+	if (secure)
+		return;
+	if (o && o[0] == '/') {
+		snprintf(cache_dir, sizeof(cache_dir), "%s", o);
+		if (mkdir_owned(cache_dir))
+			cache_dir[0] = 0;
+		return;
+	}
+	if (geteuid() == 0) {
+		snprintf(parent, sizeof(parent), "/var/cache");
+	} else if (x && x[0] == '/') {
+		snprintf(parent, sizeof(parent), "%s", x);
+	} else if (home && home[0] == '/') {
+		char h[480];
+
+		snprintf(h, sizeof(h), "%s/.cache", home);
+		if (mkdir(h, 0700) && errno != EEXIST)
+			return;
+		snprintf(parent, sizeof(parent), "%s", h);
+	} else {
+		return;
+	}
+	snprintf(cache_dir, sizeof(cache_dir), "%s/ustack", parent);
+	if (mkdir_owned(cache_dir)) {
+		logf_("ustack-shim: cache dir %s unusable\n", cache_dir);
+		cache_dir[0] = 0;
+	}
+}
+
+static bool try_helper(const char *dir, const char *rel)
+{
+	if (snprintf(helper, sizeof(helper), "%s%s", dir, rel) >=
+	    (int)sizeof(helper))
+		return false;
+	return !access(helper, X_OK);
+}
+
+static void setup_helper(void)
+{
+	const char *e = getenv("USTACK_SFRAME_REGISTER");
+	Dl_info di;
+	char dir[400];
+
+	helper[0] = 0;
+	if (secure)
+		return;
+	if (e && *e) {
+		snprintf(helper, sizeof(helper), "%s", e);
+		return;
+	}
+	if (dladdr((void *)setup_helper, &di) && di.dli_fname &&
+	    strchr(di.dli_fname, '/')) {
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", di.dli_fname);
+		slash = strrchr(dir, '/');
+		*slash = 0;
+		if (try_helper(dir, "/sframe-register") ||
+		    try_helper(dir, "/../bin/sframe-register") ||
+		    try_helper(dir, "/../../bin/sframe-register"))
+			return;
+	}
+	if (try_helper("", "/usr/local/bin/sframe-register") ||
+	    try_helper("", "/usr/bin/sframe-register"))
+		return;
+	helper[0] = 0;
+}
+
+/* ---- one object ---------------------------------------------------------- */
+
+static size_t mem_build_id(const struct dl_phdr_info *info, char *hex,
+			   size_t hexlen)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (end - p >= (ptrdiff_t)sizeof(ElfW(Nhdr))) {
+			ElfW(Nhdr) nh;
+			size_t nsz, dsz;
+
+			memcpy(&nh, p, sizeof(nh));
+			nsz = (nh.n_namesz + 3) & ~3u;
+			dsz = (nh.n_descsz + 3) & ~3u;
+			if ((size_t)(end - p) - sizeof(nh) < nsz ||
+			    (size_t)(end - p) - sizeof(nh) - nsz < dsz)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(p + sizeof(nh), "GNU", 4) &&
+			    nh.n_descsz && nh.n_descsz <= MAX_BUILD_ID &&
+			    hexlen > 2 * nh.n_descsz) {
+				const uint8_t *d = p + sizeof(nh) + nsz;
+
+				for (size_t k = 0; k < nh.n_descsz; k++) {
+					hex[2 * k] = "0123456789abcdef"[d[k] >> 4];
+					hex[2 * k + 1] = "0123456789abcdef"[d[k] & 15];
+				}
+				hex[2 * nh.n_descsz] = 0;
+				return nh.n_descsz;
+			}
+			p += sizeof(nh) + nsz + dsz;
+		}
+	}
+	return 0;
+}
+
+/* Run the helper to fill the cache entry @path; waits for it. */
+static void run_helper(const char *path, const char *id, const char *file)
+{
+	char *argv[] = { helper, "gen", "--cache", (char *)path,
+			 "--build-id", (char *)id, (char *)file, NULL };
+	char **env;
+	size_t n = 0, k = 0;
+	pid_t pid;
+	int st;
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	env = calloc(n + 2, sizeof(*env));
+	if (!env)
+		return;
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) &&
+		    strncmp(*e, "USTACK_SHIM_", 12))
+			env[k++] = *e;
+	env[k++] = "USTACK_SHIM_OFF=1";
+	env[k] = NULL;
+	{
+		posix_spawn_file_actions_t fa;
+		int rc;
+
+		/* the helper's own output must never reach the program's */
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+		if (!debug)
+			posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+							 O_WRONLY, 0);
+		rc = posix_spawn(&pid, helper, &fa, NULL, argv, env);
+		posix_spawn_file_actions_destroy(&fa);
+		free(env);
+		if (rc)
+			return;
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Map the cache entry for @id, generating it on a miss; 0 or -1. */
+static int cache_map(struct obj *o, const char *id, const char *file)
+{
+	char path[640];
+	struct stat st;
+	struct cache_hdr h;
+	void *m;
+	int fd, tries;
+
+	if (!cache_dir[0])
+		return -1;
+	if (snprintf(path, sizeof(path), "%s/%s%s", cache_dir, id,
+		     CACHE_SUFFIX) >= (int)sizeof(path))
+		return -1;
+	for (tries = 0; tries < 2; tries++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0)
+			break;
+		if (tries || !helper[0] || !file || !file[0])
+			return -1;
+		logf_("ustack-shim: %s: cache miss, generating\n", file);
+		run_helper(path, id, file);
+	}
+	if (!tries)
+		logf_("ustack-shim: %s: cache hit\n", file);
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || (size_t)st.st_size < sizeof(h) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) ||
+	    h.hdr_size != sizeof(h) || h.sframe_version != 3 ||
+	    h.sframe_vaddr != 0 ||
+	    h.sframe_len > (uint64_t)st.st_size - sizeof(h)) {
+		close(fd);
+		return -1;
+	}
+	if (!h.sframe_len) {	/* nothing SFrame can say for this object */
+		close(fd);
+		return -1;
+	}
+	m = mmap(NULL, sizeof(h) + h.sframe_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	o->map = m;
+	o->maplen = sizeof(h) + h.sframe_len;
+	o->sframe = (uint8_t *)m + sizeof(h);
+	if (sframe_v3_relocate((uint8_t *)o->sframe, h.sframe_len,
+			       (int64_t)(o->base - (uintptr_t)o->sframe))) {
+		munmap(m, o->maplen);
+		o->map = NULL;
+		o->sframe = NULL;
+		return -1;
+	}
+	mprotect(m, o->maplen, PROT_READ);
+	return 0;
+}
+
+static void obj_release(struct obj *o, int fd)
+{
+	if (o->sframe && fd >= 0)
+		shim_dev_unregister(fd, o->sframe);
+	if (o->map)
+		munmap(o->map, o->maplen);
+	free(o->name);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Find and register the SFrame data of a newly seen object. */
+static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd)
+{
+	const char *label = o->name[0] ? o->name : "[main]";
+	const ElfW(Phdr) *sf = NULL;
+	char id[2 * MAX_BUILD_ID + 1];
+	size_t len = 0;
+	int rc;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+			uintptr_t hi = lo + ph->p_memsz;
+
+			if (!o->text_hi || lo < o->text_lo)
+				o->text_lo = lo;
+			if (hi > o->text_hi)
+				o->text_hi = hi;
+		} else if (ph->p_type == PT_GNU_SFRAME) {
+			sf = ph;
+		}
+	}
+	if (!o->text_hi)
+		return;
+	if (sf) {
+		const uint8_t *p = (const uint8_t *)(info->dlpi_addr +
+						     sf->p_vaddr);
+
+		len = sframe_used_len(p, sf->p_memsz);
+		if (len) {
+			o->sframe = p;
+			logf_("ustack-shim: %s: PT_GNU_SFRAME v%u\n", label,
+			      p[2]);
+		}
+	}
+	if (!o->sframe && !secure) {
+		char exe[512];
+		const char *file = o->name;
+
+		if (!file[0]) {
+			ssize_t n = readlink("/proc/self/exe", exe,
+					     sizeof(exe) - 1);
+
+			if (n <= 0)
+				return;
+			exe[n] = 0;
+			file = exe;
+		}
+		if (!mem_build_id(info, id, sizeof(id))) {
+			logf_("ustack-shim: %s: no build-id\n", file);
+			return;
+		}
+		if (cache_map(o, id, file))
+			return;
+		len = ((const struct cache_hdr *)o->map)->sframe_len;
+	}
+	if (!o->sframe)
+		return;
+	if (fd < 0) {
+		logf_("ustack-shim: %s: ready, no device\n", label);
+		return;
+	}
+	rc = shim_dev_register(fd, o->sframe, len, (void *)o->text_lo,
+			       (void *)o->text_hi);
+	logf_("ustack-shim: %s: register %s\n", label,
+	      rc ? strerror(-rc) : "ok");
+}
+
+/* ---- scanning ---------------------------------------------------------- */
+
+struct seen {
+	struct dl_phdr_info *v;
+	size_t n, cap;
+	unsigned long long adds, subs;
+	bool changed;
+};
+
+static int count_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct seen *s = data;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+		    sizeof(info->dlpi_subs)) {
+		s->adds = info->dlpi_adds;
+		s->subs = info->dlpi_subs;
+		s->changed = s->adds != last_adds || s->subs != last_subs;
+	} else {
+		s->changed = true;
+	}
+	return 1;
+}
+
+static int collect_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct seen *s = data;
+
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		struct dl_phdr_info *v = realloc(s->v, nc * sizeof(*v));
+
+		if (!v)
+			return 1;
+		s->v = v;
+		s->cap = nc;
+	}
+	s->v[s->n] = *info;
+	/* the name may go away with the object; copy it now */
+	s->v[s->n].dlpi_name = strdup(info->dlpi_name ? info->dlpi_name : "");
+	if (!s->v[s->n].dlpi_name)
+		return 1;
+	s->n++;
+	return 0;
+}
+
+static void scan(bool always)
+{
+	struct seen s = { 0 };
+	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	int fd = -1, saved = errno;
+
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1)
+		return;
+	pthread_mutex_lock(&lock);
+	dl_iterate_phdr(count_cb, &s);
+	if (!always && !s.changed)
+		goto out;
+	dl_iterate_phdr(collect_cb, &s);
+	fd = shim_dev_open();
+	if (fd < 0 && !force)
+		goto out;
+	for (size_t i = 0; i < nobjs; i++)
+		objs[i].seen = false;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct dl_phdr_info *info = &s.v[i];
+		size_t j;
+
+		/* the vDSO has no file (the kernel knows it anyway) */
+		if (!strcmp(info->dlpi_name, "linux-vdso.so.1") ||
+		    (vdso && (uintptr_t)info->dlpi_phdr > vdso &&
+		     (uintptr_t)info->dlpi_phdr < vdso + 8192))
+			continue;
+		for (j = 0; j < nobjs; j++)
+			if (objs[j].base == info->dlpi_addr &&
+			    !strcmp(objs[j].name, info->dlpi_name))
+				break;
+		if (j < nobjs) {
+			objs[j].seen = true;
+			continue;
+		}
+		if (nobjs == capobjs) {
+			size_t nc = capobjs ? capobjs * 2 : 32;
+			struct obj *no = realloc(objs, nc * sizeof(*no));
+
+			if (!no)
+				break;
+			objs = no;
+			capobjs = nc;
+		}
+		memset(&objs[nobjs], 0, sizeof(objs[nobjs]));
+		objs[nobjs].base = info->dlpi_addr;
+		objs[nobjs].name = strdup(info->dlpi_name);
+		if (!objs[nobjs].name)
+			break;
+		objs[nobjs].seen = true;
+		obj_setup(&objs[nobjs], info, fd);
+		nobjs++;
+	}
+	for (size_t i = 0; i < nobjs;) {
+		if (objs[i].seen) {
+			i++;
+			continue;
+		}
+		logf_("ustack-shim: %s: gone, unregister\n", objs[i].name);
+		obj_release(&objs[i], fd);
+		objs[i] = objs[--nobjs];
+	}
+	last_adds = s.adds;
+	last_subs = s.subs;
+out:
+	if (fd >= 0)
+		close(fd);
+	for (size_t i = 0; i < s.n; i++)
+		free((void *)s.v[i].dlpi_name);
+	free(s.v);
+	pthread_mutex_unlock(&lock);
+	errno = saved;
+}
+
+void shim_rescan(void)
+{
+	scan(false);
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	int fd;
+
+	secure = getauxval(AT_SECURE) != 0;
+	if (env_on("USTACK_SHIM_OFF")) {
+		state = -1;
+		return;
+	}
+	debug = env_on("USTACK_SHIM_DEBUG");
+	force = env_on("USTACK_SHIM_FORCE");
+	fd = shim_dev_open();
+	if (fd < 0 && !force) {
+		logf_("ustack-shim: /dev/sframe: %s: doing nothing\n",
+		      strerror(-fd));
+		state = -1;
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	setup_cache_dir();
+	setup_helper();
+	__atomic_store_n(&state, 1, __ATOMIC_RELEASE);
+	scan(true);
+}
+
+/* ---- dlopen / dlclose ------------------------------------------------------ */
+
+static void *(*real_dlopen)(const char *, int);
+static int (*real_dlclose)(void *);
+
+/* Called by the dlopen stub: catch up, resolve, choose the path. */
+SHIM_HIDDEN void *shim_dlopen_prep(const char *file)
+{
+	if (!real_dlopen)
+		real_dlopen = (void *(*)(const char *, int))
+			      dlsym(RTLD_NEXT, "dlopen");
+	if (state == 1)
+		scan(false);
+	/* 1: the caller does not matter for this name */
+	return (void *)(uintptr_t)(file && strchr(file, '/') &&
+				   !strchr(file, '$'));
+}
+
+SHIM_HIDDEN void *shim_dlopen_real(void)
+{
+	return (void *)real_dlopen;
+}
+
+SHIM_HIDDEN void *shim_dlopen_full(const char *file, int mode)
+{
+	void *h;
+
+	if (!real_dlopen) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	h = real_dlopen(file, mode);
+	if (h && state == 1)
+		scan(false);
+	return h;
+}
+
+/*
+ * dlopen(file, mode): prep(file); full() if it returned 1, else a tail jump
+ * to the real dlopen with the caller's return address on the stack.
+ */
+asm(".text\n"
+    ".globl dlopen\n"
+    ".type dlopen, @function\n"
+    "dlopen:\n"
+    "	.cfi_startproc\n"
+    "	pushq %rdi\n"
+    "	.cfi_def_cfa_offset 16\n"
+    "	pushq %rsi\n"
+    "	.cfi_def_cfa_offset 24\n"
+    "	subq $8, %rsp\n"
+    "	.cfi_def_cfa_offset 32\n"
+    "	call shim_dlopen_prep\n"
+    "	movq %rax, (%rsp)\n"
+    "	call shim_dlopen_real\n"
+    "	movq %rax, %r11\n"
+    "	movq (%rsp), %rax\n"
+    "	addq $8, %rsp\n"
+    "	.cfi_def_cfa_offset 24\n"
+    "	popq %rsi\n"
+    "	.cfi_def_cfa_offset 16\n"
+    "	popq %rdi\n"
+    "	.cfi_def_cfa_offset 8\n"
+    "	testq %rax, %rax\n"
+    "	jnz shim_dlopen_full\n"
+    "	testq %r11, %r11\n"
+    "	jz shim_dlopen_full\n"
+    "	jmp *%r11\n"
+    "	.cfi_endproc\n"
+    ".size dlopen, .-dlopen\n");
+
+EXPORT int dlclose(void *handle)
+{
+	int rc;
+
+	if (!real_dlclose)
+		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	if (!real_dlclose)
+		return -1;
+	rc = real_dlclose(handle);
+	if (state == 1)
+		scan(false);
+	return rc;
+}
