@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the SFrame core: hand-made v1/v2/v3 sections (flex, signal,
+ * outermost, PCMASK, padding), malformed sections (each rejected with its own
+ * code), the step's sanity checks and the walk's end reasons.  Built with
+ * ASan and UBSan.  Prints PASS:/FAIL: sframe/unit-<name> lines.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sframe_core.h"
+#include "sframe_encode.h"
+#include "uapi/ustack.h"
+
+static void check(const char *name, int ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void check(const char *name, int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		printf("PASS: sframe/unit-%s\n", name);
+		return;
+	}
+	printf("FAIL: sframe/unit-%s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+#define VADDR	0x10000ULL	/* where the hand-made sections "live" */
+
+static u8 *enc(int v, unsigned int flags, const struct sfe_fde *f, size_t n,
+	       size_t *len)
+{
+	void *out;
+	int err = sframe_encode(v, flags, VADDR, f, n, &out, len);
+
+	if (err) {
+		printf("# encode v%d: %s\n", v, strerror(-err));
+		return NULL;
+	}
+	return out;
+}
+
+/* init + find at @pc; the first error. */
+static int init_find(const u8 *b, size_t len, u64 pc, struct sframe_rule *r)
+{
+	struct sframe_sec sec;
+	int err = sframe_sec_init(&sec, (unsigned long)b, len, VADDR, 0, 0);
+
+	return err ? err : sframe_find(&sec, pc, r);
+}
+
+static int init_validate(const u8 *b, size_t len)
+{
+	struct sframe_sec sec;
+	int err = sframe_sec_init(&sec, (unsigned long)b, len, VADDR, 0, 0);
+
+	return err ? err : sframe_validate(&sec);
+}
+
+static const struct sframe_loc L_SAME = { SFRAME_LOC_SAME, 0, 0 };
+static const struct sframe_loc L_RA = { SFRAME_LOC_CFA_DEREF, 0, -8 };
+
+static int loc_eq(const struct sframe_loc *a, int kind, int reg, int off)
+{
+	return a->kind == kind && a->reg == reg && a->off == off;
+}
+
+/* ---- well-formed sections ------------------------------------------------ */
+
+static void test_default_all_versions(void)
+{
+	static const struct sfe_fre f0[] = {
+		{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+		{ .start = 1, .cfa_base = SFE_BASE_SP, .cfa_off = 16,
+		  .fp_saved = true, .fp_off = -16 },
+		{ .start = 4, .cfa_base = SFE_BASE_FP, .cfa_off = 16,
+		  .fp_saved = true, .fp_off = -16 },
+		{ .start = 0x30, .cfa_base = SFE_BASE_SP, .cfa_off = 100000 },
+	};
+	static const struct sfe_fre plt[] = {
+		{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+		{ .start = 11, .cfa_base = SFE_BASE_SP, .cfa_off = 16 },
+	};
+	struct sfe_fde fdes[] = {
+		{ .start = 0x2000, .size = 0x40, .fres = f0, .nfres = 4 },
+		{ .start = 0x1000, .size = 0x40, .pcmask = true, .rep_size = 16,
+		  .fres = plt, .nfres = 2 },
+	};
+	static const struct { u64 pc; int err, base, off, fp; } cases[] = {
+		/* pc, err, cfa base, cfa off, fp off (0: unchanged) */
+		{ 0xfff, SFRAME_E_NOINFO, 0, 0, 0 },
+		{ 0x1000, 0, SFRAME_REG_RSP, 8, 0 },
+		{ 0x100a, 0, SFRAME_REG_RSP, 8, 0 },
+		{ 0x100b, 0, SFRAME_REG_RSP, 16, 0 },
+		{ 0x1030, 0, SFRAME_REG_RSP, 8, 0 },	/* block 3 */
+		{ 0x103f, 0, SFRAME_REG_RSP, 16, 0 },
+		{ 0x1040, SFRAME_E_NOINFO, 0, 0, 0 },		/* gap */
+		{ 0x1fff, SFRAME_E_NOINFO, 0, 0, 0 },
+		{ 0x2000, 0, SFRAME_REG_RSP, 8, 0 },
+		{ 0x2001, 0, SFRAME_REG_RSP, 16, -16 },
+		{ 0x2003, 0, SFRAME_REG_RSP, 16, -16 },
+		{ 0x2004, 0, SFRAME_REG_RBP, 16, -16 },
+		{ 0x2030, 0, SFRAME_REG_RSP, 100000, 0 },
+		{ 0x203f, 0, SFRAME_REG_RSP, 100000, 0 },
+		{ 0x2040, SFRAME_E_NOINFO, 0, 0, 0 },
+	};
+	static const struct { int v; unsigned int flags; const char *n; } vs[] = {
+		{ 1, 0, "v1" }, { 2, 0, "v2" },
+		{ 2, SFRAME_F_FDE_FUNC_START_PCREL, "v2-pcrel" },
+		{ 3, 0, "v3" }, { 3, SFRAME_F_FDE_FUNC_START_PCREL, "v3-pcrel" },
+	};
+
+	for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++) {
+		char name[64];
+		size_t len;
+		u8 *b = enc(vs[v].v, vs[v].flags, fdes, 2, &len);
+		int bad = 0;
+		struct sframe_rule r;
+
+		snprintf(name, sizeof(name), "default-%s", vs[v].n);
+		if (!b) {
+			check(name, 0, "encode failed");
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			int err = init_find(b, len, cases[i].pc, &r);
+
+			if (err != cases[i].err) {
+				printf("# %s: 0x%llx: %s\n", name,
+				       (unsigned long long)cases[i].pc,
+				       sframe_strerror(err));
+				bad++;
+				continue;
+			}
+			if (err)
+				continue;
+			if (!loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, cases[i].base,
+				    cases[i].off) ||
+			    !loc_eq(&r.ra, L_RA.kind, 0, -8) ||
+			    (cases[i].fp ? !loc_eq(&r.fp, SFRAME_LOC_CFA_DEREF, 0,
+						   cases[i].fp) :
+					   r.fp.kind != SFRAME_LOC_SAME) ||
+			    !!(r.flags & SFRAME_R_PCMASK) != (cases[i].pc < 0x2000)) {
+				printf("# %s: 0x%llx: wrong rule\n", name,
+				       (unsigned long long)cases[i].pc);
+				bad++;
+			}
+		}
+		check(name, !bad && init_validate(b, len) == 0, "%d PCs wrong", bad);
+
+		/* trailing zero padding (ld 2.40's PT_GNU_SFRAME) */
+		if (v == 0) {
+			u8 *p = calloc(1, len + 40);
+
+			memcpy(p, b, len);
+			check("trailing-padding",
+			      init_validate(p, len + 40) == 0 &&
+			      init_find(p, len + 40, 0x2004, &r) == 0 &&
+			      r.cfa.reg == SFRAME_REG_RBP, "padding rejected");
+			free(p);
+		}
+		free(b);
+	}
+}
+
+static void test_outermost(void)
+{
+	static const struct sfe_fre f[] = {
+		{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+		{ .start = 4, .outermost = true },
+	};
+	struct sfe_fde fdes[] = {
+		{ .start = 0x1000, .size = 0x10, .fres = f, .nfres = 2 },
+		{ .start = 0x1010, .size = 0x10, .fres = NULL, .nfres = 0 },
+	};
+	struct sframe_rule r;
+	size_t len;
+	u8 *b;
+	int e1, e2, e3;
+
+	b = enc(2, 0, fdes, 1, &len);
+	e1 = b ? init_find(b, len, 0x1005, &r) : -100;
+	check("outermost-fre-v2", b && !e1 && (r.flags & SFRAME_R_OUTERMOST),
+	      "%s", sframe_strerror(e1));
+	free(b);
+	b = enc(3, 0, fdes, 2, &len);
+	e1 = b ? init_find(b, len, 0x1003, &r) : -100;
+	e2 = b ? init_find(b, len, 0x1005, &r) : -100;
+	int o2 = !e2 && (r.flags & SFRAME_R_OUTERMOST);
+	e3 = b ? init_find(b, len, 0x1018, &r) : -100;
+	check("outermost-v3", b && !e1 && o2 && !e3 &&
+	      (r.flags & SFRAME_R_OUTERMOST) && init_validate(b, len) == 0,
+	      "%s %s %s", sframe_strerror(e1), sframe_strerror(e2),
+	      sframe_strerror(e3));
+	free(b);
+	/* v1 cannot express it; v2 has no FRE-less FDE */
+	check("outermost-v1-refused", sframe_encode(1, 0, VADDR, fdes, 1,
+		(void **)&b, &len) == -EOPNOTSUPP, "v1 accepted an outermost FRE");
+}
+
+static void test_flex_signal(void)
+{
+	struct sfe_fre f[3] = {
+		{ .start = 0, .cfa = { SFRAME_LOC_REG_VAL, SFRAME_REG_RSP, 8 },
+		  .ra = L_RA, .fp = L_SAME },
+		/* DRAP: CFA = *(rbp - 8), rbp at CFA - 16 */
+		{ .start = 0x10, .cfa = { SFRAME_LOC_REG_DEREF, SFRAME_REG_RBP, -8 },
+		  .ra = L_RA, .fp = { SFRAME_LOC_CFA_DEREF, 0, -16 } },
+		/* CFA = r10 + 0, RA in rbx (val), fp unchanged */
+		{ .start = 0x20, .cfa = { SFRAME_LOC_REG_VAL, 10, 0 },
+		  .ra = { SFRAME_LOC_REG_VAL, 3, 0 }, .fp = L_SAME },
+	};
+	struct sfe_fde fdes[] = {
+		{ .start = 0x1000, .size = 0x40, .flex = true, .fres = f, .nfres = 3 },
+		{ .start = 0x2000, .size = 0x10, .signal = true,
+		  .fres = (struct sfe_fre[]){ { .start = 0, .cfa_base = SFE_BASE_SP,
+						.cfa_off = 160 } }, .nfres = 1 },
+	};
+	struct sframe_rule r;
+	struct sframe_state st;
+	u64 stack[64] = { 0 }, gpr[SFRAME_NR_REGS] = { 0 };
+	u64 base = (u64)(unsigned long)stack;
+	size_t len;
+	int e;
+	u8 *b = enc(3, SFRAME_F_FDE_FUNC_START_PCREL, fdes, 2, &len);
+
+	if (!b) {
+		check("flex", 0, "encode failed");
+		return;
+	}
+	check("flex-validate", init_validate(b, len) == 0, "invalid");
+	e = init_find(b, len, 0x1005, &r);
+	check("flex-sp", !e && (r.flags & SFRAME_R_FLEX) &&
+	      loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, SFRAME_REG_RSP, 8) &&
+	      loc_eq(&r.ra, SFRAME_LOC_CFA_DEREF, 0, -8) &&
+	      r.fp.kind == SFRAME_LOC_SAME, "%s", sframe_strerror(e));
+
+	/* DRAP step: rbp = &stack[4]; stack[3] holds the CFA (&stack[10]) */
+	e = init_find(b, len, 0x1012, &r);
+	stack[3] = base + 80;
+	stack[9] = 0x4444;		/* RA at CFA-8 */
+	stack[8] = base + 200;		/* saved rbp at CFA-16 */
+	memset(&st, 0, sizeof(st));
+	st.ip = 0x1012;
+	st.sp = base;
+	st.fp = base + 32;
+	st.stack_lo = base;
+	st.stack_hi = base + sizeof(stack);
+	st.topmost = true;
+	int se = e ? e : sframe_step(&r, &st);
+
+	check("flex-drap", !se && loc_eq(&r.cfa, SFRAME_LOC_REG_DEREF, 6, -8) &&
+	      st.ip == 0x4444 && st.sp == base + 80 && st.fp == base + 200,
+	      "%s ip=%llx", sframe_strerror(se), (unsigned long long)st.ip);
+
+	/* CFA on r10: topmost with registers only */
+	e = init_find(b, len, 0x1030, &r);
+	gpr[10] = base + 64;
+	gpr[3] = 0x5555;
+	memset(&st, 0, sizeof(st));
+	st.ip = 0x1030;
+	st.sp = base;
+	st.fp = 7;
+	st.gpr = gpr;
+	st.topmost = true;
+	st.stack_lo = base;
+	st.stack_hi = base + sizeof(stack);
+	se = e ? e : sframe_step(&r, &st);
+	check("flex-reg-topmost", !se && st.ip == 0x5555 && st.sp == base + 64 &&
+	      st.fp == 7, "%s", sframe_strerror(se));
+	memset(&st, 0, sizeof(st));
+	st.sp = base;
+	st.gpr = gpr;
+	st.topmost = false;
+	se = e ? e : sframe_step(&r, &st);
+	check("flex-reg-not-topmost", se == SFRAME_E_REG, "%s",
+	      sframe_strerror(se));
+
+	e = init_find(b, len, 0x2004, &r);
+	check("signal-v3", !e && (r.flags & SFRAME_R_SIGNAL) &&
+	      loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, SFRAME_REG_RSP, 160),
+	      "%s", sframe_strerror(e));
+	free(b);
+	check("flex-v2-refused", sframe_encode(2, 0, VADDR, fdes, 1,
+		(void **)&b, &len) == -EOPNOTSUPP, "v2 accepted a flex FDE");
+	check("signal-v2-refused", sframe_encode(2, 0, VADDR, fdes + 1, 1,
+		(void **)&b, &len) == -EOPNOTSUPP, "v2 accepted a signal FDE");
+}
+
+/* ---- malformed sections ---------------------------------------------------- */
+
+static u8 *base_v2(size_t *len)
+{
+	static const struct sfe_fre f[] = {
+		{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+		{ .start = 1, .cfa_base = SFE_BASE_SP, .cfa_off = 16,
+		  .fp_saved = true, .fp_off = -16 },
+	};
+	struct sfe_fde fdes[] = {
+		{ .start = 0x1000, .size = 0x20, .fres = f, .nfres = 2 },
+		{ .start = 0x1100, .size = 0x20, .fres = f, .nfres = 2 },
+		{ .start = 0x1200, .size = 0x20, .fres = f, .nfres = 2 },
+	};
+
+	return enc(2, 0, fdes, 3, len);
+}
+
+#define HDR	SFRAME_HDR_SIZE
+#define FDE(i)	(HDR + 20 * (i))
+#define FRES	(HDR + 60)	/* FRE sub-section of base_v2 */
+
+static void put32(u8 *p, u32 v)
+{
+	memcpy(p, &v, 4);
+}
+
+struct mcase {
+	const char *name;
+	void (*patch)(u8 *b, size_t *len);
+	int want;
+	u64 pc;			/* find at pc; 0: validate */
+};
+
+static void m_trunc(u8 *b, size_t *len) { *len = 27; }
+static void m_trunc0(u8 *b, size_t *len) { *len = 0; }
+static void m_magic(u8 *b, size_t *len) { b[0] = 0xde; b[1] = 0xe2; }
+static void m_version0(u8 *b, size_t *len) { b[2] = 0; }
+static void m_version4(u8 *b, size_t *len) { b[2] = 4; }
+static void m_abi(u8 *b, size_t *len) { b[4] = 2; }
+static void m_flags(u8 *b, size_t *len) { b[3] |= 0x8; }
+static void m_flags_v1_pcrel(u8 *b, size_t *len) { b[2] = 1; b[3] |= 0x4; }
+static void m_flags_v3_fp(u8 *b, size_t *len) { b[2] = 3; b[3] |= 0x2; }
+static void m_fixed_ra(u8 *b, size_t *len) { b[6] = 0; }
+static void m_fixed_fp(u8 *b, size_t *len) { b[5] = 0xf0; }
+static void m_auxhdr(u8 *b, size_t *len) { b[7] = 255; }
+static void m_num_fdes(u8 *b, size_t *len) { put32(b + 8, 0x10000000); }
+static void m_num_fdes1(u8 *b, size_t *len) { put32(b + 8, 4); }
+static void m_fdeoff(u8 *b, size_t *len) { put32(b + 20, 0xfffffff0); }
+static void m_freoff(u8 *b, size_t *len) { put32(b + 24, 0xffffffff); }
+static void m_fre_len(u8 *b, size_t *len) { put32(b + 16, 1000); }
+static void m_overlap(u8 *b, size_t *len) { put32(b + 24, 40); }
+static void m_num_fres(u8 *b, size_t *len) { put32(b + 12, 1000); }
+static void m_num_fres_sum(u8 *b, size_t *len) { put32(b + 12, 5); }
+static void m_unsorted(u8 *b, size_t *len)
+{
+	u32 a, c;
+
+	memcpy(&a, b + FDE(1), 4);
+	memcpy(&c, b + FDE(2), 4);
+	put32(b + FDE(1), c);
+	put32(b + FDE(2), a);
+}
+static void m_fde_fres(u8 *b, size_t *len) { put32(b + FDE(1) + 8, 5000); }
+static void m_fre_type(u8 *b, size_t *len) { b[FDE(0) + 16] = 3; }
+static void m_rep_size(u8 *b, size_t *len) { b[FDE(0) + 16] |= 0x10; b[FDE(0) + 17] = 0; }
+static void m_func_range(u8 *b, size_t *len) { put32(b + FDE(2), (u32)(0 - VADDR - 0x10)); }
+static void m_fre_start(u8 *b, size_t *len) { b[FRES + 3] = 0x20; }	/* 2nd FRE start = size */
+static void m_fre_order(u8 *b, size_t *len) { b[FRES + 3] = 0; }
+static void m_fre_size(u8 *b, size_t *len) { b[FRES + 1] |= 0x60; }
+static void m_fre_count(u8 *b, size_t *len) { b[FRES + 1] = (b[FRES + 1] & ~0x1e) | (3 << 1); }
+static void m_fre_overrun(u8 *b, size_t *len) { put32(b + FDE(2) + 12, 9); }
+
+static void test_malformed(void)
+{
+	static const struct mcase cs[] = {
+		{ "trunc-header", m_trunc, SFRAME_E_HDR_TRUNC, 0x1000 },
+		{ "empty", m_trunc0, SFRAME_E_HDR_TRUNC, 0x1000 },
+		{ "bad-magic", m_magic, SFRAME_E_MAGIC, 0x1000 },
+		{ "version-0", m_version0, SFRAME_E_VERSION, 0x1000 },
+		{ "version-4", m_version4, SFRAME_E_VERSION, 0x1000 },
+		{ "abi", m_abi, SFRAME_E_ABI, 0x1000 },
+		{ "unknown-flag", m_flags, SFRAME_E_FLAGS, 0x1000 },
+		{ "v1-pcrel-flag", m_flags_v1_pcrel, SFRAME_E_FLAGS, 0x1000 },
+		{ "v3-fp-flag", m_flags_v3_fp, SFRAME_E_FLAGS, 0x1000 },
+		{ "fixed-ra", m_fixed_ra, SFRAME_E_FIXED_OFF, 0x1000 },
+		{ "fixed-fp", m_fixed_fp, SFRAME_E_FIXED_OFF, 0x1000 },
+		{ "auxhdr-outside", m_auxhdr, SFRAME_E_AUXHDR, 0x1000 },
+		{ "num-fdes-outside", m_num_fdes, SFRAME_E_FDE_OFF, 0x1000 },
+		{ "num-fdes-plus-one", m_num_fdes1, SFRAME_E_FRE_OFF, 0x1000 },
+		{ "fdeoff-outside", m_fdeoff, SFRAME_E_FDE_OFF, 0x1000 },
+		{ "freoff-outside", m_freoff, SFRAME_E_FRE_OFF, 0x1000 },
+		{ "fre-len-outside", m_fre_len, SFRAME_E_FRE_OFF, 0x1000 },
+		{ "fde-fre-overlap", m_overlap, SFRAME_E_FRE_OFF, 0x1000 },
+		{ "num-fres-too-big", m_num_fres, SFRAME_E_NUM_FRES, 0x1000 },
+		{ "num-fres-sum", m_num_fres_sum, SFRAME_E_NUM_FRES, 0 },
+		{ "unsorted-validate", m_unsorted, SFRAME_E_UNSORTED, 0 },
+		{ "unsorted-find", m_unsorted, SFRAME_E_UNSORTED, 0x1205 },
+		{ "fde-fres-outside", m_fde_fres, SFRAME_E_FDE_FRES, 0x1105 },
+		{ "fre-type-3", m_fre_type, SFRAME_E_FRE_TYPE, 0x1005 },
+		{ "rep-size-0", m_rep_size, SFRAME_E_REP_SIZE, 0x1005 },
+		{ "func-range-wraps", m_func_range, SFRAME_E_FUNC_RANGE, 0 },
+		{ "fre-past-function", m_fre_start, SFRAME_E_FRE_START, 0x101f },
+		{ "fre-order", m_fre_order, SFRAME_E_FRE_ORDER, 0x1005 },
+		{ "fre-word-size-3", m_fre_size, SFRAME_E_FRE_SIZE, 0x1000 },
+		{ "fre-word-count", m_fre_count, SFRAME_E_FRE_COUNT, 0 },
+		{ "fre-overrun", m_fre_overrun, SFRAME_E_FRE_OVERRUN, 0x121f },
+	};
+	size_t blen;
+	u8 *base = base_v2(&blen);
+	struct sframe_rule r;
+
+	if (!base) {
+		check("malformed", 0, "encode failed");
+		return;
+	}
+	check("malformed-base-valid", init_validate(base, blen) == 0 &&
+	      init_find(base, blen, 0x1201, &r) == 0, "base section invalid");
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+		char name[64];
+		size_t len = blen;
+		u8 *b = malloc(blen);	/* exact size: ASan catches overreads */
+		int got;
+
+		memcpy(b, base, blen);
+		cs[i].patch(b, &len);
+		if (len < blen) {
+			u8 *s = malloc(len ? len : 1);
+
+			memcpy(s, b, len);
+			free(b);
+			b = s;
+		}
+		got = cs[i].pc ? init_find(b, len, cs[i].pc, &r) :
+				 init_validate(b, len);
+		snprintf(name, sizeof(name), "malformed-%s", cs[i].name);
+		check(name, got == cs[i].want, "got %s, want %s",
+		      sframe_strerror(got), sframe_strerror(cs[i].want));
+		free(b);
+	}
+
+	/* every truncation of a valid section: an error, never a crash */
+	int bad = 0;
+	for (size_t n = 0; n < blen; n++) {
+		u8 *b = malloc(n ? n : 1);
+
+		memcpy(b, base, n);
+		bad += init_validate(b, n) == 0;
+		free(b);
+	}
+	check("malformed-every-truncation", !bad, "%d truncations accepted", bad);
+	bad = 0;
+	/* distinct names for distinct codes */
+	for (int c = 0; c > SFRAME_E_MAX; c--)
+		for (int d = c - 1; d > SFRAME_E_MAX; d--)
+			bad += !strcmp(sframe_strerror(c), sframe_strerror(d));
+	check("error-names-distinct", !bad, "%d duplicate names", bad);
+	free(base);
+}
+
+/* ---- step and walk --------------------------------------------------------- */
+
+static void test_step_checks(void)
+{
+	u64 stack[16] = { 0 };
+	u64 base = (u64)(unsigned long)stack;
+	struct sframe_rule r;
+	struct sframe_state st;
+	int e;
+
+	memset(&r, 0, sizeof(r));
+	r.cfa = (struct sframe_loc){ SFRAME_LOC_REG_VAL, SFRAME_REG_RSP, 16 };
+	r.ra = L_RA;
+	r.fp = L_SAME;
+
+#define ST(sp_) do { memset(&st, 0, sizeof(st)); st.sp = (sp_); st.fp = 3; \
+	st.stack_lo = base; st.stack_hi = base + sizeof(stack); } while (0)
+	ST(base);
+	stack[1] = 0x1234;
+	e = sframe_step(&r, &st);
+	check("step-ok", !e && st.ip == 0x1234 && st.sp == base + 16 &&
+	      st.fp == 3 && !st.exact_ip, "%s", sframe_strerror(e));
+	ST(base);
+	stack[1] = 0;
+	check("step-ra-zero", sframe_step(&r, &st) == SFRAME_E_RA, "accepted");
+	r.cfa.off = -8;
+	ST(base + 16);
+	check("step-cfa-below-sp", sframe_step(&r, &st) == SFRAME_E_CFA, "accepted");
+	r.cfa.off = 0;
+	ST(base + 16);
+	stack[1] = 9;
+	check("step-cfa-equal-sp", sframe_step(&r, &st) == SFRAME_E_CFA, "accepted");
+	ST(base + 16);
+	st.topmost = true;
+	check("step-cfa-equal-sp-topmost", sframe_step(&r, &st) == 0, "refused");
+	r.cfa.off = 12;
+	ST(base);
+	check("step-cfa-misaligned", sframe_step(&r, &st) == SFRAME_E_ALIGN, "accepted");
+	r.cfa.off = 8 * 20;
+	ST(base);
+	check("step-read-outside-stack", sframe_step(&r, &st) == SFRAME_E_FAULT,
+	      "accepted");
+	r.cfa.off = 16;
+	r.flags = SFRAME_R_OUTERMOST;
+	ST(base);
+	check("step-outermost-refused", sframe_step(&r, &st) != 0, "stepped");
+#undef ST
+}
+
+/* A fake 4-frame stack described by a hand-made section. */
+static struct sframe_sec walk_sec;
+
+static const struct sframe_sec *walk_find(void *ctx, u64 pc)
+{
+	return ctx ? &walk_sec : NULL;
+}
+
+static void test_walk(void)
+{
+	/* functions: A [0x1000,0x1100) sp+16, B [0x1100,0x1200) fp-based,
+	 * C [0x1200,0x1300) outermost after 0x1210; D: no info (FP fallback)
+	 */
+	static const struct sfe_fre fa[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 16 } };
+	static const struct sfe_fre fb[] = { { .start = 0, .cfa_base = SFE_BASE_FP, .cfa_off = 16,
+					       .fp_saved = true, .fp_off = -16 } };
+	static const struct sfe_fre fc[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+					     { .start = 0x10, .outermost = true } };
+	struct sfe_fde fdes[] = {
+		{ .start = 0x1000, .size = 0x100, .fres = fa, .nfres = 1 },
+		{ .start = 0x1100, .size = 0x100, .fres = fb, .nfres = 1 },
+		{ .start = 0x1200, .size = 0x100, .fres = fc, .nfres = 2 },
+	};
+	u64 stack[64] = { 0 }, ips[16];
+	u64 base = (u64)(unsigned long)stack;
+	u8 methods[16];
+	struct sframe_walk w;
+	size_t len;
+	u8 *b = enc(2, 0, fdes, 3, &len);
+
+	if (!b || sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR, 0x1000, 0x1300)) {
+		check("walk", 0, "setup");
+		free(b);
+		return;
+	}
+	/*
+	 * frame0: ip 0x1010 (A), sp = base: CFA = base+16, RA stack[1] = 0x1150
+	 * frame1: B, fp = base+48: CFA = base+64, RA stack[7] = 0x3005 (D),
+	 *         saved fp stack[6] = base+96
+	 * frame2: D (no section): FP: RA stack[13] = 0x1281, fp stack[12] = base+160
+	 * frame3: C at 0x1280 (lookup 0x1280): outermost
+	 */
+	stack[1] = 0x1050 + 0x100;
+	stack[7] = 0x3005;
+	stack[6] = base + 96;
+	stack[13] = 0x1281;
+	stack[12] = base + 160;
+	memset(&w, 0, sizeof(w));
+	w.st.ip = 0x1010;
+	w.st.sp = base;
+	w.st.fp = base + 48;
+	w.st.stack_lo = base;
+	w.st.stack_hi = base + sizeof(stack);
+	w.find_sec = walk_find;
+	w.ctx = &walk_sec;
+	w.ips = ips;
+	w.methods = methods;
+	w.max_frames = 16;
+	sframe_walk(&w);
+	check("walk-outermost", w.nr == 4 && w.end == USTACK_END_OUTERMOST &&
+	      ips[0] == 0x1010 && ips[1] == 0x1150 && ips[2] == 0x3005 &&
+	      ips[3] == 0x1281 && methods[0] == USTACK_METHOD_REGS &&
+	      methods[1] == USTACK_METHOD_SFRAME &&
+	      methods[2] == USTACK_METHOD_SFRAME && methods[3] == USTACK_METHOD_FP,
+	      "nr %u end %u err %s", w.nr, w.end, sframe_strerror(w.err));
+
+	w.max_frames = 3;
+	sframe_walk(&w);
+	check("walk-depth", w.nr == 3 && w.end == USTACK_END_DEPTH, "nr %u end %u",
+	      w.nr, w.end);
+	w.max_frames = 16;
+	w.flags = SFRAME_WALK_NO_FP;
+	sframe_walk(&w);
+	check("walk-no-info", w.nr == 3 && w.end == USTACK_END_NO_INFO,
+	      "nr %u end %u", w.nr, w.end);
+	w.flags = 0;
+	stack[12] = 0;		/* rbp 0 in D's caller: FP says "outermost" */
+	stack[13] = 0x9999;
+	sframe_walk(&w);
+	check("walk-fp-zero-outermost", w.nr == 4 && ips[3] == 0x9999 &&
+	      w.end == USTACK_END_OUTERMOST, "nr %u end %u", w.nr, w.end);
+	stack[6] = base + 4000;	/* B's saved fp points off the stack */
+	sframe_walk(&w);
+	check("walk-fault", w.nr == 3 && w.end == USTACK_END_FAULT &&
+	      w.err == SFRAME_E_FAULT, "nr %u end %u", w.nr, w.end);
+	stack[6] = base + 8;	/* below the CFA: not a caller frame */
+	sframe_walk(&w);
+	check("walk-bad-frame", w.nr == 3 && w.end == USTACK_END_BAD_FRAME &&
+	      w.err == SFRAME_E_CFA, "nr %u end %u err %s", w.nr, w.end,
+	      sframe_strerror(w.err));
+	free(b);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_default_all_versions();
+	test_outermost();
+	test_flex_signal();
+	test_malformed();
+	test_step_checks();
+	test_walk();
+	return 0;
+}
