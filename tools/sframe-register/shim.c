@@ -61,12 +61,12 @@
 #include <sys/wait.h>
 #include "shim_int.h"
 #include "cache_fmt.h"
+#include "shim_sframe.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME 0x6474e554
 #endif
-#define SFRAME_HDR 28
 #define MAX_BUILD_ID 64
 
 extern char **environ;
@@ -107,70 +107,6 @@ static void logf_(const char *fmt, ...)
 		if (write(2, buf, n) < 0)
 			return;
 	}
-}
-
-/* ---- SFrame headers (only what registration needs) ---------------------- */
-
-/* Bytes the section uses, from its header; 0 if it is not sane. */
-static size_t sframe_used_len(const uint8_t *p, size_t avail)
-{
-	uint32_t nfdes, fre_len, fdeoff, freoff;
-	uint64_t hdr, fde_end, fre_end;
-	uint16_t magic;
-	unsigned int fdesz;
-
-	if (avail < SFRAME_HDR)
-		return 0;
-	memcpy(&magic, p, 2);
-	if (magic != 0xdee2 || p[4] != 3)	/* AMD64 little-endian */
-		return 0;
-	switch (p[2]) {
-	case 1:
-		fdesz = 17;
-		break;
-	case 2:
-		fdesz = 20;
-		break;
-	case 3:
-		fdesz = 16;
-		break;
-	default:
-		return 0;
-	}
-	memcpy(&nfdes, p + 8, 4);
-	memcpy(&fre_len, p + 16, 4);
-	memcpy(&fdeoff, p + 20, 4);
-	memcpy(&freoff, p + 24, 4);
-	hdr = SFRAME_HDR + (uint64_t)p[7];
-	fde_end = hdr + fdeoff + (uint64_t)nfdes * fdesz;
-	fre_end = hdr + freoff + (uint64_t)fre_len;
-	if (fde_end > avail || fre_end > avail)
-		return 0;
-	return fde_end > fre_end ? fde_end : fre_end;
-}
-
-/*
- * Shift every FDE start of a v3 PCREL section by @delta (see cache_fmt.h).
- * Returns 0, or -1 if the section is not v3 PCREL.
- */
-static int sframe_v3_relocate(uint8_t *p, size_t len, int64_t delta)
-{
-	uint32_t nfdes, fdeoff;
-	uint8_t *fde;
-
-	if (!sframe_used_len(p, len) || p[2] != 3 || !(p[3] & 0x4))
-		return -1;
-	memcpy(&nfdes, p + 8, 4);
-	memcpy(&fdeoff, p + 20, 4);
-	fde = p + SFRAME_HDR + p[7] + fdeoff;
-	for (uint32_t i = 0; i < nfdes; i++, fde += 16) {
-		int64_t s;
-
-		memcpy(&s, fde, 8);
-		s += delta;
-		memcpy(fde, &s, 8);
-	}
-	return 0;
 }
 
 /* ---- environment ------------------------------------------------------ */
@@ -401,7 +337,7 @@ static int cache_map(struct obj *o, const char *id, const char *file)
 	o->map = m;
 	o->maplen = sizeof(h) + h.sframe_len;
 	o->sframe = (uint8_t *)m + sizeof(h);
-	if (sframe_v3_relocate((uint8_t *)o->sframe, h.sframe_len,
+	if (shim_sframe_relocate((uint8_t *)o->sframe, h.sframe_len,
 			       (int64_t)(o->base - (uintptr_t)o->sframe))) {
 		munmap(m, o->maplen);
 		o->map = NULL;
@@ -452,7 +388,7 @@ static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd)
 		const uint8_t *p = (const uint8_t *)(info->dlpi_addr +
 						     sf->p_vaddr);
 
-		len = sframe_used_len(p, sf->p_memsz);
+		len = shim_sframe_len(p, sf->p_memsz);
 		if (len) {
 			o->sframe = p;
 			logf_("ustack-shim: %s: PT_GNU_SFRAME v%u\n", label,
@@ -722,6 +658,9 @@ EXPORT int dlclose(void *handle)
 		real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 	if (!real_dlclose)
 		return -1;
+	/* catch up first: the object may have come from a tail-jumped dlopen */
+	if (state == 1)
+		scan(false);
 	rc = real_dlclose(handle);
 	if (state == 1)
 		scan(false);

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shim_sframe.c - the little the shim needs to know of an SFrame section:
+ * its length from the header, and shifting v3 PCREL FDE starts.  Not a
+ * decoder: the kernel validates and decodes (module/sframe_core.c).
+ */
+#include <stdint.h>
+#include <string.h>
+#include "shim_sframe.h"
+
+#define SFRAME_HDR 28
+
+/* Bytes the section uses, from its header; 0 if it is not sane. */
+size_t shim_sframe_len(const uint8_t *p, size_t avail)
+{
+	uint32_t nfdes, fre_len, fdeoff, freoff;
+	uint64_t hdr, fde_end, fre_end;
+	uint16_t magic;
+	unsigned int fdesz;
+
+	if (avail < SFRAME_HDR)
+		return 0;
+	memcpy(&magic, p, 2);
+	if (magic != 0xdee2 || p[4] != 3)	/* AMD64 little-endian */
+		return 0;
+	switch (p[2]) {
+	case 1:
+		fdesz = 17;
+		break;
+	case 2:
+		fdesz = 20;
+		break;
+	case 3:
+		fdesz = 16;
+		break;
+	default:
+		return 0;
+	}
+	memcpy(&nfdes, p + 8, 4);
+	memcpy(&fre_len, p + 16, 4);
+	memcpy(&fdeoff, p + 20, 4);
+	memcpy(&freoff, p + 24, 4);
+	hdr = SFRAME_HDR + (uint64_t)p[7];
+	fde_end = hdr + fdeoff + (uint64_t)nfdes * fdesz;
+	fre_end = hdr + freoff + (uint64_t)fre_len;
+	if (fde_end > avail || fre_end > avail)
+		return 0;
+	return fde_end > fre_end ? fde_end : fre_end;
+}
+
+/*
+ * Shift every FDE start of a v3 PCREL section by @delta (see cache_fmt.h).
+ * Returns 0, or -1 if the section is not v3 PCREL.
+ */
+int shim_sframe_relocate(uint8_t *p, size_t len, int64_t delta)
+{
+	uint32_t nfdes, fdeoff;
+	uint8_t *fde;
+
+	if (!shim_sframe_len(p, len) || p[2] != 3 || !(p[3] & 0x4))
+		return -1;
+	memcpy(&nfdes, p + 8, 4);
+	memcpy(&fdeoff, p + 20, 4);
+	fde = p + SFRAME_HDR + p[7] + fdeoff;
+	for (uint32_t i = 0; i < nfdes; i++, fde += 16) {
+		int64_t s;
+
+		memcpy(&s, fde, 8);
+		s += delta;
+		memcpy(fde, &s, 8);
+	}
+	return 0;
+}
+
