@@ -528,7 +528,7 @@ svg_wellformed() {
 	import sys, xml.dom.minidom as m
 	d = m.parse(sys.argv[1])
 	titles = [t.firstChild.data for t in d.getElementsByTagName("title") if t.firstChild]
-	want = ["all (12 samples, 100.00%)", "a<b>&\"c' (1 sample, 8.33%)",
+	want = ["all (12 samples, 100.00%)", "a<b>&c (1 sample, 8.33%)",
 	    "leaf (6 samples, 50.00%)", "lib_inner (2 samples, 16.67%)"]
 	for w in want:
 	    if w not in titles:
