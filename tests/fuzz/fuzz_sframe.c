@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target over the SFrame core: header init, full validation,
+ * lookups at PCs around every FDE and at PCs taken from the input, steps of
+ * the rules found on a stack made of input bytes, and whole walks.  The
+ * input is the section itself, at its exact size, so ASan sees any read
+ * past it; stack reads are bounded by stack_lo/stack_hi.
+ */
+#include <stdint.h>
+#include <string.h>
+#include "sframe_core.h"
+#include "uapi/ustack.h"
+
+#define VADDR	0x400000ULL
+
+static struct sframe_sec fz_sec;
+
+static const struct sframe_sec *fz_find(void *ctx, u64 pc)
+{
+	return &fz_sec;
+}
+
+static void fz_step(const struct sframe_rule *r, const u64 *stack, size_t n,
+		    u64 pc, const u64 *gpr)
+{
+	struct sframe_state st;
+
+	memset(&st, 0, sizeof(st));
+	st.ip = pc;
+	st.sp = (u64)(unsigned long)stack;
+	st.fp = st.sp + 8 * (pc % n);
+	st.stack_lo = st.sp;
+	st.stack_hi = st.sp + 8 * n;
+	st.topmost = pc & 1;
+	st.gpr = (pc & 2) ? gpr : NULL;
+	(void)sframe_step(r, &st);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sframe_rule r;
+	struct sframe_fde fde;
+	struct sframe_walk w;
+	u64 stack[64], gpr[SFRAME_NR_REGS], ips[32];
+	u8 methods[32];
+	size_t i;
+	u32 k, nf;
+
+	if (sframe_sec_init(&fz_sec, (unsigned long)data, size, VADDR, 0, 0))
+		return 0;
+	(void)sframe_validate(&fz_sec);
+
+	/* the stack and registers: input bytes, wrapped */
+	for (i = 0; i < 64; i++) {
+		u64 v = 0;
+
+		if (size)
+			memcpy(&v, data + (i * 8) % (size >= 8 ? size - 7 : 1),
+			       size >= 8 ? 8 : 0);
+		/* make some words plausible stack addresses and PCs */
+		if (i % 3 == 0)
+			v = (u64)(unsigned long)&stack[(v % 64)];
+		else if (i % 3 == 1)
+			v = VADDR + (v % 0x20000);
+		stack[i] = v;
+	}
+	for (i = 0; i < SFRAME_NR_REGS; i++)
+		gpr[i] = stack[i * 3 % 64];
+
+	nf = fz_sec.num_fdes < 64 ? fz_sec.num_fdes : 64;
+	for (k = 0; k < nf; k++) {
+		static const s64 d[] = { -1, 0, 1, 5, 11, 16 };
+		u64 pcs[8];
+
+		if (sframe_read_fde(&fz_sec, k, &fde))
+			continue;
+		for (i = 0; i < 6; i++)
+			pcs[i] = fde.func_start + d[i];
+		pcs[6] = fde.func_start + fde.func_size - 1;
+		pcs[7] = fde.func_start + fde.func_size;
+		for (i = 0; i < 8; i++)
+			if (!sframe_find(&fz_sec, pcs[i], &r))
+				fz_step(&r, stack, 64, pcs[i], gpr);
+	}
+	for (i = 0; i < 8; i++) {
+		u64 pc = VADDR + (stack[i * 7 % 64] % 0x20000);
+
+		if (!sframe_find(&fz_sec, pc, &r))
+			fz_step(&r, stack, 64, pc, gpr);
+	}
+
+	memset(&w, 0, sizeof(w));
+	w.st.ip = stack[1];
+	w.st.sp = (u64)(unsigned long)stack;
+	w.st.fp = stack[3];
+	w.st.gpr = gpr;
+	w.st.stack_lo = w.st.sp;
+	w.st.stack_hi = w.st.sp + sizeof(stack);
+	w.find_sec = fz_find;
+	w.ips = ips;
+	w.methods = methods;
+	w.max_frames = 32;
+	sframe_walk(&w);
+	if (w.nr > w.max_frames || w.end >= USTACK_END_MAX)
+		__builtin_trap();
+	return 0;
+}
