@@ -73,6 +73,21 @@ for obj in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
 	done
 done
 
+# A second interpreter: readelf's --debug-dump=frames-interp (binutils, not
+# libdw) must give the same rules as gen's v2 output at each row's first and
+# last PC, "none" for functions left out, "outermost" for RA undefined.
+for obj in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
+	/usr/lib/x86_64-linux-gnu/libstdc++.so.6; do
+	b=$(basename "$obj")
+	[ -f "$W/$b.v2" ] || continue
+	out=$(python3 "$ROOT/tests/register/ehcross.py" "$obj" "$W/$b.v2" "$SR" 2>&1)
+	if [ $? = 0 ]; then
+		pass "readelf-cross-$b"
+	else
+		fail "readelf-cross-$b" "$(tail -1 <<<"$out")"
+	fi
+done
+
 # What libc's generated v3 leaves out: exactly the hand-written frames that
 # SFrame cannot express (__longjmp x2, __longjmp_chk, setcontext, vfork,
 # __restore_rt), nothing else.
@@ -154,6 +169,11 @@ if [ -x "$W/cfi" ]; then
 		pass check-detects-gas-bugs
 	else
 		fail check-detects-gas-bugs "rc=$rc $(tail -1 <<<"$out")"
+	fi
+	if ! python3 "$ROOT/tests/register/ehcross.py" "$W/cfi" "$W/cfi" "$SR" >/dev/null 2>&1; then
+		pass readelf-cross-detects-gas-bugs
+	else
+		fail readelf-cross-detects-gas-bugs "no difference found"
 	fi
 	for v in 1 3; do
 		"$SR" gen "$W/cfi" -o "$W/cfi.g$v" --version $v >"$W/g" 2>&1

@@ -553,6 +553,17 @@ void shim_rescan(void)
 	scan(false);
 }
 
+/* A fork while another thread scans must not leave the child's lock held. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_release(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
 __attribute__((constructor)) static void shim_init(void)
 {
 	int fd;
@@ -575,6 +586,7 @@ __attribute__((constructor)) static void shim_init(void)
 		close(fd);
 	setup_cache_dir();
 	setup_helper();
+	pthread_atfork(fork_prepare, fork_release, fork_release);
 	__atomic_store_n(&state, 1, __ATOMIC_RELEASE);
 	scan(true);
 }
