@@ -16,6 +16,7 @@ int main(int argc, char **argv)
 		printf("dlopen %s failed\n", argv[1]);
 		return 1;
 	}
+	fprintf(stderr, "marker: opened by path\n");
 	fn = (int (*)(int))dlsym(h, "b_func");
 	printf("b_func(2) = %d\n", fn ? fn(2) : -1);
 	printf("dlclose = %d\n", dlclose(h));

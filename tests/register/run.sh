@@ -303,6 +303,13 @@ if grep -q "libc.so.6: cache miss" <<<"$l1" && [ -n "$m1" ] &&
 else
 	fail shim-cache-miss-then-hit "first: $(grep libc <<<"$l1" | head -2 | tr '\n' ' ') second: $(grep libc <<<"$l2" | head -2 | tr '\n' ' ')"
 fi
+# USTACK_SHIM_NOGEN=1: use existing entries only, never start the helper
+shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/nogen" "$P" 6 >/dev/null 2>&1
+if [ -d "$W/nogen" ] && [ -z "$(ls -A "$W/nogen")" ]; then
+	pass shim-nogen
+else
+	fail shim-nogen "entries generated: $(ls "$W/nogen" 2>&1 | head -2)"
+fi
 # per-user default directory: $XDG_CACHE_HOME/ustack for a non-root user
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	mkdir -p "$W/xdg" && chown nobody "$W/xdg" && chmod 755 "$W"
@@ -335,7 +342,7 @@ fi
 # dlopen/dlclose: by path registers at once, unregisters after dlclose; a
 # bare name through liba's DT_RUNPATH still resolves (the caller is kept)
 # and is registered lazily; errno and results unchanged.
-exp=$("$W/dlmain" "$W/sub/libb.so" 2>&1)
+exp=$("$W/dlmain" "$W/sub/libb.so" 2>/dev/null)
 got=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$CD" "$W/dlmain" "$W/sub/libb.so" 2>"$W/dl.log")
 if [ "$exp" = "$got" ] && grep -q "a_load = 140" <<<"$got"; then
 	pass shim-dlopen-runpath-kept
@@ -343,7 +350,8 @@ else
 	fail shim-dlopen-runpath-kept "expected '$exp' got '$got'"
 fi
 if grep -q "libb.so: ready" "$W/dl.log" && grep -q "libb.so: gone, unregister" "$W/dl.log" &&
-	awk '/libb.so: ready/ { r = NR } /libb.so: gone/ { if (!r) bad = 1 } END { exit bad }' "$W/dl.log" &&
+	awk '/libb.so: ready/ { if (!r) r = NR } /marker: opened by path/ { m = NR }
+		/libb.so: gone/ { if (!g) g = NR } END { exit !(r && r < m && m < g) }' "$W/dl.log" &&
 	[ "$(grep -c 'libb.so: gone' "$W/dl.log")" = 2 ]; then
 	pass shim-dlopen-dlclose
 else

@@ -35,6 +35,10 @@
  * In secure-execution (setuid) processes only PT_GNU_SFRAME is used and the
  * environment is ignored.
  *
+ * The helper is not started under seccomp (a sandbox could kill us for
+ * it) nor with USTACK_SHIM_NOGEN=1; then only existing entries are used.
+ * A program with a SIGCHLD handler sees the helper's exit (only on a miss).
+ *
  * Environment: USTACK_SHIM_OFF=1 (do nothing; set for the helper),
  * USTACK_SHIM_DEBUG=1 (log to stderr), USTACK_CACHE_DIR (another cache
  * directory, e.g. for tests), USTACK_SHIM_FORCE=1 (tests: work
@@ -86,7 +90,7 @@ static struct obj *objs;
 static size_t nobjs, capobjs;
 static unsigned long long last_adds, last_subs;
 static int state;		/* 0 not started, 1 active, -1 off */
-static bool debug, force, secure;
+static bool debug, force, secure, nogen;
 static char cache_dir[512];
 static char helper[512];
 
@@ -290,6 +294,37 @@ static void run_helper(const char *path, const char *id, const char *file)
 		;
 }
 
+/*
+ * May we start the helper?  Not when told not to, and not under seccomp: a
+ * sandbox (set up after start, e.g. before a later dlopen) may kill the
+ * process for a fork or exec.
+ */
+static bool may_spawn(void)
+{
+	char buf[4096];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	if (nogen)
+		return false;
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strstr(buf, "\nSeccomp:");
+	if (!p)
+		return true;	/* the kernel has no seccomp */
+	p += strlen("\nSeccomp:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '0';
+}
+
 /* Map the cache entry for @id, generating it on a miss; 0 or -1. */
 static int cache_map(struct obj *o, const char *id, const char *file)
 {
@@ -308,7 +343,7 @@ static int cache_map(struct obj *o, const char *id, const char *file)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd >= 0)
 			break;
-		if (tries || !helper[0] || !file || !file[0])
+		if (tries || !helper[0] || !file || !file[0] || !may_spawn())
 			return -1;
 		logf_("ustack-shim: %s: cache miss, generating\n", file);
 		run_helper(path, id, file);
@@ -575,6 +610,7 @@ __attribute__((constructor)) static void shim_init(void)
 	}
 	debug = env_on("USTACK_SHIM_DEBUG");
 	force = env_on("USTACK_SHIM_FORCE");
+	nogen = env_on("USTACK_SHIM_NOGEN");
 	fd = shim_dev_open();
 	if (fd < 0 && !force) {
 		logf_("ustack-shim: /dev/sframe: %s: doing nothing\n",
