@@ -188,8 +188,14 @@ perf_format() {
 		{ echo "no-user-stack mark"; return 1; }
 	[ "$(grep -c '^$' "$T/p")" = 11 ] || { echo "not 11 blocks"; return 1; }
 	! grep -q 'method=' "$T/p" || { echo "methods in default output"; return 1; }
-	$R -v "$T/profile.txt" | grep -q 'main+0x10 (.*/prog) method=sframe' ||
-		{ echo "-v lacks methods"; return 1; }
+	local bid
+	bid=$(readelf -n "$T/prog" | awk '/Build ID/ { print $3 }')
+	$R -v "$T/profile.txt" | grep -q "main+0x10 (.*/prog) method=sframe offset=0x[0-9a-f]* build-id=$bid\$" ||
+		{ echo "-v lacks method, offset or build-id"; return 1; }
+	# an object replaced since it was mapped: " (deleted)" is dropped
+	sed "s|$T/prog+0x|$T/prog (deleted)+0x|" "$T/profile.txt" >"$T/del.txt"
+	$R --folded "$T/del.txt" | diff -u "$T/profile.expected" - ||
+		{ echo "(deleted) object not symbolized"; return 1; }
 }
 t perf-format perf_format
 

@@ -5,8 +5,8 @@
  * speedscope read it:
  *     comm pid/tid [cpu] sec.usec: 1 event:
  *     \t<addr> <symbol>+0x<off> (<object>)
- * -v adds cookie and end reason to the header and the method to each user
- * frame; -l adds file:line.  Both go after "(<object>)", where those
+ * -v adds cookie and end reason to the header, and method, file offset and
+ * build-id to each user frame; -l adds file:line.  Both go after "(<object>)", where those
  * readers ignore them.
  */
 #include <inttypes.h>
@@ -44,8 +44,11 @@ static void user_line(FILE *f, const struct uframe *u,
 		fprintf(f, "\t%16" PRIx64 " %s (%s)", u->ip, u->obj, u->obj);
 	else
 		fprintf(f, "\t%16" PRIx64 " [unknown] (%s)", u->ip, u->obj);
-	if (o->verbose)
+	if (o->verbose) {
 		fprintf(f, " method=%s offset=0x%" PRIx64, u->method, u->off);
+		if (r && r->build_id)
+			fprintf(f, " build-id=%s", r->build_id);
+	}
 	if (o->lines && r && r->file)
 		fprintf(f, " %s:%d", r->file, r->line);
 	fputc('\n', f);

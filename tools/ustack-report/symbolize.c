@@ -68,9 +68,13 @@ static void obj_open(struct obj *ob)
 
 	if (is_pseudo(ob->st.name))
 		return;
-	if (snprintf(path, sizeof(path), "%s%s", opts.root ? opts.root : "",
-		     ob->st.name) >= (int)sizeof(path))
+	len = snprintf(path, sizeof(path), "%s%s", opts.root ? opts.root : "",
+		       ob->st.name);
+	if (len >= (int)sizeof(path))
 		return;
+	/* a file replaced or removed since it was mapped: try the path */
+	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
+		path[len - 10] = '\0';
 	ob->dwfl = dwfl_begin(&callbacks);
 	if (!ob->dwfl)
 		return;
@@ -195,6 +199,7 @@ static const struct symres *lookup(struct obj *ob, uint64_t off, int adj)
 
 	if (!ob->mod)
 		return res;
+	res->build_id = ob->st.build_id;
 	for (i = 0; i < ob->nload; i++) {
 		const GElf_Phdr *ph = &ob->load[i];
 

@@ -27,6 +27,7 @@ struct symres {
 	uint64_t symoff;	/* ip - symbol start */
 	const char *file;	/* source file, with -l and debug info */
 	int line;
+	const char *build_id;	/* of the object, hex, or NULL */
 };
 
 struct uframe {
