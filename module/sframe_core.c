@@ -129,21 +129,29 @@ int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		    struct sframe_fde *fde)
 {
 	u8 b[SFRAME_FDE_SIZE_V2];
+	unsigned long at;
 	u32 off, freoff;
+	u64 rel;
 	int err;
 
 	if (idx >= sec->num_fdes)
 		return SFRAME_E_FDE_OFF;
 	off = sec->fde_off + idx * sec->fde_size;
-	if (sf_copy(b, sec->base + off, sec->fde_size))
-		return SFRAME_E_FAULT;
-	err = sf_fde_start(sec, idx, &fde->func_start);
+	at = sec->base + off;
+	/* constant sizes: inline copies, not a memcpy call */
+	if (sec->version == SFRAME_VERSION_1)
+		err = sf_copy(b, at, SFRAME_FDE_SIZE_V1);
+	else if (sec->version == SFRAME_VERSION_2)
+		err = sf_copy(b, at, SFRAME_FDE_SIZE_V2);
+	else
+		err = sf_copy(b, at, SFRAME_FDE_SIZE_V3);
 	if (err)
-		return err;
+		return SFRAME_E_FAULT;
 	fde->info2 = 0;
 	if (sec->version == SFRAME_VERSION_3) {
 		u8 a[SFRAME_FDE_ATTR_SIZE_V3];
 
+		rel = sf_le64(b);
 		fde->func_size = sf_le32(b + 8);
 		freoff = sf_le32(b + 12);
 		if ((u64)freoff + SFRAME_FDE_ATTR_SIZE_V3 > sec->fre_len)
@@ -159,6 +167,7 @@ int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		    (fde->info2 & ~0x1f))
 			return SFRAME_E_FDE_TYPE;
 	} else {
+		rel = (u64)(s64)(s32)sf_le32(b);
 		fde->func_size = sf_le32(b + 4);
 		freoff = sf_le32(b + 8);
 		fde->num_fres = sf_le32(b + 12);
@@ -168,6 +177,10 @@ int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		if (freoff > sec->fre_len)
 			return SFRAME_E_FDE_FRES;
 	}
+	if (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL)
+		fde->func_start = sec->vaddr + off + rel;
+	else
+		fde->func_start = sec->vaddr + rel;
 	if (fde->num_fres && freoff >= sec->fre_len)
 		return SFRAME_E_FDE_FRES;
 	fde->fres_off = sec->fre_off + freoff;
@@ -194,14 +207,19 @@ static __always_inline int sf_fre_head(const struct sframe_sec *sec,
 
 	if (pos > end || end - pos < asz + 1)
 		return SFRAME_E_FRE_OVERRUN;
-	if (sf_copy(b, sec->base + pos, asz + 1))
-		return SFRAME_E_FAULT;
-	if (type == SFRAME_FRE_TYPE_ADDR1)
+	if (type == SFRAME_FRE_TYPE_ADDR1) {
+		if (sf_copy(b, sec->base + pos, 2))
+			return SFRAME_E_FAULT;
 		*start = b[0];
-	else if (type == SFRAME_FRE_TYPE_ADDR2)
+	} else if (type == SFRAME_FRE_TYPE_ADDR2) {
+		if (sf_copy(b, sec->base + pos, 3))
+			return SFRAME_E_FAULT;
 		*start = sf_le16(b);
-	else
+	} else {
+		if (sf_copy(b, sec->base + pos, 5))
+			return SFRAME_E_FAULT;
 		*start = sf_le32(b);
+	}
 	*info = b[asz];
 	if (SFRAME_FRE_SIZE(*info) == 3)
 		return SFRAME_E_FRE_SIZE;
@@ -215,26 +233,28 @@ static __always_inline int sf_fre_head(const struct sframe_sec *sec,
 static int sf_fre_words(const struct sframe_sec *sec, u32 pos, u32 asz,
 			struct sframe_fre *fre)
 {
-	u8 b[SFRAME_MAX_WORDS * 4];
+	unsigned long at = sec->base + pos + asz + 1;
 	unsigned int n = fre->nwords, i;
 	unsigned int wsz = 1U << SFRAME_FRE_SIZE(fre->info);
+	u8 b[4];
 
-	if (!n)
-		return 0;
-	if (sf_copy(b, sec->base + pos + asz + 1, n * wsz))
-		return SFRAME_E_FAULT;
-	for (i = 0; i < n; i++) {
-		const u8 *p = b + i * wsz;
-
+	/* one constant-size read per word (1 to 3 words in practice) */
+	for (i = 0; i < n; i++, at += wsz) {
 		if (wsz == 1) {
-			fre->words[i] = (s8)p[0];
-			fre->uwords[i] = p[0];
+			if (sf_copy(b, at, 1))
+				return SFRAME_E_FAULT;
+			fre->words[i] = (s8)b[0];
+			fre->uwords[i] = b[0];
 		} else if (wsz == 2) {
-			fre->words[i] = (s16)sf_le16(p);
-			fre->uwords[i] = sf_le16(p);
+			if (sf_copy(b, at, 2))
+				return SFRAME_E_FAULT;
+			fre->words[i] = (s16)sf_le16(b);
+			fre->uwords[i] = sf_le16(b);
 		} else {
-			fre->words[i] = (s32)sf_le32(p);
-			fre->uwords[i] = sf_le32(p);
+			if (sf_copy(b, at, 4))
+				return SFRAME_E_FAULT;
+			fre->words[i] = (s32)sf_le32(b);
+			fre->uwords[i] = sf_le32(b);
 		}
 	}
 	return 0;
@@ -568,13 +588,52 @@ static int sf_loc_value(const struct sframe_state *st, u64 cfa,
 	}
 }
 
-int sframe_step(const struct sframe_rule *r, struct sframe_state *st)
+static __always_inline void sf_set(struct sframe_state *st, u64 ip, u64 sp,
+				   u64 fp, bool exact)
+{
+	st->ip = ip;
+	st->sp = sp;
+	st->fp = fp;
+	st->gpr = NULL;
+	st->topmost = false;
+	st->exact_ip = exact;
+}
+
+static __always_inline int sf_step(const struct sframe_rule *r,
+				   struct sframe_state *st)
 {
 	u64 cfa, ra, fp;
 	int err;
 
 	if (r->flags & SFRAME_R_OUTERMOST)
 		return SFRAME_E_RA;
+	/* the default shape: CFA = SP/FP + off, RA at CFA-8, FP at CFA+off */
+	if (likely(r->cfa.kind == SFRAME_LOC_REG_VAL &&
+		   (r->cfa.reg == SFRAME_REG_RSP ||
+		    r->cfa.reg == SFRAME_REG_RBP) &&
+		   r->ra.kind == SFRAME_LOC_CFA_DEREF &&
+		   (r->fp.kind == SFRAME_LOC_SAME ||
+		    r->fp.kind == SFRAME_LOC_CFA_DEREF))) {
+		cfa = (r->cfa.reg == SFRAME_REG_RSP ? st->sp : st->fp) +
+		      (s64)r->cfa.off;
+		if (cfa < st->sp || (cfa == st->sp && !st->topmost))
+			return SFRAME_E_CFA;
+		if (cfa & 7)
+			return SFRAME_E_ALIGN;
+		err = sf_load(st, cfa + (s64)r->ra.off, &ra);
+		if (err)
+			return err;
+		if (!ra)
+			return SFRAME_E_RA;
+		fp = st->fp;
+		if (r->fp.kind == SFRAME_LOC_CFA_DEREF) {
+			err = sf_load(st, cfa + (s64)r->fp.off, &fp);
+			if (err)
+				return err;
+		}
+		sf_set(st, ra, cfa, fp, r->flags & SFRAME_R_SIGNAL);
+		return 0;
+	}
 	if (r->cfa.kind != SFRAME_LOC_REG_VAL &&
 	    r->cfa.kind != SFRAME_LOC_REG_DEREF)
 		return SFRAME_E_FLEX;
@@ -597,16 +656,16 @@ int sframe_step(const struct sframe_rule *r, struct sframe_state *st)
 		if (err)
 			return err;
 	}
-	st->ip = ra;
-	st->sp = cfa;
-	st->fp = fp;
-	st->gpr = NULL;
-	st->topmost = false;
-	st->exact_ip = !!(r->flags & SFRAME_R_SIGNAL);
+	sf_set(st, ra, cfa, fp, r->flags & SFRAME_R_SIGNAL);
 	return 0;
 }
 
-int sframe_fp_step(struct sframe_state *st)
+int sframe_step(const struct sframe_rule *r, struct sframe_state *st)
+{
+	return sf_step(r, st);
+}
+
+static __always_inline int sf_fp_step(struct sframe_state *st)
 {
 	u64 fp = st->fp, cfa = fp + 16, ra, nfp;
 	int err;
@@ -622,64 +681,98 @@ int sframe_fp_step(struct sframe_state *st)
 		return err;
 	if (!ra)
 		return SFRAME_E_RA;
-	st->ip = ra;
-	st->sp = cfa;
-	st->fp = nfp;
-	st->gpr = NULL;
-	st->topmost = false;
-	st->exact_ip = false;
+	sf_set(st, ra, cfa, nfp, false);
 	return 0;
+}
+
+int sframe_fp_step(struct sframe_state *st)
+{
+	return sf_fp_step(st);
+}
+
+static __always_inline u32 sf_cache_idx(u64 pc)
+{
+	return (u32)((pc * 0x9e3779b97f4a7c15ULL) >> 56) &
+	       (SFRAME_CACHE_SIZE - 1);
+}
+
+void sframe_cache_reset(struct sframe_cache *c)
+{
+	memset(c, 0, sizeof(*c));
 }
 
 u32 sframe_walk(struct sframe_walk *w)
 {
-	struct sframe_state st = w->st;
+	/* locals: stores to ips[] could alias *w and force reloads */
+	struct sframe_cache *cache = w->cache;
+	sframe_sec_fn find_sec = w->find_sec;
 	const struct sframe_sec *sec = NULL;
+	u64 *ips = w->ips;
+	u8 *methods = w->methods;
+	u32 max = w->max_frames, flags = w->flags, nr = 0;
+	struct sframe_state st = w->st;
+	struct sframe_cache_ent *ce;
+	const struct sframe_rule *rp;
 	struct sframe_rule r;
-	u32 nr = 0;
 	u64 pc;
 	int err;
 	u8 method, end;
 
 	w->err = 0;
-	if (!w->max_frames) {
+	if (!max) {
 		w->nr = 0;
 		w->end = USTACK_END_DEPTH;
 		return 0;
 	}
 	st.topmost = true;
 	st.exact_ip = true;
-	w->ips[nr] = st.ip;
-	if (w->methods)
-		w->methods[nr] = USTACK_METHOD_REGS;
+	ips[nr] = st.ip;
+	if (methods)
+		methods[nr] = USTACK_METHOD_REGS;
 	nr++;
 	for (;;) {
-		if (nr >= w->max_frames) {
+		if (nr >= max) {
 			end = USTACK_END_DEPTH;
 			break;
 		}
 		pc = st.exact_ip ? st.ip : st.ip - 1;
+		ce = NULL;
+		if (cache) {
+			ce = &cache->e[sf_cache_idx(pc)];
+			if (ce->pc == pc && ce->sec) {
+				rp = &ce->rule;
+				err = 0;
+				goto have_rule;
+			}
+		}
 		if (!sec || !sec->text_hi || pc < sec->text_lo ||
 		    pc >= sec->text_hi)
-			sec = w->find_sec ? w->find_sec(w->ctx, pc) : NULL;
+			sec = find_sec ? find_sec(w->ctx, pc) : NULL;
 		err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
-		if (!err) {
-			if (r.flags & SFRAME_R_OUTERMOST) {
+		rp = &r;
+		if (!err && ce) {
+			ce->pc = pc;
+			ce->sec = sec;
+			ce->rule = r;
+		}
+have_rule:
+		if (likely(!err)) {
+			if (rp->flags & SFRAME_R_OUTERMOST) {
 				end = USTACK_END_OUTERMOST;
 				break;
 			}
-			method = (r.flags & SFRAME_R_SIGNAL) ?
+			method = (rp->flags & SFRAME_R_SIGNAL) ?
 				 USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
-			err = sframe_step(&r, &st);
+			err = sf_step(rp, &st);
 		} else if (err == SFRAME_E_NOINFO &&
-			   !(w->flags & SFRAME_WALK_NO_FP)) {
+			   !(flags & SFRAME_WALK_NO_FP)) {
 			if (!st.fp) {
 				/* psABI: rbp 0 marks the deepest frame. */
 				end = USTACK_END_OUTERMOST;
 				break;
 			}
 			method = USTACK_METHOD_FP;
-			err = sframe_fp_step(&st);
+			err = sf_fp_step(&st);
 		} else {
 			w->err = (s8)err;
 			end = err == SFRAME_E_NOINFO ? USTACK_END_NO_INFO :
@@ -687,15 +780,15 @@ u32 sframe_walk(struct sframe_walk *w)
 			      USTACK_END_BAD_FRAME;
 			break;
 		}
-		if (err) {
+		if (unlikely(err)) {
 			w->err = (s8)err;
 			end = err == SFRAME_E_FAULT ? USTACK_END_FAULT :
 			      USTACK_END_BAD_FRAME;
 			break;
 		}
-		w->ips[nr] = st.ip;
-		if (w->methods)
-			w->methods[nr] = method;
+		ips[nr] = st.ip;
+		if (methods)
+			methods[nr] = method;
 		nr++;
 	}
 	w->nr = nr;

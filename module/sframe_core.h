@@ -213,6 +213,25 @@ int sframe_errno(int code);
 
 /* ---- a whole walk ------------------------------------------------------ */
 
+/*
+ * Optional rule cache for sframe_walk(): direct-mapped by lookup PC, owned
+ * by the caller (no allocation here).  Entries name their section; reset
+ * the cache whenever a section it may name goes away or changes.
+ */
+#define SFRAME_CACHE_SIZE	256	/* a power of two */
+
+struct sframe_cache_ent {
+	u64 pc;
+	const struct sframe_sec *sec;	/* NULL: empty */
+	struct sframe_rule rule;
+};
+
+struct sframe_cache {
+	struct sframe_cache_ent e[SFRAME_CACHE_SIZE];
+};
+
+void sframe_cache_reset(struct sframe_cache *c);
+
 /* Section covering @pc, or NULL.  The walk reuses it while pc is inside
  * its [text_lo, text_hi) (if that is set) before asking again.
  */
@@ -225,6 +244,7 @@ struct sframe_walk {
 	struct sframe_state st;	/* the interrupted frame, topmost = true */
 	sframe_sec_fn find_sec;
 	void *ctx;
+	struct sframe_cache *cache;	/* optional */
 	u64 *ips;		/* [max_frames] */
 	u8 *methods;		/* [max_frames] enum ustack_method, or NULL */
 	u32 max_frames;

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-frame cost of walking the same 64-deep call stack (64 distinct
+ * functions), in one process:
+ *   sframe     module/sframe_core.c's sframe_walk() over this program's own
+ *              .sframe (gas --gsframe, v1), chain built without frame pointers
+ *   sframe_cached  the same with the optional rule cache
+ *   fp         a frame-pointer walk of the chain built with frame pointers
+ *              (fp_core: the core's FP fallback; fp: a bare FP loop)
+ *   backtrace  glibc backtrace() (libgcc's .eh_frame unwinder)
+ *   libunwind  libunwind's unw_backtrace()
+ * Each method walks exactly 64 frames; rounds are interleaved and the best
+ * round of each counts.  Prints `bench <name> <value> <unit>` lines.
+ */
+#define _GNU_SOURCE
+#include <execinfo.h>
+#include <libunwind.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "sframe_core.h"
+#include "uapi/ustack.h"
+
+#define DEPTH	64
+
+int rec_nofp(int (*leaf)(void));
+int rec_fp(int (*leaf)(void));
+int leaf_fp(void);
+int fp_leaf_body(uint64_t ip, uint64_t sp, uint64_t fp);
+
+static struct sframe_sec self_sec;
+static struct sframe_cache cache;
+static u64 stack_lo, stack_hi;
+static int iters = 20000;
+static double best[8];
+static int failed;
+enum { M_SFRAME, M_SFRAME_CACHED, M_FP_CORE, M_FP, M_BT, M_UNW, M_N };
+static const char * const mname[M_N] = {
+	"sframe", "sframe_cached", "fp_core", "fp", "backtrace", "libunwind",
+};
+static int cur;			/* method measured by this descent */
+static u64 ref_ips[DEPTH];	/* backtrace()'s answer, for the check */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void record(int m, double t0, unsigned int frames)
+{
+	double per = (now_ns() - t0) / iters / DEPTH;
+
+	if (frames != DEPTH) {
+		fprintf(stderr, "walk: %s walked %u frames, not %d\n",
+			mname[m], frames, DEPTH);
+		failed = 1;
+	}
+	if (!best[m] || per < best[m])
+		best[m] = per;
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+	u64 sf = 0, sflen = 0, lo = 0, hi = 0;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == 0x6474e554) {	/* PT_GNU_SFRAME */
+			sf = info->dlpi_addr + ph->p_vaddr;
+			sflen = ph->p_memsz;
+		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			lo = info->dlpi_addr + ph->p_vaddr;
+			hi = lo + ph->p_memsz;
+		}
+	}
+	if (!sf)
+		return 0;
+	*(int *)data = sframe_sec_init(&self_sec, sf, sflen, sf, lo, hi);
+	return 1;		/* the first object is the program */
+}
+
+static const struct sframe_sec *find_sec(void *ctx, u64 pc)
+{
+	return (pc >= self_sec.text_lo && pc < self_sec.text_hi) ?
+	       &self_sec : NULL;
+}
+
+static unsigned int fp_bare(u64 fp, u64 *ips, unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max) {
+		const u64 *f = (const u64 *)fp;
+
+		if (fp < stack_lo || fp > stack_hi - 16 || (fp & 7) || !f[1])
+			break;
+		ips[n++] = f[1];
+		if (f[0] <= fp)
+			break;
+		fp = f[0];
+	}
+	return n;
+}
+
+static unsigned int core_walk(u64 ip, u64 sp, u64 fp, u64 *ips, bool sframe,
+			      bool cached)
+{
+	struct sframe_walk w;
+
+	memset(&w, 0, sizeof(w));
+	w.st.ip = ip;
+	w.st.sp = sp;
+	w.st.fp = fp;
+	w.st.stack_lo = stack_lo;
+	w.st.stack_hi = stack_hi;
+	w.find_sec = sframe ? find_sec : NULL;
+	w.cache = cached ? &cache : NULL;
+	w.ips = ips;
+	w.max_frames = DEPTH;
+	return sframe_walk(&w);
+}
+
+/* Leaf of the frame-pointer chain. */
+int fp_leaf_body(uint64_t ip, uint64_t sp, uint64_t fp)
+{
+	u64 ips[DEPTH];
+	unsigned int n = 0;
+	double t0 = now_ns();
+
+	for (int i = 0; i < iters; i++) {
+		if (cur == M_FP_CORE)
+			n = core_walk(ip, sp, fp, ips, false, false);
+		else
+			n = fp_bare(fp, ips, DEPTH);
+		__asm__ volatile("" : : "r"(ips) : "memory");
+	}
+	record(cur, t0, n);
+	return (int)n;
+}
+
+/* Leaf of the chain without frame pointers. */
+__attribute__((noinline)) static int leaf_nofp(void)
+{
+	u64 ip, sp, fp, ips[DEPTH];
+	void *bt[DEPTH];
+	unsigned int n = 0;
+	double t0;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(fp));
+	t0 = now_ns();
+	for (int i = 0; i < iters; i++) {
+		switch (cur) {
+		case M_SFRAME:
+			n = core_walk(ip, sp, fp, ips, true, false);
+			break;
+		case M_SFRAME_CACHED:
+			n = core_walk(ip, sp, fp, ips, true, true);
+			break;
+		case M_BT:
+			n = (unsigned int)backtrace(bt, DEPTH);
+			break;
+		default:
+			n = (unsigned int)unw_backtrace(bt, DEPTH);
+			break;
+		}
+		__asm__ volatile("" : : "r"(ips), "r"(bt) : "memory");
+	}
+	record(cur, t0, n);
+	/* the walks agree with backtrace() on every caller frame */
+	if (cur == M_BT)
+		for (int i = 1; i < DEPTH; i++)
+			ref_ips[i] = (u64)(unsigned long)bt[i];
+	if ((cur == M_SFRAME || cur == M_SFRAME_CACHED) && ref_ips[1])
+		for (int i = 1; i < DEPTH; i++)
+			if (ips[i] != ref_ips[i]) {
+				fprintf(stderr, "walk: %s frame %d: %#llx, backtrace %#llx\n",
+					mname[cur], i, (unsigned long long)ips[i],
+					(unsigned long long)ref_ips[i]);
+				failed = 1;
+				break;
+			}
+	return (int)n;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+	int err = -1, rounds = 7;
+	const char *only;
+	static const int order[] = { M_BT, M_SFRAME, M_SFRAME_CACHED, M_FP_CORE,
+				     M_FP, M_UNW };
+
+	if (argc > 1)
+		iters = atoi(argv[1]);
+	if (argc > 2)
+		rounds = atoi(argv[2]);
+	if (pthread_getattr_np(pthread_self(), &a) ||
+	    pthread_attr_getstack(&a, &addr, &size))
+		return 1;
+	stack_lo = (u64)(unsigned long)addr;
+	stack_hi = stack_lo + size;
+	dl_iterate_phdr(find_self, &err);
+	if (err) {
+		fprintf(stderr, "walk: no usable PT_GNU_SFRAME: %s\n",
+			sframe_strerror(err));
+		return 1;
+	}
+	sframe_cache_reset(&cache);
+	only = getenv("WALK_ONLY");
+	for (int r = 0; r < rounds; r++) {
+		for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+			cur = order[k];
+			if (only && strcmp(only, mname[cur]))
+				continue;
+			if (cur == M_FP || cur == M_FP_CORE)
+				rec_fp(leaf_fp);
+			else
+				rec_nofp(leaf_nofp);
+		}
+	}
+	for (int m = 0; m < M_N; m++)
+		printf("bench walk_%s_per_frame %.2f ns\n", mname[m], best[m]);
+	printf("bench walk_sframe_vs_fp %.2f ratio\n", best[M_SFRAME] / best[M_FP]);
+	printf("bench walk_sframe_cached_vs_fp %.2f ratio\n",
+	       best[M_SFRAME_CACHED] / best[M_FP]);
+	printf("bench walk_backtrace_vs_sframe %.1f ratio\n",
+	       best[M_BT] / best[M_SFRAME]);
+	printf("bench walk_libunwind_vs_sframe %.1f ratio\n",
+	       best[M_UNW] / best[M_SFRAME]);
+	printf("bench walk_backtrace_vs_sframe_cached %.1f ratio\n",
+	       best[M_BT] / best[M_SFRAME_CACHED]);
+	printf("# walk: frames checked against backtrace(): %s\n",
+	       failed ? "MISMATCH" : "identical");
+	return failed;
+}
