@@ -42,7 +42,7 @@ default_kernels="${KERNEL_NAMES[*]}"
 for k in ${KERNELS:-$default_kernels}; do
 	[ "$k" = none ] && continue
 	# shellcheck disable=SC2086
-	run "vm: $k" bash scripts/vm-test.sh "$k" ${TESTS:-}
+	USTACK_LOG_SUFFIX= run "vm: $k" bash scripts/vm-test.sh "$k" ${TESTS:-}
 done
 
 passed=$(grep -c '^PASS: ' "$results")

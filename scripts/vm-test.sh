@@ -22,10 +22,14 @@ if ! kinfo=$("$top/scripts/kernel.sh" "$name"); then
 fi
 eval "$kinfo"
 
-work=$cache/vm/$name
-mkdir -p "$work"
+# A private work directory: several runs may share this machine.
+mkdir -p "$cache/vm"
+work=$(mktemp -d "$cache/vm/$name.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 log_dir=${USTACK_LOG_DIR:-$top/build/logs}
 mkdir -p "$log_dir"
+# make check names logs after the kernel alone; direct runs add the PID.
+log_name=vm-$name${USTACK_LOG_SUFFIX-.$$}
 
 # The module, from a fresh copy of the sources (always correct, ~5 s).
 build=$work/build
@@ -33,12 +37,12 @@ rm -rf "$build" && mkdir -p "$build"
 # Sources only: objects built in the tree for another kernel must not leak in.
 (cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -print0 |
 	cpio --null -pdm --quiet "$build")
-if ! make -s -C "$KDIR" M="$build/module" modules >"$log_dir/build-$name.log" 2>&1; then
-	echo "FAIL: vm/$name/build: ustack.ko does not build against $KREL (see $log_dir/build-$name.log)"
+if ! make -s -C "$KDIR" M="$build/module" modules >"$log_dir/build-$log_name.log" 2>&1; then
+	echo "FAIL: vm/$name/build: ustack.ko does not build against $KREL (see $log_dir/build-$log_name.log)"
 	exit 0
 fi
-if grep -q 'warning:' "$log_dir/build-$name.log"; then
-	echo "FAIL: vm/$name/build: compiler warnings (see $log_dir/build-$name.log)"
+if grep -q 'warning:' "$log_dir/build-$log_name.log"; then
+	echo "FAIL: vm/$name/build: compiler warnings (see $log_dir/build-$log_name.log)"
 else
 	echo "PASS: vm/$name/build"
 fi
@@ -65,4 +69,4 @@ slow=${USTACK_VM_SLOWDOWN:-1}
 tmo=$(( (120 + 120 * ${#tests[@]}) * slow ))
 cpus=${USTACK_VM_CPUS:-2}
 "$top/scripts/vm/boot.sh" "$name" "$VMLINUZ" "$initrd" "$(IFS=,; echo "${tests[*]}")" \
-	"$log_dir/vm-$name.log" "$tmo" "$cpus"
+	"$log_dir/$log_name.log" "$tmo" "$cpus"
