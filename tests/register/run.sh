@@ -358,6 +358,39 @@ else
 	fail shim-dlopen-dlclose "$(grep libb "$W/dl.log" | tr '\n' ' ')"
 fi
 
+# End to end on the host: with fakedev.so standing in for /dev/sframe (it
+# validates each registration as the kernel would and keeps a table), a
+# walk with module/sframe_core.c over what the shim registered (SFrame only,
+# no frame-pointer fallback) equals glibc's backtrace() frame for frame,
+# through an -O2 main without frame pointers, a dlopen'd library and libc's
+# qsort internals (libc, ld.so, main and libcb from the generated cache; the
+# shim and fakedev.so from their own PT_GNU_SFRAME).
+if gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
+	"$ROOT/module/sframe_core.c" -ldl 2>"$W/cc.err" &&
+	gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err" &&
+	gcc -O2 -fomit-frame-pointer -o "$W/btmain" "$R/btmain.c" 2>>"$W/cc.err"; then
+	for round in cold warm; do
+		out=$(env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$W/btcache" \
+			USTACK_SFRAME_REGISTER="$SR" "$W/btmain" "$W/libcb.so" 2>&1)
+		if [ $? = 0 ] && grep -q 'registrations 6' <<<"$out" &&
+			grep -q 'backtrace [0-9]* frames, walk [0-9]* (end 0), 0 differ$' <<<"$out"; then
+			pass "walk-equals-backtrace-$round"
+		else
+			fail "walk-equals-backtrace-$round" "$(head -3 <<<"$out" | tr '\n' ' ')"
+		fi
+	done
+	# and it can fail: without the cache nothing is registered for libc
+	out=$(env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$W/btempty" \
+		USTACK_SHIM_NOGEN=1 "$W/btmain" "$W/libcb.so" 2>&1)
+	if grep -q 'length differs' <<<"$out"; then
+		pass walk-without-cache-stops
+	else
+		fail walk-without-cache-stops "$(head -2 <<<"$out" | tr '\n' ' ')"
+	fi
+else
+	fail walk-build "$(head -3 "$W/cc.err")"
+fi
+
 # The API without kernel support fails cleanly.
 out=$("$W/apitest" 2>&1)
 if [ "$out" = "backtrace=-1 errno=ENOSYS register=-38 unregister=-38 zero=0" ]; then
