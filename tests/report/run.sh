@@ -331,6 +331,20 @@ $U_LEAF" "Web_Content;main;leaf;tick 1" || return 1
 }
 t comm-with-spaces comm_with_spaces
 
+kernel_unresolved() {
+	# the kernel prints a bare address for a return address it cannot name
+	printf '%s\n' 'sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=p' \
+		'    kernel 0xffffffffc0a01234 0xffffffffc0a01234' \
+		'    kernel 0xffffffff81000010 tick+0x10 [mod]' "$U_LEAF" >"$T/ku.s"
+	gen "$T/ku.s" "$T/ku.txt" || return 1
+	[ "$($R --folded "$T/ku.txt")" = "p;main;leaf;tick;[kernel.kallsyms] 1" ] ||
+		{ $R --folded "$T/ku.txt"; return 1; }
+	$R "$T/ku.txt" | grep -qP '^\tffffffffc0a01234 \[unknown\] \(\[kernel.kallsyms\]\)$' &&
+		$R "$T/ku.txt" | grep -qP '^\tffffffff81000010 tick\+0x10 \(\[mod\]\)$' ||
+		{ echo "perf lines"; return 1; }
+}
+t kernel-unresolved kernel_unresolved
+
 # ---- symbolization ----------------------------------------------------------
 # Every function nm lists in prog and libtr.so, at +0 as the interrupted IP
 # and at +1 as a return address, is named back with the right offset.

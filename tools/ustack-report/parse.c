@@ -265,7 +265,8 @@ static void text_frame(enum cur cur, char *p)
 		}
 		rest = skip_ws(p);
 		tk[ntk].addr = num(a, 16);
-		tk[ntk].sym = *rest ? internz(rest) : NULL;
+		/* sprint_symbol() prints the bare address when it finds none */
+		tk[ntk].sym = *rest && strncmp(rest, "0x", 2) ? internz(rest) : NULL;
 		ntk++;
 	} else if (cur == CUR_USER && !strcmp(kind, "user")) {
 		char *m, *plus;
