@@ -86,6 +86,28 @@ if make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&
 	else
 		echo "FAIL: sframe/lookup-cli: no symbol recurse or .plt in $b"
 	fi
+
+	# v2/v3 files: `gen --version N` (the .eh_frame->SFrame generator)
+	# output must dump, and give the same lookup answers as gas's v1, PC by
+	# PC, over a whole function.
+	b=$out/corpus/c-O2-omit
+	read -r f sz < <(nm -S "$b" | awk '$4 == "main" {print $1, $2}')
+	pcs=$(for ((a = 0x$f; a < 0x$f + 0x$sz; a++)); do printf '%x ' $a; done)
+	want=$("$tool" lookup "$b" $pcs 2>&1)
+	for v in 2 3; do
+		g=$out/corpus/gen-v$v
+		if ! "$tool" gen "$b" -o "$g" --version $v >/dev/null 2>&1; then
+			echo "FAIL: sframe/dump-lookup-v$v: gen --version $v failed"
+			continue
+		fi
+		got=$("$tool" lookup "$g" $pcs 2>&1)
+		if "$tool" dump "$g" | grep -q "Version: SFRAME_VERSION_$v" &&
+			[ "$got" = "$want" ] && [ -n "$want" ]; then
+			echo "PASS: sframe/dump-lookup-v$v"
+		else
+			echo "FAIL: sframe/dump-lookup-v$v: $(diff <(echo "$want") <(echo "$got") | head -n 3 | tr '\n' ' ')"
+		fi
+	done
 else
 	echo "FAIL: sframe/dump-vs-objdump: sframe-register does not build"
 	echo "FAIL: sframe/lookup-cli: sframe-register does not build"

@@ -568,6 +568,30 @@ static void test_walk(void)
 	      methods[2] == USTACK_METHOD_SFRAME && methods[3] == USTACK_METHOD_FP,
 	      "nr %u end %u err %s", w.nr, w.end, sframe_strerror(w.err));
 
+	/* the rule cache: a second walk hits it and gives the same frames */
+	{
+		static struct sframe_cache cache;
+		u64 ref[16];
+		int same = 1;
+
+		memcpy(ref, ips, sizeof(ref));
+		sframe_cache_reset(&cache);
+		w.cache = &cache;
+		for (int k = 0; k < 2; k++) {
+			memset(ips, 0, sizeof(ips));
+			sframe_walk(&w);
+			same &= w.nr == 4 && !memcmp(ips, ref, 4 * sizeof(u64)) &&
+				w.end == USTACK_END_OUTERMOST;
+		}
+		int hits = 0;
+
+		for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
+			hits += cache.e[k].sec != NULL;
+		check("walk-cache", same && hits == 3, "same %d entries %d",
+		      same, hits);
+		w.cache = NULL;
+	}
+
 	w.max_frames = 3;
 	sframe_walk(&w);
 	check("walk-depth", w.nr == 3 && w.end == USTACK_END_DEPTH, "nr %u end %u",
@@ -595,6 +619,55 @@ static void test_walk(void)
 	free(b);
 }
 
+/* A v3 signal FDE: the next frame's IP is exact (no -1 lookup). */
+static void test_walk_signal(void)
+{
+	static const struct sfe_fre fs[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 32 } };
+	static const struct sfe_fre fo[] = { { .start = 0, .outermost = true } };
+	static const struct sfe_fre fx[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+					     { .start = 1, .cfa_base = SFE_BASE_SP, .cfa_off = 16 } };
+	struct sfe_fde fdes[] = {
+		{ .start = 0x1000, .size = 0x10, .signal = true, .fres = fs, .nfres = 1 },
+		{ .start = 0x2000, .size = 0x10, .fres = fx, .nfres = 2 },
+		{ .start = 0x3000, .size = 0x10, .fres = fo, .nfres = 1 },
+	};
+	u64 stack[32] = { 0 }, ips[8];
+	u64 base = (u64)(unsigned long)stack;
+	u8 methods[8];
+	struct sframe_walk w;
+	size_t len;
+	u8 *b = enc(3, SFRAME_F_FDE_FUNC_START_PCREL, fdes, 3, &len);
+
+	if (!b || sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR, 0, 0)) {
+		check("walk-signal", 0, "setup");
+		free(b);
+		return;
+	}
+	/* trampoline at 0x1004: CFA = sp+32, "RA" = interrupted IP 0x2000
+	 * (a function's first byte: exact lookup gives sp+8, not 0x1fff = none);
+	 * then 0x2000: CFA = sp'+8, RA 0x3004: outermost.
+	 */
+	stack[3] = 0x2000;
+	stack[4] = 0x3004;
+	memset(&w, 0, sizeof(w));
+	w.st.ip = 0x1004;
+	w.st.sp = base;
+	w.st.stack_lo = base;
+	w.st.stack_hi = base + sizeof(stack);
+	w.find_sec = walk_find;
+	w.ctx = &walk_sec;
+	w.ips = ips;
+	w.methods = methods;
+	w.max_frames = 8;
+	w.flags = SFRAME_WALK_NO_FP;
+	sframe_walk(&w);
+	check("walk-signal", w.nr == 3 && ips[1] == 0x2000 && ips[2] == 0x3004 &&
+	      methods[1] == USTACK_METHOD_SIGNAL &&
+	      methods[2] == USTACK_METHOD_SFRAME && w.end == USTACK_END_OUTERMOST,
+	      "nr %u end %u err %s", w.nr, w.end, sframe_strerror(w.err));
+	free(b);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -604,5 +677,6 @@ int main(void)
 	test_malformed();
 	test_step_checks();
 	test_walk();
+	test_walk_signal();
 	return 0;
 }
