@@ -242,6 +242,7 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 	Dwarf_Op mem[3], *ops;
 	size_t n;
 	int32_t off;
+	bool ra_ok;
 
 	r->kind = CFI_ROW_BAD;
 	if (signal) {
@@ -252,7 +253,9 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		r->bad = CFI_BAD_RA;
 		return;
 	}
-	/* RA first: undefined RA makes the row outermost whatever the CFA. */
+	/* RA undefined makes the row outermost whatever the CFA; else the
+	 * CFA is the first thing a walker needs, so it is checked (and
+	 * counted) before the RA rule. */
 	if (dwarf_frame_register(fr, REG_RA, mem, &ops, &n)) {
 		r->bad = CFI_BAD_LIBDW;
 		return;
@@ -261,10 +264,7 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		r->kind = CFI_ROW_OUTERMOST;
 		return;
 	}
-	if (!is_cfa_slot(ops, n, &off) || off != -8) {
-		r->bad = CFI_BAD_RA;
-		return;
-	}
+	ra_ok = is_cfa_slot(ops, n, &off) && off == -8;
 	if (dwarf_frame_cfa(fr, &ops, &n) || n == 0) {
 		r->bad = CFI_BAD_CFA;
 		return;
@@ -286,6 +286,11 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		r->kind = CFI_ROW_PLT;
 	} else {
 		r->bad = CFI_BAD_CFA;
+		return;
+	}
+	if (!ra_ok) {
+		r->kind = CFI_ROW_BAD;
+		r->bad = CFI_BAD_RA;
 		return;
 	}
 	if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &n)) {
