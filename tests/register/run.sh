@@ -311,6 +311,14 @@ if [ -d "$W/nogen" ] && [ -z "$(ls -A "$W/nogen")" ]; then
 else
 	fail shim-nogen "entries generated: $(ls "$W/nogen" 2>&1 | head -2)"
 fi
+# the vDSO: its image is saved as <build-id>.vdso.so and gets an entry too
+vd=$(ls "$CD"/*.vdso.so 2>/dev/null | head -1)
+if [ -n "$vd" ] && [ -f "${vd%.vdso.so}.v3.sframe" ] && grep -q '\[vdso\]: ready' <<<"$l1" &&
+	"$SR" gen "$vd" -o "$W/vdso.g" >/dev/null 2>&1 && "$SR" check "$W/vdso.g" >/dev/null 2>&1; then
+	pass shim-vdso
+else
+	fail shim-vdso "no vDSO image/entry, or check failed on it"
+fi
 # per-user default directory: $XDG_CACHE_HOME/ustack for a non-root user
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null; then
 	mkdir -p "$W/xdg" && chown nobody "$W/xdg" && chmod 755 "$W"
@@ -364,8 +372,8 @@ fi
 # walk with module/sframe_core.c over what the shim registered (SFrame only,
 # no frame-pointer fallback) equals glibc's backtrace() frame for frame,
 # through an -O2 main without frame pointers, a dlopen'd library and libc's
-# qsort internals (libc, ld.so, main and libcb from the generated cache; the
-# shim and fakedev.so from their own PT_GNU_SFRAME).
+# qsort internals (libc, ld.so, main, libcb and the vDSO from the generated
+# cache; the shim and fakedev.so from their own PT_GNU_SFRAME).
 if gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
 	"$ROOT/module/sframe_core.c" -ldl 2>"$W/cc.err" &&
 	gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err" &&
@@ -373,7 +381,7 @@ if gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/faked
 	for round in cold warm; do
 		out=$(env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$W/btcache" \
 			USTACK_SFRAME_REGISTER="$SR" "$W/btmain" "$W/libcb.so" 2>&1)
-		if [ $? = 0 ] && grep -q 'registrations 6' <<<"$out" &&
+		if [ $? = 0 ] && grep -q 'registrations 7' <<<"$out" &&
 			grep -q 'backtrace [0-9]* frames, walk [0-9]* (end 0), 0 differ$' <<<"$out"; then
 			pass "walk-equals-backtrace-$round"
 		else

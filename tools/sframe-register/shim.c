@@ -27,6 +27,8 @@
  * objects are registered at the next dlopen, dlclose or ustack_backtrace()
  * (dl_iterate_phdr's adds/subs counters tell when something changed).
  * Objects loaded by libc itself (NSS, iconv) are caught the same way.
+ * The vDSO is handled like a file: its image is written to the cache
+ * directory (<build-id>.vdso.so) for the helper.
  * dlclose: after the real one, objects that are gone are unregistered.
  *
  * Silent and harmless: if /dev/sframe cannot be opened the shim does nothing
@@ -394,9 +396,47 @@ static void obj_release(struct obj *o, int fd)
 }
 
 /* Find and register the SFrame data of a newly seen object. */
-static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd)
+/*
+ * The vDSO has no file: write its image (the whole ELF file is mapped,
+ * section headers included) next to the cache entries as <id>.vdso.so, so
+ * the helper can read it.  Returns the path, or NULL.
+ */
+static const char *vdso_file(uintptr_t vdso, const char *id, char *path,
+			     size_t len)
 {
-	const char *label = o->name[0] ? o->name : "[main]";
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)vdso;
+	size_t size;
+	char tmp[760];
+	int fd, ok;
+
+	if (!cache_dir[0] ||
+	    snprintf(path, len, "%s/%s.vdso.so", cache_dir, id) >= (int)len)
+		return NULL;
+	/* no helper will run: the entry may still be there */
+	if (!access(path, R_OK) || !may_spawn())
+		return path;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff > (1u << 20) ||
+	    eh->e_shnum > 256)
+		return NULL;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	ok = write(fd, eh, size) == (ssize_t)size;
+	ok = !close(fd) && ok && !rename(tmp, path);
+	if (!ok) {
+		unlink(tmp);
+		return NULL;
+	}
+	return path;
+}
+
+static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
+		      uintptr_t vdso)
+{
+	const char *label = vdso ? "[vdso]" : o->name[0] ? o->name : "[main]";
 	const ElfW(Phdr) *sf = NULL;
 	char id[2 * MAX_BUILD_ID + 1];
 	size_t len = 0;
@@ -431,10 +471,12 @@ static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd)
 		}
 	}
 	if (!o->sframe && !secure) {
-		char exe[512];
+		char exe[600];
 		const char *file = o->name;
 
-		if (!file[0]) {
+		if (vdso) {
+			file = NULL;	/* after the build-id, below */
+		} else if (!file[0]) {
 			ssize_t n = readlink("/proc/self/exe", exe,
 					     sizeof(exe) - 1);
 
@@ -444,8 +486,13 @@ static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd)
 			file = exe;
 		}
 		if (!mem_build_id(info, id, sizeof(id))) {
-			logf_("ustack-shim: %s: no build-id\n", file);
+			logf_("ustack-shim: %s: no build-id\n", label);
 			return;
+		}
+		if (vdso) {
+			file = vdso_file(vdso, id, exe, sizeof(exe));
+			if (!file)
+				return;
 		}
 		if (cache_map(o, id, file))
 			return;
@@ -531,11 +578,8 @@ static void scan(bool always)
 		const struct dl_phdr_info *info = &s.v[i];
 		size_t j;
 
-		/* the vDSO has no file (the kernel knows it anyway) */
-		if (!strcmp(info->dlpi_name, "linux-vdso.so.1") ||
-		    (vdso && (uintptr_t)info->dlpi_phdr > vdso &&
-		     (uintptr_t)info->dlpi_phdr < vdso + 8192))
-			continue;
+		bool is_vdso = (vdso && info->dlpi_addr == vdso) ||
+			       !strcmp(info->dlpi_name, "linux-vdso.so.1");
 		for (j = 0; j < nobjs; j++)
 			if (objs[j].base == info->dlpi_addr &&
 			    !strcmp(objs[j].name, info->dlpi_name))
@@ -559,7 +603,7 @@ static void scan(bool always)
 		if (!objs[nobjs].name)
 			break;
 		objs[nobjs].seen = true;
-		obj_setup(&objs[nobjs], info, fd);
+		obj_setup(&objs[nobjs], info, fd, is_vdso ? vdso : 0);
 		nobjs++;
 	}
 	for (size_t i = 0; i < nobjs;) {
