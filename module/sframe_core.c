@@ -483,7 +483,12 @@ int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 	}
 	if (!found)
 		return SFRAME_E_NOINFO;
-	err = sframe_read_fre(sec, &fde, &best_pos, &fre);
+	/* the head of the chosen FRE was checked in the loop */
+	err = sf_fre_head(sec, type, best_pos, &fre.start, &fre.info, &size);
+	if (err)
+		return err;
+	fre.nwords = SFRAME_FRE_COUNT(fre.info);
+	err = sf_fre_words(sec, best_pos, 1U << type, &fre);
 	if (err)
 		return err;
 	r->fre_idx = best;
@@ -696,6 +701,27 @@ static __always_inline u32 sf_cache_idx(u64 pc)
 	       (SFRAME_CACHE_SIZE - 1);
 }
 
+static void sf_cache_put(struct sframe_cache_ent *ce, u64 pc,
+			 const struct sframe_sec *sec,
+			 const struct sframe_rule *r)
+{
+	ce->pc = pc;
+	ce->sec = sec;
+	ce->rule = *r;
+	ce->fast = 0;
+	ce->fp_saved = r->fp.kind == SFRAME_LOC_CFA_DEREF;
+	ce->cfa_off = r->cfa.off;
+	ce->fp_off = r->fp.off;
+	if (!r->flags && r->cfa.kind == SFRAME_LOC_REG_VAL &&
+	    r->ra.kind == SFRAME_LOC_CFA_DEREF && r->ra.off == -8 &&
+	    (r->fp.kind == SFRAME_LOC_SAME || ce->fp_saved)) {
+		if (r->cfa.reg == SFRAME_REG_RSP)
+			ce->fast = 1;
+		else if (r->cfa.reg == SFRAME_REG_RBP)
+			ce->fast = 2;
+	}
+}
+
 void sframe_cache_reset(struct sframe_cache *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -739,6 +765,25 @@ u32 sframe_walk(struct sframe_walk *w)
 		ce = NULL;
 		if (cache) {
 			ce = &cache->e[sf_cache_idx(pc)];
+			if (ce->pc == pc && ce->fast) {
+				u64 cfa, ra, fp = st.fp;
+
+				/* default shape, inline; anything odd: generic */
+				cfa = (ce->fast == 1 ? st.sp : st.fp) +
+				      (s64)ce->cfa_off;
+				if (likely(cfa > st.sp && !(cfa & 7) &&
+					   !sf_load(&st, cfa - 8, &ra) && ra &&
+					   (!ce->fp_saved ||
+					    !sf_load(&st, cfa + (s64)ce->fp_off,
+						     &fp)))) {
+					sf_set(&st, ra, cfa, fp, false);
+					ips[nr] = ra;
+					if (methods)
+						methods[nr] = USTACK_METHOD_SFRAME;
+					nr++;
+					continue;
+				}
+			}
 			if (ce->pc == pc && ce->sec) {
 				rp = &ce->rule;
 				err = 0;
@@ -750,11 +795,8 @@ u32 sframe_walk(struct sframe_walk *w)
 			sec = find_sec ? find_sec(w->ctx, pc) : NULL;
 		err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
 		rp = &r;
-		if (!err && ce) {
-			ce->pc = pc;
-			ce->sec = sec;
-			ce->rule = r;
-		}
+		if (!err && ce)
+			sf_cache_put(ce, pc, sec, &r);
 have_rule:
 		if (likely(!err)) {
 			if (rp->flags & SFRAME_R_OUTERMOST) {

@@ -222,6 +222,9 @@ int sframe_errno(int code);
 
 struct sframe_cache_ent {
 	u64 pc;
+	s32 cfa_off, fp_off;	/* fast form of the default shape */
+	u8 fast;		/* 0 none, 1 CFA on SP, 2 CFA on FP */
+	bool fp_saved;
 	const struct sframe_sec *sec;	/* NULL: empty */
 	struct sframe_rule rule;
 };
