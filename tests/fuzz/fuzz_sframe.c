@@ -2,7 +2,8 @@
 /*
  * libFuzzer target over the SFrame core: header init, full validation,
  * lookups at PCs around every FDE and at PCs taken from the input, steps of
- * the rules found on a stack made of input bytes, and whole walks.  The
+ * the rules found on a stack made of input bytes, and whole walks (with the
+ * rule cache they must give the same frames as without).  The
  * input is the section itself, at its exact size, so ASan sees any read
  * past it; stack reads are bounded by stack_lo/stack_hi.
  */
@@ -103,5 +104,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sframe_walk(&w);
 	if (w.nr > w.max_frames || w.end >= USTACK_END_MAX)
 		__builtin_trap();
+
+	/* with the rule cache: twice (fill, then hit); same frames as without */
+	{
+		static struct sframe_cache cache;
+		u64 ref[32];
+		u32 ref_nr = w.nr;
+		u8 ref_end = w.end;
+
+		memcpy(ref, ips, sizeof(ref));
+		sframe_cache_reset(&cache);
+		w.cache = &cache;
+		for (i = 0; i < 2; i++) {
+			sframe_walk(&w);
+			if (w.nr != ref_nr || w.end != ref_end ||
+			    memcmp(ips, ref, ref_nr * sizeof(u64)))
+				__builtin_trap();
+		}
+	}
 	return 0;
 }
