@@ -88,6 +88,14 @@ for obj in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
 	fi
 done
 
+# libsframe (binutils 2.40, v1 only) accepts gen's v1 output of libc whole
+if [ -f "$W/libc.so.6.v1" ] && readelf --sframe "$W/libc.so.6.v1" >"$W/rs.out" 2>"$W/rs.err" &&
+	[ ! -s "$W/rs.err" ] && [ "$(grep -c 'func idx' "$W/rs.out")" -gt 3000 ]; then
+	pass readelf-sframe-reads-libc-v1
+else
+	fail readelf-sframe-reads-libc-v1 "$(head -2 "$W/rs.err")"
+fi
+
 # What libc's generated v3 leaves out: exactly the hand-written frames that
 # SFrame cannot express (CFA in a register: __longjmp x2, __longjmp_chk,
 # setcontext; RA in a register: vfork; signal frame:
@@ -151,6 +159,14 @@ for o in O0 O2 Os O2fp; do
 		fail "gen-v1-equals-gas-$o" "$nbad of $ncmp PCs differ, first: $first"
 	else
 		pass "gen-v1-equals-gas-$o"
+	fi
+	# binutils' own decoder (readelf --sframe, libsframe) reads gen's v1 and
+	# shows every function of gas's .sframe identically
+	out=$(python3 "$ROOT/tests/register/sfcompare.py" "$p" "$p.g1" 2>&1)
+	if [ $? = 0 ]; then
+		pass "readelf-sframe-gen-v1-equals-gas-$o"
+	else
+		fail "readelf-sframe-gen-v1-equals-gas-$o" "$(tail -1 <<<"$out")"
 	fi
 	# the generated copy still runs and prints the same
 	if [ "$("$p" 4)" = "$("$p.g1" 4)" ]; then
