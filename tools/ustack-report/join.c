@@ -56,7 +56,8 @@ void join_records(struct recs *r, struct join_stats *st)
 {
 	size_t i;
 
-	qsort(r->u, r->nu, sizeof(*r->u), cmp_user);
+	if (r->nu)
+		qsort(r->u, r->nu, sizeof(*r->u), cmp_user);
 	for (i = 0; i < r->ns; i++) {
 		struct sample *s = &r->s[i];
 		size_t j = lower(r->u, r->nu, s->tid, s->cookie);
@@ -82,5 +83,6 @@ void join_records(struct recs *r, struct join_stats *st)
 	for (i = 0; i < r->nu; i++)
 		if (!r->u[i].used)
 			st->orphan_users++;
-	qsort(r->s, r->ns, sizeof(*r->s), cmp_time);
+	if (r->ns)
+		qsort(r->s, r->ns, sizeof(*r->s), cmp_time);
 }

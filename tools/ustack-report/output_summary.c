@@ -87,7 +87,8 @@ static void print_counts(FILE *f, const char *title, struct counts *c,
 {
 	size_t i;
 
-	qsort(c->v, c->n, sizeof(*c->v), cmp_count);
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), cmp_count);
 	fprintf(f, "%s:\n", title);
 	for (i = 0; i < c->n && i < max; i++)
 		fprintf(f, "  %8" PRIu64 " %6.2f%%  %s\n", c->v[i].n,

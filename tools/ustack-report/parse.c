@@ -95,13 +95,15 @@ static void flush(struct recs *r, enum cur cur)
 
 		s->nk = ntk;
 		s->k = xalloc(ntk * sizeof(*tk));
-		memcpy(s->k, tk, ntk * sizeof(*tk));
+		if (ntk)
+			memcpy(s->k, tk, ntk * sizeof(*tk));
 	} else if (cur == CUR_USER) {
 		struct user *u = &r->u[r->nu - 1];
 
 		u->nr = ntu;
 		u->f = xalloc(ntu * sizeof(*tu));
-		memcpy(u->f, tu, ntu * sizeof(*tu));
+		if (ntu)
+			memcpy(u->f, tu, ntu * sizeof(*tu));
 	}
 	ntk = ntu = 0;
 }
