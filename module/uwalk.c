@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user-stack walk of the current task, in faultable task context
+ * (task_work at return to user space, or the SELF_STACK ioctl).
+ *
+ * Frame by frame with the SFrame core's primitives: the section for a PC is
+ * a registered one, else the ELF file's PT_GNU_SFRAME (discovery), else the
+ * frame-pointer rule.  A return address on the rt_sigreturn trampoline
+ * (mov $0xf,%rax; syscall: glibc's __restore_rt) is a signal frame: the
+ * interrupted registers come from the ucontext on the user stack and the
+ * walk goes on from there (METHOD_SIGNAL).  No lock is held across a user
+ * memory read; the registry is read under RCU and copied out first.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+#include <asm/ptrace.h>
+#include <uapi/ustack.h>
+#include "ustack.h"
+#include "sframe_registry.h"
+
+/* Nested signal frames in one walk (sigaltstack breaks the SP order). */
+#define UWALK_MAX_SIGNALS	16
+
+/* x86-64 rt_sigframe: after the handler returns, SP is at its ucontext. */
+#define UWALK_UC_MCONTEXT	40	/* offsetof(struct ucontext, uc_mcontext) */
+#define UWALK_SC_WORDS		17	/* r8 .. rip of struct sigcontext_64 */
+
+static const u8 uwalk_sigreturn[] = {
+	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $0xf,%rax */
+	0x0f, 0x05,					/* syscall */
+};
+
+/* sigcontext_64 word index of each DWARF register 0..16. */
+static const u8 uwalk_sc_dwarf[SFRAME_NR_REGS] = {
+	13, 12, 14, 11, 9, 8, 10, 15,	/* rax rdx rcx rbx rsi rdi rbp rsp */
+	0, 1, 2, 3, 4, 5, 6, 7,		/* r8 .. r15 */
+	16,				/* rip */
+};
+
+/* The section answer for a range of PCs, reused while PCs stay inside. */
+struct uwalk_cache {
+	struct sframe_sec sec;
+	u64 lo, hi;
+	bool valid, have;
+};
+
+static const struct sframe_sec *uwalk_find(struct uwalk_cache *c,
+					   struct mm_struct *mm, u64 pc)
+{
+	u64 glo, ghi, dlo, dhi;
+
+	if (c->valid && pc >= c->lo && pc < c->hi)
+		return c->have ? &c->sec : NULL;
+	c->valid = true;
+	if (ureg_lookup(mm, pc, &c->sec, &glo, &ghi)) {
+		c->have = true;
+		c->lo = c->sec.text_lo;
+		c->hi = c->sec.text_hi;
+		return &c->sec;
+	}
+	c->have = !udisc_lookup(pc, &c->sec, &dlo, &dhi);
+	if (c->have) {
+		dlo = c->sec.text_lo;
+		dhi = c->sec.text_hi;
+	}
+	/* Registrations win: a discovered range stops at the next one. */
+	c->lo = max(glo, dlo);
+	c->hi = min(ghi, dhi);
+	if (c->lo > pc || c->hi <= pc) {
+		c->lo = pc;
+		c->hi = pc + 1;
+	}
+	if (!c->have)
+		return NULL;
+	c->sec.text_lo = c->lo;
+	c->sec.text_hi = c->hi;
+	return &c->sec;
+}
+
+static bool uwalk_is_sigreturn(u64 ip)
+{
+	u8 b[sizeof(uwalk_sigreturn)];
+
+	if (ip > TASK_SIZE - sizeof(b))
+		return false;
+	if (copy_from_user(b, (const void __user *)ip, sizeof(b)))
+		return false;
+	return !memcmp(b, uwalk_sigreturn, sizeof(b));
+}
+
+/* @st is at the trampoline: continue from the interrupted registers. */
+static int uwalk_signal(struct sframe_state *st, u64 *gpr)
+{
+	u64 sc[UWALK_SC_WORDS];
+	unsigned long at = st->sp + UWALK_UC_MCONTEXT;
+	int i;
+
+	if (at < st->sp || at > TASK_SIZE - sizeof(sc))
+		return SFRAME_E_FAULT;
+	if (copy_from_user(sc, (const void __user *)at, sizeof(sc)))
+		return SFRAME_E_FAULT;
+	for (i = 0; i < SFRAME_NR_REGS; i++)
+		gpr[i] = sc[uwalk_sc_dwarf[i]];
+	st->ip = gpr[SFRAME_REG_RA];
+	st->sp = gpr[SFRAME_REG_RSP];
+	st->fp = gpr[SFRAME_REG_RBP];
+	st->gpr = gpr;
+	st->topmost = true;	/* an interrupted frame: exact IP, all regs */
+	st->exact_ip = true;
+	return st->ip ? 0 : SFRAME_E_RA;
+}
+
+static void uwalk_regs(const struct pt_regs *regs, u64 *gpr)
+{
+	gpr[0] = regs->ax;
+	gpr[1] = regs->dx;
+	gpr[2] = regs->cx;
+	gpr[3] = regs->bx;
+	gpr[4] = regs->si;
+	gpr[5] = regs->di;
+	gpr[6] = regs->bp;
+	gpr[7] = regs->sp;
+	gpr[8] = regs->r8;
+	gpr[9] = regs->r9;
+	gpr[10] = regs->r10;
+	gpr[11] = regs->r11;
+	gpr[12] = regs->r12;
+	gpr[13] = regs->r13;
+	gpr[14] = regs->r14;
+	gpr[15] = regs->r15;
+	gpr[16] = regs->ip;
+}
+
+static u8 uwalk_end_of(int err)
+{
+	return err == SFRAME_E_FAULT ? USTACK_END_FAULT : USTACK_END_BAD_FRAME;
+}
+
+u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
+		     u8 *end)
+{
+	struct mm_struct *mm = current->mm;
+	struct uwalk_cache c = {};
+	struct sframe_state st = {};
+	const struct sframe_sec *sec;
+	struct sframe_rule r;
+	u64 gpr[SFRAME_NR_REGS], pc;
+	u32 nr = 0, nsig = 0;
+	u8 method, e;
+	int err;
+
+	if (!max) {
+		*end = USTACK_END_DEPTH;
+		return 0;
+	}
+	if (!regs || !mm || (current->flags & PF_KTHREAD)) {
+		*end = USTACK_END_KTHREAD;
+		return 0;
+	}
+	ips[nr] = regs->ip;
+	if (methods)
+		methods[nr] = USTACK_METHOD_REGS;
+	nr++;
+	if (!user_64bit_mode(regs)) {
+		/* 32-bit code: no SFrame, no 4-byte FP walk (yet). */
+		*end = USTACK_END_NO_INFO;
+		return nr;
+	}
+	uwalk_regs(regs, gpr);
+	st.ip = regs->ip;
+	st.sp = regs->sp;
+	st.fp = regs->bp;
+	st.gpr = gpr;
+	st.topmost = true;
+	st.exact_ip = true;
+
+	for (;;) {
+		if (nr >= max) {
+			e = USTACK_END_DEPTH;
+			break;
+		}
+		if (!st.topmost && uwalk_is_sigreturn(st.ip)) {
+			if (++nsig > UWALK_MAX_SIGNALS) {
+				e = USTACK_END_BAD_FRAME;
+				break;
+			}
+			err = uwalk_signal(&st, gpr);
+			if (err) {
+				e = uwalk_end_of(err);
+				break;
+			}
+			method = USTACK_METHOD_SIGNAL;
+			goto store;
+		}
+		pc = st.exact_ip ? st.ip : st.ip - 1;
+		sec = uwalk_find(&c, mm, pc);
+		err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+		if (!err) {
+			if (r.flags & SFRAME_R_OUTERMOST) {
+				e = USTACK_END_OUTERMOST;
+				break;
+			}
+			method = (r.flags & SFRAME_R_SIGNAL) ?
+				 USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
+			err = sframe_step(&r, &st);
+		} else if (err == SFRAME_E_NOINFO) {
+			if (!st.fp) {
+				/* psABI: rbp 0 marks the deepest frame. */
+				e = USTACK_END_OUTERMOST;
+				break;
+			}
+			method = USTACK_METHOD_FP;
+			err = sframe_fp_step(&st);
+			if (err == SFRAME_E_RA) {
+				/* A zero return address ends the chain. */
+				e = USTACK_END_OUTERMOST;
+				break;
+			}
+		} else {
+			e = err == SFRAME_E_FAULT ? USTACK_END_FAULT :
+			    USTACK_END_BAD_FRAME;
+			break;
+		}
+		if (err) {
+			e = uwalk_end_of(err);
+			break;
+		}
+store:
+		ips[nr] = st.ip;
+		if (methods)
+			methods[nr] = method;
+		nr++;
+	}
+	*end = e;
+	return nr;
+}

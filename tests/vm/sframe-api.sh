@@ -1,0 +1,23 @@
+# /dev/sframe: argument checks, bad input (garbage, truncated and
+# inconsistent sections, unmapped/non-executable/kernel/foreign ranges,
+# overlaps, duplicates, caps), unmap semantics (munmap of text or SFrame,
+# mremap, MAP_FIXED, dlclose then a new mapping at the same address; not
+# mprotect/madvise), fork (inherits, own copy), exec (starts empty), and
+# 10^4 random mutations of a valid section, registered and walked.
+. ./lib.sh
+ustack_load
+[ "$(mode_of /dev/sframe)" = "666 0" ] || fail "/dev/sframe mode $(mode_of /dev/sframe)"
+for c in args bad cap fork exec "unmap /tests/vm/bin/sframe_lib" "mutate 10000 12345"; do
+	out=$(bin/sframe_api $c 2>&1) || fail "$c: $out"
+	echo "$out"
+done
+# Unprivileged users get the same (their own address space only).
+out=$(su -s /bin/sh nobody -c "bin/sframe_api bad" 2>&1) || fail "as nobody: $out"
+echo "nobody: $out"
+# The module unloads with registrations alive in a running process.
+bin/sframe_walk_O2_nofp reg 2000 1 >/dev/null 2>&1 &
+sleep 1
+modprobe -r ustack || fail "unload with a live registration"
+wait
+ustack_load
+echo ok

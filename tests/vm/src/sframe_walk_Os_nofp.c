@@ -1,0 +1,1 @@
+#include "sframe_walk.h"
