@@ -236,6 +236,35 @@ EOF
 	fi
 fi
 
+# IBT PLTs (-z ibtplt: endbr64 in .plt, plus .plt.sec): ld 2.40's own
+# SFrame for them is wrong (it uses the non-IBT push offset 11 instead of 9
+# and puts a PLT0 FDE on .plt.sec); check catches that, and gen follows the
+# .eh_frame (or, without it, the instruction bytes) correctly.
+if gcc -O2 -fcf-protection=full -Wl,-z,ibtplt -Wa,--gsframe -o "$W/prog_ibt" "$C/prog.c" 2>/dev/null &&
+	gcc -O2 -fcf-protection=full -Wl,-z,ibtplt -Wl,--no-ld-generated-unwind-info \
+		-o "$W/prog_ibt_nounw" "$C/prog.c" 2>/dev/null; then
+	out=$("$SR" check "$W/prog_ibt" 2>&1)
+	if [ $? = 1 ] && grep -q '^mismatch 0x[0-9a-f]*9 eh_frame: cfa=sp+16' <<<"$out"; then
+		pass check-detects-ld-ibt-plt-bug
+	else
+		fail check-detects-ld-ibt-plt-bug "$(tail -1 <<<"$out")"
+	fi
+	"$SR" gen "$W/prog_ibt" -o "$W/ibt.g" --version 2 >/dev/null 2>&1
+	"$SR" gen "$W/prog_ibt_nounw" -o "$W/ibt_nounw.g" --version 2 >"$W/g" 2>&1
+	out=$("$SR" check "$W/ibt.g" 2>&1)
+	pcs "$W/prog_ibt" '^\.plt' >"$W/pp"
+	xargs "$SR" lookup "$W/ibt.g" <"$W/pp" >"$W/a"
+	xargs "$SR" lookup "$W/ibt_nounw.g" <"$W/pp" >"$W/b"
+	if grep -q ' 0 mismatch, 0 missing' <<<"$out" && grep -q 'synthesized PLTs 3' "$W/g" &&
+		[ -s "$W/a" ] && cmp -s "$W/a" "$W/b"; then
+		pass gen-ibt-plt
+	else
+		fail gen-ibt-plt "$(tail -1 <<<"$out") / $(cat "$W/g") / $(diff "$W/a" "$W/b" | head -2 | tr '\n' ' ')"
+	fi
+else
+	fail gen-ibt-plt "cannot build with -fcf-protection -z ibtplt"
+fi
+
 # PLT without .eh_frame (ld --no-ld-generated-unwind-info): gen synthesizes
 # PLT0 + a PCMASK FDE that give the same rules as ld's own CFI.
 if [ -x "$W/prog_noplt" ]; then

@@ -556,7 +556,7 @@ static int collect_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-static void scan(bool always)
+static void scan(bool always, bool may_block)
 {
 	struct seen s = { 0 };
 	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
@@ -564,7 +564,12 @@ static void scan(bool always)
 
 	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1)
 		return;
-	pthread_mutex_lock(&lock);
+	if (!may_block) {
+		if (pthread_mutex_trylock(&lock))
+			return;
+	} else {
+		pthread_mutex_lock(&lock);
+	}
 	dl_iterate_phdr(count_cb, &s);
 	if (!always && !s.changed)
 		goto out;
@@ -627,9 +632,10 @@ out:
 	errno = saved;
 }
 
+/* From ustack_backtrace(), maybe in a signal handler: never wait. */
 void shim_rescan(void)
 {
-	scan(false);
+	scan(false, false);
 }
 
 /* A fork while another thread scans must not leave the child's lock held. */
@@ -668,7 +674,7 @@ __attribute__((constructor)) static void shim_init(void)
 	setup_helper();
 	pthread_atfork(fork_prepare, fork_release, fork_release);
 	__atomic_store_n(&state, 1, __ATOMIC_RELEASE);
-	scan(true);
+	scan(true, true);
 }
 
 /* ---- dlopen / dlclose ------------------------------------------------------ */
@@ -683,7 +689,7 @@ SHIM_HIDDEN void *shim_dlopen_prep(const char *file)
 		real_dlopen = (void *(*)(const char *, int))
 			      dlsym(RTLD_NEXT, "dlopen");
 	if (state == 1)
-		scan(false);
+		scan(false, true);
 	/* 1: the caller does not matter for this name */
 	return (void *)(uintptr_t)(file && strchr(file, '/') &&
 				   !strchr(file, '$'));
@@ -704,7 +710,7 @@ SHIM_HIDDEN void *shim_dlopen_full(const char *file, int mode)
 	}
 	h = real_dlopen(file, mode);
 	if (h && state == 1)
-		scan(false);
+		scan(false, true);
 	return h;
 }
 
@@ -752,9 +758,9 @@ EXPORT int dlclose(void *handle)
 		return -1;
 	/* catch up first: the object may have come from a tail-jumped dlopen */
 	if (state == 1)
-		scan(false);
+		scan(false, true);
 	rc = real_dlclose(handle);
 	if (state == 1)
-		scan(false);
+		scan(false, true);
 	return rc;
 }
