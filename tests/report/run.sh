@@ -177,6 +177,19 @@ stackcollapse_compat() {
 }
 t stackcollapse-compatible stackcollapse_compat
 
+# speedscope's importer reads every header (command, time, event) and, for
+# the first event type, the same stacks as our --folded --event.
+speedscope_compat() {
+	local opt
+	for opt in "" -v "-v -l"; do
+		$R $opt "$T/profile.txt" | python3 $D/speedscope.py >"$T/ss" || return 1
+		[ "$(head -1 "$T/ss")" = "event cpu-clock" ] || { echo "opt '$opt': $(head -1 "$T/ss")"; return 1; }
+		tail -n +2 "$T/ss" | diff -u <($R --folded --event cpu-clock "$T/profile.txt" | sort) - ||
+			{ echo "opt '$opt'"; return 1; }
+	done
+}
+t speedscope-compatible speedscope_compat
+
 # perf header format, kernel frames keep their symbols, marks
 perf_format() {
 	$R "$T/profile.txt" >"$T/p" || return 1

@@ -5,9 +5,10 @@
  * speedscope read it:
  *     comm pid/tid [cpu] sec.usec: 1 event:
  *     \t<addr> <symbol>+0x<off> (<object>)
- * -v adds cookie and end reason to the header, and method, file offset and
- * build-id to each user frame; -l adds file:line.  Both go after "(<object>)", where those
- * readers ignore them.
+ * -v adds cookie and end reason to the header (before the event, which
+ * readers take from the line's end), and method, file offset and build-id
+ * to each user frame; -l adds file:line.  Frame extras go after
+ * "(<object>)", where those readers ignore them.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -62,13 +63,14 @@ void output_perf(FILE *f, const struct recs *r, const struct out_opts *o)
 	for (i = 0; i < r->ns; i++) {
 		const struct sample *s = &r->s[i];
 
-		fprintf(f, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": 1 %s:",
+		fprintf(f, "%s %u/%u [%03u] %" PRIu64 ".%06" PRIu64 ": 1 ",
 			s->comm, s->pid, s->tid, s->cpu, s->time / 1000000000,
-			s->time % 1000000000 / 1000, s->event);
+			s->time % 1000000000 / 1000);
+		/* readers take the event from the end of the line */
 		if (o->verbose)
-			fprintf(f, " cookie=0x%016" PRIx64 " end=%s", s->cookie,
+			fprintf(f, "cookie=0x%016" PRIx64 " end=%s ", s->cookie,
 				s->u ? s->u->end : "missing");
-		fputc('\n', f);
+		fprintf(f, "%s:\n", s->event);
 		for (j = 0; j < s->nk; j++)
 			kernel_line(f, &s->k[j]);
 		if (!s->u)
