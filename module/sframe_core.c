@@ -194,65 +194,107 @@ int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 }
 
 /*
- * Read the start and info byte of the FRE at *pos; set *size to its whole
- * length.  Only the bytes of the FRE sub-section are ever read.
+ * FREs are read through a small window: one copy of up to SF_WIN bytes
+ * serves several FREs (one copy_from_user instead of two per FRE in the
+ * kernel).  The window never extends past the FRE sub-section.
  */
-static __always_inline int sf_fre_head(const struct sframe_sec *sec,
-				       unsigned int type, u32 pos,
-				       u32 *start, u8 *info, u32 *size)
+#define SF_WIN		80	/* > the largest FRE: 4 + 1 + 15 * 4 bytes */
+
+struct sf_win {
+	u32 at, len;		/* section offsets [at, at + len) are in buf */
+	u8 buf[SF_WIN];
+};
+
+static int sf_win_fill(const struct sframe_sec *sec, struct sf_win *w,
+		       u32 pos)
 {
 	u32 end = sec->fre_off + sec->fre_len;
-	u32 asz = 1U << type, wsz;
-	u8 b[5];
+	u32 n = end - pos;
 
-	if (pos > end || end - pos < asz + 1)
-		return SFRAME_E_FRE_OVERRUN;
-	if (type == SFRAME_FRE_TYPE_ADDR1) {
-		if (sf_copy(b, sec->base + pos, 2))
+	if (n >= SF_WIN) {
+		if (sf_copy(w->buf, sec->base + pos, SF_WIN))
 			return SFRAME_E_FAULT;
-		*start = b[0];
-	} else if (type == SFRAME_FRE_TYPE_ADDR2) {
-		if (sf_copy(b, sec->base + pos, 3))
-			return SFRAME_E_FAULT;
-		*start = sf_le16(b);
-	} else {
-		if (sf_copy(b, sec->base + pos, 5))
-			return SFRAME_E_FAULT;
-		*start = sf_le32(b);
+		n = SF_WIN;
+	} else if (sf_copy(w->buf, sec->base + pos, n)) {
+		return SFRAME_E_FAULT;
 	}
-	*info = b[asz];
-	if (SFRAME_FRE_SIZE(*info) == 3)
-		return SFRAME_E_FRE_SIZE;
-	wsz = 1U << SFRAME_FRE_SIZE(*info);
-	*size = asz + 1 + SFRAME_FRE_COUNT(*info) * wsz;
-	if (end - pos < *size)
-		return SFRAME_E_FRE_OVERRUN;
+	w->at = pos;
+	w->len = n;
 	return 0;
 }
 
-static int sf_fre_words(const struct sframe_sec *sec, u32 pos, u32 asz,
-			struct sframe_fre *fre)
+/* Bytes [pos, pos + need) of the FRE sub-section, or an error. */
+static __always_inline int sf_win_get(const struct sframe_sec *sec,
+				      struct sf_win *w, u32 pos, u32 need,
+				      const u8 **p)
 {
-	unsigned long at = sec->base + pos + asz + 1;
+	u32 end = sec->fre_off + sec->fre_len;
+	int err;
+
+	if (pos < sec->fre_off || pos > end || end - pos < need)
+		return SFRAME_E_FRE_OVERRUN;
+	if (pos < w->at || pos - w->at + need > w->len) {
+		err = sf_win_fill(sec, w, pos);
+		if (err)
+			return err;
+	}
+	*p = w->buf + (pos - w->at);
+	return 0;
+}
+
+/*
+ * Read the start and info byte of the FRE at @pos; set *size to its whole
+ * length.  Only the bytes of the FRE sub-section are ever read.
+ */
+static __always_inline int sf_fre_head(const struct sframe_sec *sec,
+				       struct sf_win *w, unsigned int type,
+				       u32 pos, u32 *start, u8 *info,
+				       u32 *size)
+{
+	u32 asz = 1U << type;
+	const u8 *b;
+	int err;
+
+	err = sf_win_get(sec, w, pos, asz + 1, &b);
+	if (err)
+		return err;
+	if (type == SFRAME_FRE_TYPE_ADDR1)
+		*start = b[0];
+	else if (type == SFRAME_FRE_TYPE_ADDR2)
+		*start = sf_le16(b);
+	else
+		*start = sf_le32(b);
+	*info = b[asz];
+	if (SFRAME_FRE_SIZE(*info) == 3)
+		return SFRAME_E_FRE_SIZE;
+	*size = asz + 1 + SFRAME_FRE_COUNT(*info) *
+		(1U << SFRAME_FRE_SIZE(*info));
+	return sf_win_get(sec, w, pos, *size, &b);
+}
+
+/* Data words of the FRE at @pos (its head already checked). */
+static int sf_fre_words(const struct sframe_sec *sec, struct sf_win *w,
+			u32 pos, u32 size, struct sframe_fre *fre)
+{
+	unsigned int asz = size - fre->nwords *
+			   (1U << SFRAME_FRE_SIZE(fre->info)) - 1;
 	unsigned int n = fre->nwords, i;
 	unsigned int wsz = 1U << SFRAME_FRE_SIZE(fre->info);
-	u8 b[4];
+	const u8 *b;
+	int err;
 
-	/* one constant-size read per word (1 to 3 words in practice) */
-	for (i = 0; i < n; i++, at += wsz) {
+	err = sf_win_get(sec, w, pos, size, &b);
+	if (err)
+		return err;
+	b += asz + 1;
+	for (i = 0; i < n; i++, b += wsz) {
 		if (wsz == 1) {
-			if (sf_copy(b, at, 1))
-				return SFRAME_E_FAULT;
 			fre->words[i] = (s8)b[0];
 			fre->uwords[i] = b[0];
 		} else if (wsz == 2) {
-			if (sf_copy(b, at, 2))
-				return SFRAME_E_FAULT;
 			fre->words[i] = (s16)sf_le16(b);
 			fre->uwords[i] = sf_le16(b);
 		} else {
-			if (sf_copy(b, at, 4))
-				return SFRAME_E_FAULT;
 			fre->words[i] = (s32)sf_le32(b);
 			fre->uwords[i] = sf_le32(b);
 		}
@@ -264,17 +306,20 @@ int sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    u32 *pos, struct sframe_fre *fre)
 {
 	unsigned int type = SFRAME_INFO_FRE_TYPE(fde->info);
+	struct sf_win w;
 	u32 size;
 	int err;
 
+	w.at = 0;
+	w.len = 0;	/* empty: the first read fills it */
 	if (type > SFRAME_FRE_TYPE_ADDR4)
 		return SFRAME_E_FRE_TYPE;
-	err = sf_fre_head(sec, type, *pos, &fre->start, &fre->info, &size);
+	err = sf_fre_head(sec, &w, type, *pos, &fre->start, &fre->info, &size);
 	if (err)
 		return err;
 	fre->nwords = SFRAME_FRE_COUNT(fre->info);
 	fre->size = (u8)size;
-	err = sf_fre_words(sec, *pos, 1U << type, fre);
+	err = sf_fre_words(sec, &w, *pos, size, fre);
 	if (err)
 		return err;
 	*pos += size;
@@ -433,13 +478,16 @@ int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 	struct sframe_fre fre;
 	unsigned int type;
 	u32 idx = 0, off, limit, pos, i, best_pos = 0, best = 0, size;
-	u32 start, prev = 0;
-	u8 info;
+	u32 start, prev = 0, best_start = 0, best_size = 0;
+	struct sf_win win;
+	u8 info, best_info = 0;
 	int err;
 	bool found = false;
 
 	if (sec->text_hi && (pc < sec->text_lo || pc >= sec->text_hi))
 		return SFRAME_E_NOINFO;
+	win.at = 0;
+	win.len = 0;
 	err = sf_search(sec, pc, &idx);
 	if (err)
 		return err;
@@ -466,7 +514,7 @@ int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 	type = SFRAME_INFO_FRE_TYPE(fde.info);
 	pos = fde.fres_off;
 	for (i = 0; i < fde.num_fres; i++) {
-		err = sf_fre_head(sec, type, pos, &start, &info, &size);
+		err = sf_fre_head(sec, &win, type, pos, &start, &info, &size);
 		if (err)
 			return err;
 		if (i && start <= prev)
@@ -478,17 +526,19 @@ int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 		found = true;
 		best = i;
 		best_pos = pos;
+		best_start = start;
+		best_info = info;
+		best_size = size;
 		prev = start;
 		pos += size;
 	}
 	if (!found)
 		return SFRAME_E_NOINFO;
-	/* the head of the chosen FRE was checked in the loop */
-	err = sf_fre_head(sec, type, best_pos, &fre.start, &fre.info, &size);
-	if (err)
-		return err;
-	fre.nwords = SFRAME_FRE_COUNT(fre.info);
-	err = sf_fre_words(sec, best_pos, 1U << type, &fre);
+	/* the chosen FRE was checked in the loop */
+	fre.start = best_start;
+	fre.info = best_info;
+	fre.nwords = SFRAME_FRE_COUNT(best_info);
+	err = sf_fre_words(sec, &win, best_pos, best_size, &fre);
 	if (err)
 		return err;
 	r->fre_idx = best;
