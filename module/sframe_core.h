@@ -15,6 +15,18 @@
  *
  * All functions return 0 or a negative enum sframe_code; sframe_strerror()
  * names a code and sframe_errno() maps it to a negative errno value.
+ *
+ * Versions: v1 (17-byte FDEs, PCMASK blocks of 16 bytes), v2 (20-byte FDEs,
+ * rep_size), v3 (16-byte FDE index, 5-byte attribute before the FREs, flex
+ * FDEs, signal bit).  The function start is relative to the section start,
+ * or to the FDE's own start field when SFRAME_F_FDE_FUNC_START_PCREL is set
+ * (v2, v3).  Outermost: an FRE without data words, or an FDE without FREs.
+ * v3 flex words are (control, displacement) pairs for CFA, RA, FP in that
+ * order, RA/FP optional or a single 0 pad word; control = regnum << 3 |
+ * deref_p << 1 | reg_p, and the location is
+ *   base = reg_p ? reg[regnum] : CFA; value = deref_p ? *(base + d) : base + d
+ * (the v3 spec draft; CFA needs reg_p).  A rule on a register other than
+ * SP/FP is only usable in the topmost frame (sframe_state.gpr).
  */
 #ifndef USTACK_SFRAME_CORE_H
 #define USTACK_SFRAME_CORE_H

@@ -35,9 +35,11 @@ void elf_sframe_free(struct elf_sframe *s);
 #include "sframe_core.h"
 
 /*
- * Text of a rule in objdump's notation: "sp+16", "fp+16", "*(fp-8)" for the
- * CFA; "u" (unchanged / untracked), "c-16" (saved at CFA-16), "c-16=" ...
- * for FP and RA (see sframe_fmt_loc).  @buf needs 32 bytes.
+ * Text of a rule in objdump's notation (`lookup` and `dump`; @buf needs 32
+ * bytes).  CFA: "sp+16", "fp+16", "r10+0" (flex: another register),
+ * "*(fp-8)" (flex: dereferenced, DRAP).  FP and RA: "u" (unchanged, or
+ * untracked), "c-16" (saved at CFA-16); flex only: "=c+8" (the value CFA+8),
+ * "=rbx" / "=rbx+8" (a register's value), "*(rbx+8)" (saved at rbx+8).
  */
 const char *sframe_fmt_cfa(char *buf, const struct sframe_loc *l);
 const char *sframe_fmt_loc(char *buf, const struct sframe_loc *l);
