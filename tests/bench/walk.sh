@@ -14,5 +14,5 @@ inc="-I$root/include -I$root/module"
 gcc -O2 -fomit-frame-pointer -Wa,--gsframe -c -o "$b/rec_nofp.o" "$here/walk/rec_nofp.c"
 gcc -O2 -fno-omit-frame-pointer -Wa,--gsframe -c -o "$b/rec_fp.o" "$here/walk/rec_fp.c"
 gcc -O2 -Wall -Wa,--gsframe $inc -o "$b/walk" "$here/walk/walk.c" \
-	"$root/module/sframe_core.c" "$b/rec_nofp.o" "$b/rec_fp.o" -lunwind -lpthread
+	"$root/module/sframe_core.c" "$b/rec_nofp.o" "$b/rec_fp.o" -ldl -lpthread
 "$b/walk" "${WALK_ITERS:-20000}" "${WALK_ROUNDS:-7}"
