@@ -14,10 +14,19 @@ done
 # Unprivileged users get the same (their own address space only).
 out=$(su -s /bin/sh nobody -c "bin/sframe_api bad" 2>&1) || fail "as nobody: $out"
 echo "nobody: $out"
-# The module unloads with registrations alive in a running process.
-bin/sframe_walk_O2_nofp reg 2000 1 >/dev/null 2>&1 &
-sleep 1
+# The module unloads with registrations alive in running processes (and
+# a forked child that inherited them); they exit after the unload.
+mkfifo /tmp/hold.in
+bin/sframe_api hold </tmp/hold.in >/tmp/hold.out 2>&1 &
+exec 3>/tmp/hold.in
+i=0
+while ! grep -q ready /tmp/hold.out; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "hold: $(cat /tmp/hold.out)"; sleep 0.1
+done
 modprobe -r ustack || fail "unload with a live registration"
+exec 3>&-
 wait
 ustack_load
+out=$(bin/sframe_api fork 2>&1) || fail "after reload: $out"
+echo "after reload: $out"
 echo ok

@@ -434,6 +434,27 @@ static int cmd_mutate(int iters, unsigned int seed)
 	return 0;
 }
 
+/* Registered, /dev/sframe closed: live across a module unload. */
+static int cmd_hold(void)
+{
+	uint8_t *text = map(PAGE, PROT_READ | PROT_EXEC);
+	uint8_t *sf = map(PAGE, PROT_READ | PROT_WRITE);
+	char c;
+
+	empty_section(sf);
+	EXPECT(sf_reg(self.sf, self.sf_len, self.text_lo, self.text_hi), 0);
+	EXPECT(sf_reg((uintptr_t)sf, 28, (uintptr_t)text, (uintptr_t)text + 64), 0);
+	close(sf_fd);
+	printf("ready\n");
+	fflush(stdout);
+	/* Until stdin closes; then unmap (the notifier is gone) and exit. */
+	while (read(0, &c, 1) > 0)
+		;
+	munmap(text, PAGE);
+	munmap(sf, PAGE);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -450,6 +471,8 @@ int main(int argc, char **argv)
 		return cmd_unmap(argv[2]);
 	if (!strcmp(argv[1], "fork"))
 		return cmd_fork();
+	if (!strcmp(argv[1], "hold"))
+		return cmd_hold();
 	if (!strcmp(argv[1], "exec"))
 		return cmd_exec(argv);
 	if (!strcmp(argv[1], "exec-child"))
