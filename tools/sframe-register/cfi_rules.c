@@ -313,6 +313,51 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		r->kind = CFI_ROW_OK;
 }
 
+#define MAX_EXEC_RANGES 64
+
+struct range {
+	uint64_t lo, hi;
+};
+
+/* Executable PT_LOADs; without any (relocatable files), SHF_EXECINSTR. */
+static size_t exec_ranges(Elf *elf, struct range *r)
+{
+	size_t n = 0, phnum;
+	Elf_Scn *scn = NULL;
+
+	if (!elf_getphdrnum(elf, &phnum)) {
+		for (size_t i = 0; i < phnum && n < MAX_EXEC_RANGES; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) &&
+			    ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+			    ph.p_vaddr + ph.p_memsz > ph.p_vaddr)
+				r[n++] = (struct range){ ph.p_vaddr,
+						ph.p_vaddr + ph.p_memsz };
+		}
+	}
+	if (n)
+		return n;
+	while ((scn = elf_nextscn(elf, scn)) && n < MAX_EXEC_RANGES) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    sh.sh_addr + sh.sh_size > sh.sh_addr)
+			r[n++] = (struct range){ sh.sh_addr,
+						 sh.sh_addr + sh.sh_size };
+	}
+	return n;
+}
+
+static bool in_ranges(const struct range *r, size_t n,
+		      const struct cfi_func *f)
+{
+	for (size_t i = 0; i < n; i++)
+		if (f->start >= r[i].lo && f->end <= r[i].hi)
+			return true;
+	return false;
+}
+
 static int push_row(struct cfi_table *t, size_t *cap, const struct cfi_row *r)
 {
 	if (t->nrows == *cap) {
@@ -502,12 +547,22 @@ int cfi_rules_load(Elf *elf, struct cfi_table *t, char *err, size_t errlen)
 			break;
 		off = next;
 	}
-	qsort(t->funcs, t->nfuncs, sizeof(*t->funcs), cmp_func);
-	/* Drop FDEs that overlap the previous one (keep the first, longest). */
+	if (t->nfuncs)
+		qsort(t->funcs, t->nfuncs, sizeof(*t->funcs), cmp_func);
+	/*
+	 * Drop FDEs outside the executable code (a corrupt range would make
+	 * every PC loop run for ever) and FDEs that overlap the previous one
+	 * (keep the first, longest).
+	 */
 	{
-		size_t w = 0;
+		struct range ex[MAX_EXEC_RANGES];
+		size_t w = 0, nex = exec_ranges(elf, ex);
 
 		for (size_t i = 0; i < t->nfuncs; i++) {
+			if (!in_ranges(ex, nex, &t->funcs[i])) {
+				t->bad_range++;
+				continue;
+			}
 			if (w && t->funcs[i].start < t->funcs[w - 1].end) {
 				t->dup_fdes++;
 				continue;

@@ -66,6 +66,7 @@ struct cfi_table {
 	struct cfi_row *rows;
 	size_t nrows;
 	size_t dup_fdes;	/* FDEs dropped because they overlap another */
+	size_t bad_range;	/* FDEs dropped: not inside executable code */
 };
 
 /* Read @elf's .eh_frame.  Returns 0, or -1 with a message in @err. */

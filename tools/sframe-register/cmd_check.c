@@ -231,6 +231,10 @@ int cmd_check(int argc, char **argv)
 
 		if (sframe_read_fde(&sec, i, &fde))
 			break;
+		if (fde.func_size > (1u << 24)) {
+			c.extra += fde.func_size;	/* do not walk 4 GiB */
+			continue;
+		}
 		for (uint64_t pc = fde.func_start;
 		     pc < fde.func_start + fde.func_size; pc++)
 			if (!cfi_find_func(&t, pc))

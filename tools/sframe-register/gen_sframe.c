@@ -292,6 +292,7 @@ int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
 		return -1;
 	st->funcs = t.nfuncs;
 	st->dup_fdes = t.dup_fdes;
+	st->bad_range = t.bad_range;
 	for (size_t i = 0; i < t.nfuncs; i++) {
 		rc = emit_func(&l, &t, &t.funcs[i], version, st);
 		if (rc < 0)
@@ -331,11 +332,13 @@ void gen_stats_print(FILE *f, const char *what, const struct gen_stats *st)
 {
 	fprintf(f, "%s: %zu functions, %zu FDEs (%zu PCMASK), %zu FREs; "
 		"left out %zu (cfa %zu, ra %zu, fp %zu, signal %zu, libdw %zu, "
-		"outermost-v1 %zu, plt %zu); synthesized PLTs %zu\n",
+		"outermost-v1 %zu, plt %zu); synthesized PLTs %zu%s\n",
 		what, st->funcs, st->fdes, st->pcmask, st->fres, st->left_out,
 		st->bad[CFI_BAD_CFA], st->bad[CFI_BAD_RA], st->bad[CFI_BAD_FP],
 		st->bad[CFI_BAD_SIGNAL], st->bad[CFI_BAD_LIBDW],
-		st->outermost_v1, st->plt_odd, st->synth_plt);
+		st->outermost_v1, st->plt_odd, st->synth_plt,
+		st->dup_fdes || st->bad_range ? "; bad .eh_frame FDEs dropped" :
+		"");
 }
 
 size_t gen_build_id(Elf *elf, char *hex, size_t hexlen)
