@@ -529,6 +529,41 @@ garbage_input() {
 }
 t garbage-input garbage_input
 
+# Mutated streams under ASan and UBSan: no memory error, no undefined
+# behaviour, and every SVG produced stays well-formed XML.
+sanitizers() {
+	local srcs
+	srcs=$(sed -n 's/^SRCS := //p; s/^\t\(.*\.c\)$/\1/p' tools/ustack-report/Makefile | tr -d '\\')
+	(cd tools/ustack-report && gcc -std=gnu11 -D_GNU_SOURCE -I. -I../../include -O1 -g \
+		-fsanitize=address,undefined -fno-sanitize-recover=all \
+		-o "$T/ur-san" $srcs -ldw -lelf) || { echo "sanitizer build failed"; return 1; }
+	ASAN_OPTIONS=detect_leaks=0 python3 - "$T" <<-'EOF'
+	import os, random, subprocess, sys
+	T = sys.argv[1]
+	for src in ["profile.bin", "profile.txt"]:
+	    base = open(os.path.join(T, src), "rb").read()
+	    r = random.Random(src)
+	    for i in range(40):
+	        b = bytearray(base)
+	        for _ in range(r.randrange(1, 10)):
+	            b[r.randrange(len(b))] = r.getrandbits(8)
+	        open(T + "/mut", "wb").write(b)
+	        for mode in ["--svg", "--summary", "-v"]:
+	            p = subprocess.run([T + "/ur-san", mode, "-l", T + "/mut"],
+	                               capture_output=True)
+	            if (p.returncode not in (0, 1) or b"runtime error" in p.stderr
+	                    or b"Sanitizer" in p.stderr):
+	                sys.exit("%s #%d %s: exit %d %s" % (src, i, mode, p.returncode,
+	                         p.stderr.decode(errors="replace")[-300:]))
+	            if mode == "--svg" and p.returncode == 0:
+	                open(T + "/mut.svg", "wb").write(p.stdout)
+	                if subprocess.run(["xmllint", "--noout", T + "/mut.svg"],
+	                                  capture_output=True).returncode:
+	                    sys.exit("%s #%d: SVG not well-formed" % (src, i))
+	EOF
+}
+t sanitizers-mutated-streams sanitizers
+
 # Live mode against a stand-in device (a regular file: the ioctl is refused,
 # poll says readable, reads end): same joins, raw stream saved unchanged.
 live_mode() {
