@@ -213,6 +213,17 @@ if [ -x "$W/cfi" ]; then
 	fi
 fi
 
+# Corrupt .eh_frame input: gen and check neither crash nor hang.
+if [ -x "$W/prog_O2" ]; then
+	mkdir -p "$W/mut"
+	out=$(python3 "$ROOT/tests/register/mutate.py" "$SR" "$W/prog_O2" "$W/mut" 100 2>&1)
+	if [ $? = 0 ]; then
+		pass gen-check-corrupt-eh_frame
+	else
+		fail gen-check-corrupt-eh_frame "$(tail -2 <<<"$out" | tr '\n' ' ')"
+	fi
+fi
+
 # A corrupted .sframe must make check fail: change one FRE's CFA offset.
 if [ -f "$W/prog_O2.g1" ]; then
 	cp "$W/prog_O2.g1" "$W/corrupt"
