@@ -822,7 +822,10 @@ u32 sframe_walk(struct sframe_walk *w)
 				cfa = (ce->fast == 1 ? st.sp : st.fp) +
 				      (s64)ce->cfa_off;
 				if (likely(cfa > st.sp && !(cfa & 7) &&
-					   !sf_load(&st, cfa - 8, &ra) && ra &&
+					   (!st.stack_hi ||
+					    (cfa - 8 >= st.stack_lo &&
+					     cfa <= st.stack_hi)) &&
+					   !sf_read_word(&ra, cfa - 8) && ra &&
 					   (!ce->fp_saved ||
 					    !sf_load(&st, cfa + (s64)ce->fp_off,
 						     &fp)))) {
