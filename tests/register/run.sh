@@ -367,6 +367,19 @@ if [ -d "$W/nogen" ] && [ -z "$(ls -A "$W/nogen")" ]; then
 else
 	fail shim-nogen "entries generated: $(ls "$W/nogen" 2>&1 | head -2)"
 fi
+# corrupt or truncated entries are refused quietly; the program runs as ever
+mkdir -p "$W/badcache"
+cp "$CD"/*.v3.sframe "$W/badcache/"
+bf=$W/badcache/$libc_id.v3.sframe
+python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[40:]=bytes((i*37)&255 for i in range(len(b)-40)); open(sys.argv[1],'wb').write(b)" "$bf"
+o1=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/badcache" "$P" 6 2>&1)
+truncate -s 20 "$bf"
+o2=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/badcache" "$P" 6 2>&1)
+if [ "$o1" = "$("$P" 6)" ] && [ "$o2" = "$o1" ]; then
+	pass shim-corrupt-cache-harmless
+else
+	fail shim-corrupt-cache-harmless "output changed: $o1 / $o2"
+fi
 # the vDSO: its image is saved as <build-id>.vdso.so and gets an entry too
 vd=$(ls "$CD"/*.vdso.so 2>/dev/null | head -1)
 if [ -n "$vd" ] && [ -f "${vd%.vdso.so}.v3.sframe" ] && grep -q '\[vdso\]: ready' <<<"$l1" &&
