@@ -76,11 +76,12 @@ int sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 
 	fde_beg = hdr_end + sf_le32(h + 20);
 	fde_end = fde_beg + (u64)sec->num_fdes * sec->fde_size;
-	if (fde_end > len)
+	/* offsets are u32 from here on: the parts must end below 4 GiB */
+	if (fde_end > len || fde_end > SF_U32_MAX)
 		return SFRAME_E_FDE_OFF;
 	fre_beg = hdr_end + sf_le32(h + 24);
 	fre_end = fre_beg + sec->fre_len;
-	if (fre_end > len)
+	if (fre_end > len || fre_end > SF_U32_MAX)
 		return SFRAME_E_FRE_OFF;
 	if (fde_beg < fre_end && fre_beg < fde_end)
 		return SFRAME_E_FRE_OFF;	/* the two parts overlap */
