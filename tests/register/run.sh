@@ -469,6 +469,20 @@ else
 	fail walk-build "$(head -3 "$W/cc.err")"
 fi
 
+# vm_bt (the VM test program comparing ustack_backtrace() with backtrace())
+# builds and, here without the kernel, reports ENOSYS cleanly.
+if gcc -O2 -fomit-frame-pointer -o "$W/vm_bt" "$R/vm_bt.c" -ldl 2>"$W/cc.err"; then
+	out=$("$SR" run -- "$W/vm_bt" "$W/libcb.so" 2>&1)
+	if grep -q 'bt: ustack_backtrace failed: Function not implemented' <<<"$out" &&
+		grep -q 'api: register(junk)=-38 unregister(junk)=-38' <<<"$out"; then
+		pass vm-bt-without-kernel
+	else
+		fail vm-bt-without-kernel "$(tr '\n' ' ' <<<"$out")"
+	fi
+else
+	fail vm-bt-without-kernel "build: $(head -2 "$W/cc.err")"
+fi
+
 # The API without kernel support fails cleanly.
 out=$("$W/apitest" 2>&1)
 if [ "$out" = "backtrace=-1 errno=ENOSYS register=-38 unregister=-38 zero=0" ]; then
