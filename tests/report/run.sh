@@ -130,7 +130,7 @@ prog;[no user stack];asm_sysvec_apic_timer_interrupt 1
 prog;main;outer;lib_func;do_syscall_64 2
 prog;main;outer;lib_func;do_syscall_64;ksys_write 1
 prog;main;outer;middle;leaf;asm_sysvec_apic_timer_interrupt 5
-worker;lib_func;lib_inner;asm_sysvec_apic_timer_interrupt 2
+worker;[incomplete: fault];lib_func;lib_inner;asm_sysvec_apic_timer_interrupt 2
 EOF
 
 folded_profile() {
@@ -199,6 +199,8 @@ perf_format() {
 		{ echo "kernel frame"; return 1; }
 	grep -qP '^\t {15}0 \[no user stack\] \(\[unknown\]\)$' "$T/p" ||
 		{ echo "no-user-stack mark"; return 1; }
+	[ "$(grep -cP '^\t {15}0 \[incomplete: fault\] \(\[unknown\]\)$' "$T/p")" = 2 ] ||
+		{ echo "incomplete-walk marks"; return 1; }
 	[ "$(grep -c '^$' "$T/p")" = 11 ] || { echo "not 11 blocks"; return 1; }
 	! grep -q 'method=' "$T/p" || { echo "methods in default output"; return 1; }
 	local bid
@@ -418,7 +420,7 @@ symbolize_lines() {
 	local n=0 idx=0 line fn obj got want start off adj
 	while IFS= read -r line; do
 		if [[ -z $line || $line != $'\t'* ]]; then idx=0; continue; fi
-		[[ $line == *"([kernel.kallsyms])" || $line == *"[no user stack]"* ]] && continue
+		[[ $line == *"([kernel.kallsyms])" || $line == *" ([unknown])" ]] && continue
 		if [[ $line =~ ^$'\t'\ *[0-9a-f]+\ ([a-z_]+)\+0x([0-9a-f]+)\ \((/[^\)]*)\)\ (.+)$ ]]; then
 			fn=${BASH_REMATCH[1]} off=$((16#${BASH_REMATCH[2]}))
 			obj=${BASH_REMATCH[3]} got=${BASH_REMATCH[4]}

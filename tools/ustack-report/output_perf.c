@@ -8,7 +8,9 @@
  * -v adds cookie and end reason to the header (before the event, which
  * readers take from the line's end), and method, file offset and build-id
  * to each user frame; -l adds file:line.  Frame extras go after
- * "(<object>)", where those readers ignore them.
+ * "(<object>)", where those readers ignore them.  A missing user stack and
+ * a walk that stopped short of the outermost frame show as pseudo-frames,
+ * "[no user stack]" and "[incomplete: <end reason>]", at the bottom.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -78,6 +80,9 @@ void output_perf(FILE *f, const struct recs *r, const struct out_opts *o)
 		else
 			for (j = 0; j < s->u->nr; j++)
 				user_line(f, &s->u->f[j], o);
+		if (s->u && incomplete_mark(s->u))
+			fprintf(f, "\t%16x %s ([unknown])\n", 0,
+				incomplete_mark(s->u));
 		fputc('\n', f);
 	}
 }

@@ -4,7 +4,9 @@
  * first (comm; user frames; kernel frames), named as stackcollapse-perf.pl
  * names them from our perf output: offsets stripped, unsymbolized frames as
  * "[object basename]", ';' as ':', no quotes.  A sample without its user
- * record gets a "[no user stack]" frame under comm.  Identical lists are
+ * record gets a "[no user stack]" frame under comm, one whose walk stopped
+ * short of the outermost frame an "[incomplete: <end>]" frame (so that
+ * truncated stacks do not pose as complete ones).  Identical lists are
  * merged, sorted frame by frame.
  */
 #include <stdlib.h>
@@ -68,6 +70,16 @@ const char *kernel_frame_name(const struct kframe *k)
 	return tidy(s, e - s);
 }
 
+const char *incomplete_mark(const struct user *u)
+{
+	char b[96];
+
+	if (!strcmp(u->end, "outermost") || !strcmp(u->end, "kthread"))
+		return NULL;
+	snprintf(b, sizeof(b), "[incomplete: %s]", u->end);
+	return tidy(b, strlen(b));
+}
+
 static int cmp_stack(const void *a, const void *b)
 {
 	const struct fstack *x = a, *y = b;
@@ -99,7 +111,8 @@ struct fstack *stacks_build(const struct recs *r, size_t *nout)
 	for (i = 0; i < r->ns; i++) {
 		const struct sample *s = &r->s[i];
 		const struct user *u = s->u;
-		uint32_t nu = u ? u->nr : 1, d = 0, j;
+		const char *inc = u ? incomplete_mark(u) : NULL;
+		uint32_t nu = u ? u->nr + !!inc : 1, d = 0, j;
 		struct fstack *st = &v[i];
 
 		st->n = 1 + nu + s->nk;
@@ -112,6 +125,10 @@ struct fstack *stacks_build(const struct recs *r, size_t *nout)
 			st->kind[d] = FK_MARK;
 			st->name[d++] = mark;
 		} else {
+			if (inc) {
+				st->kind[d] = FK_MARK;
+				st->name[d++] = inc;
+			}
 			for (j = u->nr; j-- > 0;) {
 				st->kind[d] = FK_USER;
 				st->name[d++] = user_frame_name(&u->f[j]);

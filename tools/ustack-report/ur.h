@@ -115,6 +115,7 @@ struct fstack {
 /* Returns sorted, merged stacks (count = samples). */
 struct fstack *stacks_build(const struct recs *r, size_t *n);
 const char *user_frame_name(const struct uframe *f);
+const char *incomplete_mark(const struct user *u);	/* NULL if complete */
 const char *kernel_frame_name(const struct kframe *k);
 
 /* outputs */
