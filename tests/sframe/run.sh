@@ -66,6 +66,18 @@ if make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&
 	if [ $bad = 0 ]; then echo "PASS: sframe/dump-vs-objdump"; else
 		echo "FAIL: sframe/dump-vs-objdump: $bad of ${#bins[@]} files differ"; fi
 
+	# `sframe-register check` (the generator's libdw CFI reader, another
+	# .eh_frame oracle) must find no mismatch in any corpus file.
+	bad=0
+	for b in "${bins[@]}"; do
+		if ! "$tool" check "$b" >"$b.check" 2>&1 || ! grep -q ' 0 mismatch' "$b.check"; then
+			bad=$((bad + 1))
+			echo "# check: $(tail -n 1 "$b.check")"
+		fi
+	done
+	if [ $bad = 0 ]; then echo "PASS: sframe/check-cli"; else
+		echo "FAIL: sframe/check-cli: $bad of ${#bins[@]} files"; fi
+
 	# lookup: a function built here with known CFI (fp kept, -O0).
 	b=$out/corpus/c-O0-keep
 	f=$(nm "$b" | awk '$3 == "recurse" {print $1}')
