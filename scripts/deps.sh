@@ -12,7 +12,7 @@ pkgs=(
 	libelf-dev libdw-dev elfutils binutils-dev libunwind-dev
 	qemu-system-x86 busybox-static cpio kmod dkms
 	python3 bc flex bison libssl-dev xz-utils zstd dwarves
-	linux-source-6.1 chromium linux-perf
+	linux-source-6.1 chromium linux-perf libxml2-utils
 )
 want_headers=${USTACK_WANT_HEADERS:-1}
 
