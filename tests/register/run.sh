@@ -115,6 +115,14 @@ else
 	fail gen-output-elf "readelf/dump: $(head -2 "$W/re.err")"
 fi
 
+# The default is v1, what gas 2.40 makes and binutils 2.40 itself decodes.
+"$SR" gen /usr/bin/python3.11 -o "$W/py.def" >/dev/null 2>&1
+if readelf --sframe "$W/py.def" 2>"$W/re.err" | grep -q 'SFRAME_VERSION_1' && [ ! -s "$W/re.err" ]; then
+	pass gen-default-v1-readelf
+else
+	fail gen-default-v1-readelf "$(head -2 "$W/re.err")"
+fi
+
 # --- 2. the --gsframe corpus ----------------------------------------------
 C=$ROOT/tests/register/corpus
 build_ok=1

@@ -2,7 +2,11 @@
 /*
  * sframe-register gen FILE -o OUT [--version 1|2|3] [-q]
  *   Build SFrame from FILE's .eh_frame (gen_sframe.c); OUT is a copy of FILE
- *   whose .sframe section holds it (gen_elf.c says where).  Default v3.
+ *   whose .sframe section holds it (gen_elf.c says where).  Default v1,
+ *   what gas 2.40 emits and the only version binutils 2.40 (readelf
+ *   --sframe, objdump, libsframe) decodes; v1 cannot mark an outermost
+ *   frame, so RA-undefined functions (_start, the clone child) are left
+ *   out, where a walker ends anyway (rbp is 0 there).  v2 and v3 keep them.
  *   Prints one statistics line (functions, FDEs, FREs, what was left out).
  *
  * sframe-register gen --cache OUT --build-id HEX FILE
@@ -53,7 +57,7 @@ static int write_cache(const char *out, const void *sf, size_t len,
 int cmd_gen(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *cache = NULL, *want_id = NULL;
-	int version = 3, quiet = 0, fd, ret = 1;
+	int version = 1, quiet = 0, fd, ret = 1;
 	char err[256], id[129];
 	struct gen_stats st;
 	struct stat sb;
