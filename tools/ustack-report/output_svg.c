@@ -52,6 +52,22 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+static const char *entity(char c)
+{
+	switch (c) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	default:
+		return "&apos;";
+	}
+}
+
 /* Write at most max characters of s, XML-escaped; returns chars written. */
 static size_t esc(FILE *f, const char *str, size_t max)
 {
@@ -67,19 +83,12 @@ static size_t esc(FILE *f, const char *str, size_t max)
 			i++;
 			continue;
 		}
-		if (l > 1) {
+		if (l > 1)
 			fwrite(s + i, 1, l, f);
-		} else {
-			switch (s[i]) {
-			case '&': fputs("&amp;", f); break;
-			case '<': fputs("&lt;", f); break;
-			case '>': fputs("&gt;", f); break;
-			case '"': fputs("&quot;", f); break;
-			case '\'': fputs("&apos;", f); break;
-			default:
-				fputc(s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
-			}
-		}
+		else if (strchr("&<>\"'", s[i]))
+			fputs(entity(s[i]), f);
+		else
+			fputc(s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i], f);
 		i += l;
 	}
 	return chars;

@@ -108,19 +108,50 @@ static void obj_open(struct obj *ob)
 	ob->st.opened = 1;
 }
 
+/* Objects by interned name: open addressing on the pointer. */
+static struct obj **otab;
+static size_t ocap;
+
+static size_t ohash(const char *name, size_t cap)
+{
+	uint64_t h = (uintptr_t)name * 0x9e3779b97f4a7c15ull;
+
+	return (h >> 32) & (cap - 1);
+}
+
 static struct obj *obj_get(const char *name)
 {
-	size_t i;
 	struct obj *ob;
+	size_t j;
 
-	for (i = 0; i < nobj; i++)	/* few objects per profile */
-		if (objs[i]->st.name == name)
-			return objs[i];
+	if (ocap) {
+		for (j = ohash(name, ocap); otab[j]; j = (j + 1) & (ocap - 1))
+			if (otab[j]->st.name == name)
+				return otab[j];
+	}
+	if ((nobj + 1) * 2 > ocap) {
+		size_t ncap = ocap ? ocap * 2 : 64, i;
+
+		free(otab);
+		otab = calloc(ncap, sizeof(*otab));
+		if (!otab)
+			die("out of memory");
+		ocap = ncap;
+		for (i = 0; i < nobj; i++) {
+			j = ohash(objs[i]->st.name, ocap);
+			while (otab[j])
+				j = (j + 1) & (ocap - 1);
+			otab[j] = objs[i];
+		}
+	}
 	ob = xalloc(sizeof(*ob));
 	ob->st.name = name;
 	obj_open(ob);
 	objs = xrealloc(objs, (nobj + 1) * sizeof(*objs));
 	objs[nobj++] = ob;
+	for (j = ohash(name, ocap); otab[j]; j = (j + 1) & (ocap - 1))
+		;
+	otab[j] = ob;
 	return ob;
 }
 
