@@ -608,6 +608,8 @@ svg_wellformed() {
 	EOF
 	# (quotes are dropped from names, as stackcollapse-perf.pl does)
 	grep -q '<title>a&lt;b&gt;&amp;c (1 sample' "$T/esc.svg" || { echo "not escaped"; return 1; }
+	$R --svg --title "q\"u'o<t>e&" "$T/esc.txt" >"$T/t.svg" && xmllint --noout "$T/t.svg" &&
+		grep -q '>q&quot;u&apos;o&lt;t&gt;e&amp;</text>' "$T/t.svg" || { echo "title not escaped"; return 1; }
 }
 t svg-wellformed svg_wellformed
 
