@@ -408,6 +408,22 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/n
 	else
 		fail shim-cache-per-user-dir "no entry in \$XDG_CACHE_HOME/ustack for nobody"
 	fi
+	# another user reads root's (system) directory when its own has nothing
+	mkdir -p "$W/sys" "$W/xdg2" && chmod 755 "$W/sys" && chown nobody "$W/xdg2"
+	cp "$CD"/*.v3.sframe "$W/sys/" && chmod 644 "$W/sys"/*
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups env -u USTACK_CACHE_DIR \
+		XDG_CACHE_HOME="$W/xdg2" USTACK_SYSTEM_CACHE="$W/sys" USTACK_SHIM_FORCE=1 \
+		USTACK_SHIM_NOGEN=1 USTACK_SHIM_DEBUG=1 LD_PRELOAD="$SHIM" "$P" 6 2>&1)
+	chmod 777 "$W/sys"	# group/world-writable: must be ignored
+	out2=$(setpriv --reuid=nobody --regid=nogroup --clear-groups env -u USTACK_CACHE_DIR \
+		XDG_CACHE_HOME="$W/xdg2" USTACK_SYSTEM_CACHE="$W/sys" USTACK_SHIM_FORCE=1 \
+		USTACK_SHIM_NOGEN=1 USTACK_SHIM_DEBUG=1 LD_PRELOAD="$SHIM" "$P" 6 2>&1)
+	if grep -q 'libc.so.6: cache hit' <<<"$out" && ! grep -q 'libc.so.6: cache hit' <<<"$out2" &&
+		[ -z "$(ls -A "$W/xdg2/ustack" 2>/dev/null)" ]; then
+		pass shim-cache-system-dir
+	else
+		fail shim-cache-system-dir "$(grep libc <<<"$out" | tr '\n' ' ') / $(grep libc <<<"$out2" | tr '\n' ' ')"
+	fi
 fi
 # the cached entry, relocated as the shim does, gives gen's rules
 "$SR" gen "$libc" -o "$W/libc.g3" --version 3 >/dev/null 2>&1

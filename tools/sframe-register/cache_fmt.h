@@ -3,7 +3,11 @@
  * cache_fmt.h - the shim's on-disk SFrame cache entries.
  *
  * Directory: $XDG_CACHE_HOME/ustack, else $HOME/.cache/ustack (mode 0700);
- * for root (euid 0) /var/cache/ustack.  One file per object, named
+ * for root (euid 0) /var/cache/ustack (mode 0755, entries 0644), which
+ * other users' shims also read (after their own directory, before
+ * generating: a daemon without a writable home still finds root's entries).
+ * Only directories owned by the user (or root, for the system one) and not
+ * writable by group or others are used.  One file per object, named
  * "<build-id hex>.v3.sframe" (objects without a build-id are not cached).
  * Written by `sframe-register gen --cache OUT --build-id HEX FILE`, which
  * refuses when FILE's build-id is not HEX (the file was replaced since it

@@ -40,7 +40,7 @@ static int write_cache(const char *out, const void *sf, size_t len,
 	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
 	if (asprintf(&tmp, "%s.tmp.%d", out, (int)getpid()) < 0)
 		return -1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		free(tmp);
 		return -1;

@@ -43,7 +43,8 @@
  *
  * Environment: USTACK_SHIM_OFF=1 (do nothing; set for the helper),
  * USTACK_SHIM_DEBUG=1 (log to stderr), USTACK_CACHE_DIR (another cache
- * directory, e.g. for tests), USTACK_SHIM_FORCE=1 (tests: work
+ * directory, e.g. for tests), USTACK_SYSTEM_CACHE (another read-only
+ * root-owned directory instead of /var/cache/ustack), USTACK_SHIM_FORCE=1 (tests: work
  * without /dev/sframe, registering nothing), USTACK_SFRAME_REGISTER (the
  * helper's path; default: next to this library, then ../bin, /usr/bin).
  */
@@ -74,6 +75,7 @@
 #define PT_GNU_SFRAME 0x6474e554
 #endif
 #define MAX_BUILD_ID 64
+#define SYSTEM_CACHE "/var/cache/ustack"
 
 extern char **environ;
 
@@ -92,8 +94,9 @@ static struct obj *objs;
 static size_t nobjs, capobjs;
 static unsigned long long last_adds, last_subs;
 static int state;		/* 0 not started, 1 active, -1 off */
-static bool debug, force, secure, nogen;
+static bool debug, force, secure, nogen, sys_cache;
 static char cache_dir[512];
+static char sys_dir[512] = SYSTEM_CACHE;
 static char helper[512];
 
 static void logf_(const char *fmt, ...)
@@ -124,11 +127,12 @@ static bool env_on(const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
-static int mkdir_owned(const char *path)
+/* Create @path (@mode) or accept it if it is ours and not writable by others. */
+static int mkdir_owned(const char *path, mode_t mode)
 {
 	struct stat st;
 
-	if (mkdir(path, 0700) && errno != EEXIST)
+	if (mkdir(path, mode) && errno != EEXIST)
 		return -1;
 	if (lstat(path, &st) || !S_ISDIR(st.st_mode) ||
 	    st.st_uid != geteuid() || (st.st_mode & 022))
@@ -136,25 +140,40 @@ static int mkdir_owned(const char *path)
 	return 0;
 }
 
+/*
+ * The per-user directory (see cache_fmt.h).  Root's is SYSTEM_CACHE, mode
+ * 0755, which other users read as a second, read-only cache: daemons whose
+ * user has no writable home still find the entries root's processes made.
+ */
 static void setup_cache_dir(void)
 {
 	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char parent[480];
-
 	const char *o = getenv("USTACK_CACHE_DIR");
+	char parent[480];
+	struct stat st;
 
 	cache_dir[0] = 0;
+	sys_cache = false;
 	if (secure)
 		return;
-	if (o && o[0] == '/') {
+	if (o && o[0] == '/') {	/* tests: this directory only */
 		snprintf(cache_dir, sizeof(cache_dir), "%s", o);
-		if (mkdir_owned(cache_dir))
+		if (mkdir_owned(cache_dir, 0700))
 			cache_dir[0] = 0;
 		return;
 	}
 	if (geteuid() == 0) {
-		snprintf(parent, sizeof(parent), "/var/cache");
-	} else if (x && x[0] == '/') {
+		if (!mkdir_owned(SYSTEM_CACHE, 0755))
+			snprintf(cache_dir, sizeof(cache_dir), "%s",
+				 SYSTEM_CACHE);
+		return;
+	}
+	o = getenv("USTACK_SYSTEM_CACHE");
+	if (o && o[0] == '/')
+		snprintf(sys_dir, sizeof(sys_dir), "%s", o);
+	sys_cache = !lstat(sys_dir, &st) && S_ISDIR(st.st_mode) &&
+		    st.st_uid == 0 && !(st.st_mode & 022);
+	if (x && x[0] == '/') {
 		snprintf(parent, sizeof(parent), "%s", x);
 	} else if (home && home[0] == '/') {
 		char h[480];
@@ -167,7 +186,7 @@ static void setup_cache_dir(void)
 		return;
 	}
 	snprintf(cache_dir, sizeof(cache_dir), "%s/ustack", parent);
-	if (mkdir_owned(cache_dir)) {
+	if (mkdir_owned(cache_dir, 0700)) {
 		logf_("ustack-shim: cache dir %s unusable\n", cache_dir);
 		cache_dir[0] = 0;
 	}
@@ -328,32 +347,43 @@ static bool may_spawn(void)
 }
 
 /* Map the cache entry for @id, generating it on a miss; 0 or -1. */
+static int open_entry(const char *dir, const char *id, char *path,
+		      size_t len)
+{
+	if (!dir[0] || snprintf(path, len, "%s/%s%s", dir, id, CACHE_SUFFIX) >=
+	    (int)len)
+		return -1;
+	return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+}
+
 static int cache_map(struct obj *o, const char *id, const char *file)
 {
-	char path[640];
+	char path[700];
 	struct stat st;
 	struct cache_hdr h;
 	void *m;
-	int fd, tries;
+	int fd;
 
-	if (!cache_dir[0])
-		return -1;
-	if (snprintf(path, sizeof(path), "%s/%s%s", cache_dir, id,
-		     CACHE_SUFFIX) >= (int)sizeof(path))
-		return -1;
-	for (tries = 0; tries < 2; tries++) {
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd >= 0)
-			break;
-		if (tries || !helper[0] || !file || !file[0] || !may_spawn())
+	fd = open_entry(cache_dir, id, path, sizeof(path));
+	if (fd < 0 && sys_cache)
+		fd = open_entry(sys_dir, id, path, sizeof(path));
+	if (fd >= 0) {
+		logf_("ustack-shim: %s: cache hit\n", file);
+	} else {
+		if (!cache_dir[0] || !helper[0] || !file || !file[0] ||
+		    !may_spawn())
 			return -1;
 		logf_("ustack-shim: %s: cache miss, generating\n", file);
+		snprintf(path, sizeof(path), "%s/%s%s", cache_dir, id,
+			 CACHE_SUFFIX);
 		run_helper(path, id, file);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return -1;
 	}
-	if (!tries)
-		logf_("ustack-shim: %s: cache hit\n", file);
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_uid != geteuid() || (size_t)st.st_size < sizeof(h) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (size_t)st.st_size < sizeof(h) ||
 	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) ||
 	    h.hdr_size != sizeof(h) || h.sframe_version != 3 ||
