@@ -574,7 +574,16 @@ live_mode() {
 	diff -u "$T/profile.expected" "$T/live" || return 1
 	cmp "$T/saved.bin" "$T/profile.bin" || return 1
 	$R --duration 0.1 --device "$T/nonexistent" >/dev/null 2>&1 && { echo "missing device accepted"; return 1; }
-	return 0
+	# a pipe that pauses mid-record and then ends: everything is read, end
+	# of file ends the recording long before the duration
+	mkfifo "$T/fifo" || return 1
+	local size
+	size=$(stat -c %s "$T/profile.bin")
+	{ head -c 1000 "$T/profile.bin"; sleep 0.3; tail -c $((size - 1000)) "$T/profile.bin"; } >"$T/fifo" &
+	timeout 30 $R --folded --duration 300 --device "$T/fifo" --kallsyms "$T/profile.bin.ks" >"$T/live2" ||
+		{ echo "pipe: exit $?"; return 1; }
+	wait
+	diff -u "$T/profile.expected" "$T/live2"
 }
 t live-mode live_mode
 

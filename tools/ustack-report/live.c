@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ustack-report: record live from /dev/ustack for a given time, in binary
- * format (USTACK_IOC_SET_FORMAT); ^C stops early.  Whatever the device
- * gives is kept as is; parse.c tells text from binary.
+ * format (USTACK_IOC_SET_FORMAT); ^C stops early.  Then drain what is
+ * still coming (up to a second).  Whatever the device gives is kept as is;
+ * parse.c tells text from binary.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,11 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ur.h"
 #include "../../include/uapi/ustack.h"
+
+#define DRAIN_MS	100	/* quiet time that ends the drain */
+#define DRAIN_MAX_S	1.0	/* longest drain */
 
 static volatile sig_atomic_t stop;
 
@@ -40,12 +45,15 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 	double end = now() + seconds;
 	struct sigaction sa;
 	FILE *sf = NULL;
-	int fd;
+	struct stat st;
+	int fd, eof_ends, eof = 0;
 
 	fd = open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0 || fstat(fd, &st))
 		die("%s: %s", dev, strerror(errno));
-	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt))
+	/* a file or pipe standing in for the device ends at end of file */
+	eof_ends = !S_ISCHR(st.st_mode);
+	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt) && !eof_ends)
 		warnx_("%s: binary format refused (%s); reading text",
 		       dev, strerror(errno));
 	if (save) {
@@ -57,24 +65,41 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 	sa.sa_handler = on_sig;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	while (!stop) {
+	for (;;) {
 		double left = end - now();
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		ssize_t got;
+		int ready;
 
-		if (left <= 0)
-			break;
-		if (poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1) < 0) {
+		/*
+		 * At the end (or on ^C), keep reading while records still come
+		 * within DRAIN_MS: the user records of the last samples are
+		 * written when those tasks return to user space.
+		 */
+		if (stop || left <= 0) {
+			if (now() > end + DRAIN_MAX_S)
+				break;
+			ready = poll(&pfd, 1, DRAIN_MS);
+			if (ready == 0)
+				break;
+		} else {
+			ready = poll(&pfd, 1, left > 0.2 ? 200 :
+				     (int)(left * 1000) + 1);
+		}
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			die("poll %s: %s", dev, strerror(errno));
 		}
+		if (stop && end > now())
+			end = now();
 		for (;;) {
 			if (cap - n < 65536) {
 				cap *= 2;
 				buf = xrealloc(buf, cap + 1);
 			}
 			got = read(fd, buf + n, cap - n);
+			eof = got == 0 && eof_ends;
 			if (got <= 0)
 				break;
 			if (sf)
@@ -83,6 +108,8 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 		}
 		if (got < 0 && errno != EAGAIN && errno != EINTR)
 			die("read %s: %s", dev, strerror(errno));
+		if (eof)
+			break;
 	}
 	close(fd);
 	if (sf && fclose(sf))
