@@ -53,7 +53,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -65,6 +67,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "shim_int.h"
 #include "cache_fmt.h"
@@ -75,6 +78,7 @@
 #define PT_GNU_SFRAME 0x6474e554
 #endif
 #define MAX_BUILD_ID 64
+#define HELPER_TIMEOUT_MS 30000
 #define SYSTEM_CACHE "/var/cache/ustack"
 
 extern char **environ;
@@ -281,7 +285,7 @@ static void run_helper(const char *path, const char *id, const char *file)
 	char **env;
 	size_t n = 0, k = 0;
 	pid_t pid;
-	int st;
+	int st, pidfd;
 
 	for (char **e = environ; e && *e; e++)
 		n++;
@@ -310,6 +314,22 @@ static void run_helper(const char *path, const char *id, const char *file)
 		free(env);
 		if (rc)
 			return;
+	}
+	/* a helper stuck on a bad file must not hang the program: 30 s */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd >= 0) {
+		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+		int rc;
+
+		while ((rc = poll(&pfd, 1, HELPER_TIMEOUT_MS)) < 0 &&
+		       errno == EINTR)
+			;
+		if (rc == 0) {
+			logf_("ustack-shim: %s: helper timed out\n", file);
+			kill(pid, SIGKILL);
+			nogen = true;	/* not again in this process */
+		}
+		close(pidfd);
 	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
