@@ -152,6 +152,9 @@ int main(int argc, char **argv)
 		buf = live_read(dev, duration, &len, save);
 		if (!kallsyms)
 			kallsyms = "/proc/kallsyms";
+	} else if (!file && isatty(STDIN_FILENO)) {
+		usage(stderr);
+		return 2;
 	} else if (!file || !strcmp(file, "-")) {
 		buf = read_all(stdin, "stdin", &len);
 	} else {
