@@ -375,6 +375,21 @@ if [ -d "$W/nogen" ] && [ -z "$(ls -A "$W/nogen")" ]; then
 else
 	fail shim-nogen "entries generated: $(ls "$W/nogen" 2>&1 | head -2)"
 fi
+# 8 processes starting together on a cold cache: one helper per object
+for i in 1 2 3 4 5 6 7 8; do
+	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$W/herd" \
+		"$P" 6 >"$W/herd.$i.out" 2>"$W/herd.$i.log" &
+done
+wait
+misses=$(cat "$W"/herd.*.log | grep -c 'libc.so.6: cache miss')
+hits=$(cat "$W"/herd.*.log | grep -c 'libc.so.6: cache hit')
+if [ "$misses" = 1 ] && [ "$hits" = 7 ] &&
+	[ "$(cat "$W"/herd.*.out | sort -u)" = "$("$P" 6)" ]; then
+	pass shim-cache-one-generator
+else
+	fail shim-cache-one-generator "$misses misses, $hits hits for libc"
+fi
+
 # corrupt or truncated entries are refused quietly; the program runs as ever
 mkdir -p "$W/badcache"
 cp "$CD"/*.v3.sframe "$W/badcache/"

@@ -65,6 +65,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/auxv.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -376,6 +377,41 @@ static int open_entry(const char *dir, const char *id, char *path,
 	return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 }
 
+/*
+ * Fill the entry for @id in cache_dir and open it.  Processes starting
+ * together (a build under /etc/ld.so.preload) take turns on <id>.lock, so
+ * one helper runs per object and the others then find its entry.
+ */
+static int generate(char *path, size_t len, const char *id, const char *file)
+{
+	char lock_path[700];
+	int lfd, fd = -1;
+
+	if (snprintf(lock_path, sizeof(lock_path), "%s/%s.lock", cache_dir,
+		     id) >= (int)sizeof(lock_path))
+		return -1;
+	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lfd >= 0) {
+		/* bounded: a stopped lock holder must not stop us */
+		for (int i = 0; i < HELPER_TIMEOUT_MS / 10; i++) {
+			if (!flock(lfd, LOCK_EX | LOCK_NB))
+				break;
+			usleep(10000);
+		}
+	}
+	fd = open_entry(cache_dir, id, path, len);
+	if (fd < 0) {
+		logf_("ustack-shim: %s: cache miss, generating\n", file);
+		run_helper(path, id, file);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	} else {
+		logf_("ustack-shim: %s: cache hit (after waiting)\n", file);
+	}
+	if (lfd >= 0)
+		close(lfd);	/* drops the lock; the file stays */
+	return fd;
+}
+
 static int cache_map(struct obj *o, const char *id, const char *file)
 {
 	char path[700];
@@ -393,11 +429,7 @@ static int cache_map(struct obj *o, const char *id, const char *file)
 		if (!cache_dir[0] || !helper[0] || !file || !file[0] ||
 		    !may_spawn())
 			return -1;
-		logf_("ustack-shim: %s: cache miss, generating\n", file);
-		snprintf(path, sizeof(path), "%s/%s%s", cache_dir, id,
-			 CACHE_SUFFIX);
-		run_helper(path, id, file);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		fd = generate(path, sizeof(path), id, file);
 		if (fd < 0)
 			return -1;
 	}
