@@ -13,6 +13,10 @@
  * refuses when FILE's build-id is not HEX (the file was replaced since it
  * was mapped), atomically (temporary file + rename).
  *
+ * Next to the entries: <build-id>.lock (flock: one generator per entry when
+ * processes start together) and <build-id>.vdso.so (the vDSO's image, the
+ * generator's input for it).
+ *
  * File: struct cache_hdr, then the SFrame v3 section (PCREL) encoded as if
  * placed at vaddr 0 of the object's file address space, at offset hdr_size.
  * To use it at address S for an object loaded with bias B, add B - S to
