@@ -2,7 +2,7 @@
 /*
  * sframe-register run [--] PROG [ARGS...]
  *
- * Exec PROG with libsframe-register.so prepended to LD_PRELOAD, and with
+ * Exec PROG with libsframe-register.so appended to LD_PRELOAD, and with
  * USTACK_SFRAME_REGISTER naming this binary (the shim's cache generator).
  * The shim is looked for next to this binary, then in ../lib,
  * ../lib/x86_64-linux-gnu, /usr/local/lib, /usr/lib/x86_64-linux-gnu and
@@ -75,7 +75,8 @@ int cmd_run(int argc, char **argv)
 		return 127;
 	}
 	if (old && *old && !strstr(old, SHIM_NAME)) {
-		if (asprintf(&pre, "%s %s", shim, old) < 0)
+		/* after the user's: some (sanitizer runtimes) must come first */
+		if (asprintf(&pre, "%s %s", old, shim) < 0)
 			return 127;
 	} else if (!old || !*old) {
 		pre = shim;
