@@ -470,6 +470,10 @@ int cfi_rules_load(Elf *elf, struct cfi_table *t, char *err, size_t errlen)
 		snprintf(err, errlen, "no .eh_frame section");
 		return -1;
 	}
+	if (!sh.sh_size) {
+		snprintf(err, errlen, "empty .eh_frame section");
+		return -1;
+	}
 	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_size != sh.sh_size) {
 		snprintf(err, errlen, "cannot read .eh_frame");
