@@ -140,24 +140,93 @@ static u8 uwalk_end_of(int err)
 	return err == SFRAME_E_FAULT ? USTACK_END_FAULT : USTACK_END_BAD_FRAME;
 }
 
+struct uwalk {
+	struct mm_struct *mm;
+	struct sframe_state st;
+	struct uwalk_cache c;
+	u64 gpr[SFRAME_NR_REGS];
+	u32 nsig;
+};
+
+/* @w->st is at a signal trampoline: step to the interrupted frame. */
+static int uwalk_signal_step(struct uwalk *w, u8 *method, u8 *end)
+{
+	int err;
+
+	if (++w->nsig > UWALK_MAX_SIGNALS) {
+		*end = USTACK_END_BAD_FRAME;
+		return -1;
+	}
+	err = uwalk_signal(&w->st, w->gpr);
+	if (err) {
+		*end = uwalk_end_of(err);
+		return -1;
+	}
+	*method = USTACK_METHOD_SIGNAL;
+	return 0;
+}
+
+/* One frame up: 0 and *@method, or -1 and *@end. */
+static int uwalk_step(struct uwalk *w, u8 *method, u8 *end)
+{
+	struct sframe_state *st = &w->st;
+	const struct sframe_sec *sec;
+	struct sframe_rule r;
+	u64 pc;
+	int err;
+
+	/*
+	 * glibc's __restore_rt is 16-byte aligned: look at the code there
+	 * first; elsewhere only where no SFrame rule covers the PC.
+	 */
+	if (!st->topmost && !(st->ip & 15) && uwalk_is_sigreturn(st->ip))
+		return uwalk_signal_step(w, method, end);
+	pc = st->exact_ip ? st->ip : st->ip - 1;
+	sec = uwalk_find(&w->c, w->mm, pc);
+	err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+	if (!err) {
+		if (r.flags & SFRAME_R_OUTERMOST) {
+			*end = USTACK_END_OUTERMOST;
+			return -1;
+		}
+		*method = (r.flags & SFRAME_R_SIGNAL) ?
+			  USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
+		err = sframe_step(&r, st);
+	} else if (err == SFRAME_E_NOINFO) {
+		if (!st->topmost && (st->ip & 15) && uwalk_is_sigreturn(st->ip))
+			return uwalk_signal_step(w, method, end);
+		if (!st->fp) {
+			/* psABI: rbp 0 marks the deepest frame. */
+			*end = USTACK_END_OUTERMOST;
+			return -1;
+		}
+		*method = USTACK_METHOD_FP;
+		err = sframe_fp_step(st);
+		if (err == SFRAME_E_RA) {
+			/* A zero return address ends the chain. */
+			*end = USTACK_END_OUTERMOST;
+			return -1;
+		}
+	}
+	if (err) {
+		*end = uwalk_end_of(err);
+		return -1;
+	}
+	return 0;
+}
+
 u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 		     u8 *end)
 {
-	struct mm_struct *mm = current->mm;
-	struct uwalk_cache c = {};
-	struct sframe_state st = {};
-	const struct sframe_sec *sec;
-	struct sframe_rule r;
-	u64 gpr[SFRAME_NR_REGS], pc;
-	u32 nr = 0, nsig = 0;
-	u8 method, e;
-	int err;
+	struct uwalk w = { .mm = current->mm };
+	u32 nr = 0;
+	u8 method;
 
 	if (!max) {
 		*end = USTACK_END_DEPTH;
 		return 0;
 	}
-	if (!regs || !mm || (current->flags & PF_KTHREAD)) {
+	if (!regs || !w.mm || (current->flags & (PF_KTHREAD | USTACK_PF_WORKERS))) {
 		*end = USTACK_END_KTHREAD;
 		return 0;
 	}
@@ -170,71 +239,25 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 		*end = USTACK_END_NO_INFO;
 		return nr;
 	}
-	uwalk_regs(regs, gpr);
-	st.ip = regs->ip;
-	st.sp = regs->sp;
-	st.fp = regs->bp;
-	st.gpr = gpr;
-	st.topmost = true;
-	st.exact_ip = true;
+	uwalk_regs(regs, w.gpr);
+	w.st.ip = regs->ip;
+	w.st.sp = regs->sp;
+	w.st.fp = regs->bp;
+	w.st.gpr = w.gpr;
+	w.st.topmost = true;
+	w.st.exact_ip = true;
 
 	for (;;) {
 		if (nr >= max) {
-			e = USTACK_END_DEPTH;
+			*end = USTACK_END_DEPTH;
 			break;
 		}
-		if (!st.topmost && uwalk_is_sigreturn(st.ip)) {
-			if (++nsig > UWALK_MAX_SIGNALS) {
-				e = USTACK_END_BAD_FRAME;
-				break;
-			}
-			err = uwalk_signal(&st, gpr);
-			if (err) {
-				e = uwalk_end_of(err);
-				break;
-			}
-			method = USTACK_METHOD_SIGNAL;
-			goto store;
-		}
-		pc = st.exact_ip ? st.ip : st.ip - 1;
-		sec = uwalk_find(&c, mm, pc);
-		err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
-		if (!err) {
-			if (r.flags & SFRAME_R_OUTERMOST) {
-				e = USTACK_END_OUTERMOST;
-				break;
-			}
-			method = (r.flags & SFRAME_R_SIGNAL) ?
-				 USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
-			err = sframe_step(&r, &st);
-		} else if (err == SFRAME_E_NOINFO) {
-			if (!st.fp) {
-				/* psABI: rbp 0 marks the deepest frame. */
-				e = USTACK_END_OUTERMOST;
-				break;
-			}
-			method = USTACK_METHOD_FP;
-			err = sframe_fp_step(&st);
-			if (err == SFRAME_E_RA) {
-				/* A zero return address ends the chain. */
-				e = USTACK_END_OUTERMOST;
-				break;
-			}
-		} else {
-			e = err == SFRAME_E_FAULT ? USTACK_END_FAULT :
-			    USTACK_END_BAD_FRAME;
+		if (uwalk_step(&w, &method, end))
 			break;
-		}
-		if (err) {
-			e = uwalk_end_of(err);
-			break;
-		}
-store:
-		ips[nr] = st.ip;
+		ips[nr] = w.st.ip;
 		if (methods)
 			methods[nr] = method;
 		nr++;
 	}
-	*end = e;
 	return nr;
 }

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Kernel user-stack walk benchmarks: boots the VM bench (QEMU TCG, so the
+# absolute times are emulated; compare the ratio, measured side by side)
+# and prints the guest's `bench` lines, tagged with the kernel:
+#   bench kwalk_sframe_per_frame   kernel self-walk (SFrame), ns per frame
+#   bench uwalk_sframe_per_frame   user-space sframe_walk(), same stack
+#   bench kwalk_vs_uwalk_per_frame ratio of the two
+#   bench kwalk_ioctl_overhead     SELF_STACK with one frame, ns
+#   bench kmem_per_registration    kernel memory per registration, bytes
+# Usage: tests/bench/kwalk.sh [KERNEL]   (default 6.12)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+k=${1:-6.12}
+logs=$(mktemp -d)
+USTACK_LOG_DIR=$logs bash "$top/scripts/vm-test.sh" "$k" sframe-bench >"$logs/verdict" 2>&1
+if ! grep -q "^PASS: vm/$k/sframe-bench" "$logs/verdict"; then
+	echo "kwalk: VM run failed:" >&2
+	cat "$logs/verdict" >&2
+	rm -rf "$logs"
+	exit 1
+fi
+echo "# kernel $k under QEMU TCG"
+cat "$logs"/vm-*.log | tr -d '\r' | sed -n 's/^ *\(bench [a-z_]* -\{0,1\}[0-9.]* [a-zA-Z]*\)$/\1/p'
+rm -rf "$logs"

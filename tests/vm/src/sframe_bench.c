@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Benchmarks of /dev/sframe, printed as `bench NAME VALUE UNIT` lines:
+ *   - the kernel self-walk (SFRAME_IOC_SELF_STACK) per frame, next to the
+ *     user-space walker (sframe_walk() of the same core) over the same
+ *     stack and section, measured side by side in one run;
+ *   - kernel memory per registration (MemFree before and after holder
+ *     processes register 256 sections each, minus the same without).
+ *
+ *   sframe_bench walk | mem NPROC
+ */
+#include "sframe_common.h"
+#include "sframe_core.h"
+#include <signal.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#define DEPTH 64
+#define REPS 2000
+
+static struct obj self;
+static struct sframe_sec usec;
+static double t_k1, t_kn, t_u, t_fp;
+static int nk, nu;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static const struct sframe_sec *find_sec(void *ctx, u64 pc)
+{
+	(void)ctx;
+	return pc >= usec.text_lo && pc < usec.text_hi ? &usec : NULL;
+}
+
+static NOINLINE void measure(void)
+{
+	uint64_t ips[DEPTH + 16];
+	struct sframe_walk w;
+	unsigned int end;
+	double t;
+	int i;
+	u64 sp, fp;
+
+	t = now();
+	for (i = 0; i < REPS; i++)
+		self_stack(ips, NULL, 1, &end);
+	t_k1 = (now() - t) / REPS;
+	t = now();
+	for (i = 0; i < REPS; i++)
+		nk = self_stack(ips, NULL, DEPTH + 16, &end);
+	t_kn = (now() - t) / REPS;
+
+	t = now();
+	for (i = 0; i < REPS; i++) {
+		memset(&w, 0, sizeof(w));
+		asm volatile("lea 0(%%rip), %0" : "=r"(w.st.ip));
+		asm volatile("mov %%rsp, %0; mov %%rbp, %1" : "=r"(sp), "=r"(fp));
+		w.st.sp = sp;
+		w.st.fp = fp;
+		w.find_sec = find_sec;
+		w.ips = ips;
+		w.max_frames = DEPTH + 16;
+		nu = (int)sframe_walk(&w);
+	}
+	t_u = (now() - t) / REPS;
+}
+
+static NOINLINE int chain(int d)
+{
+	volatile char pad[32];
+
+	pad[0] = (char)d;
+	if (d > 0)
+		return chain(d - 1) + pad[0] - (char)d;
+	measure();
+	return 0;
+}
+
+static long memfree_kb(void)
+{
+	char line[128];
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemFree: %ld kB", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* NPROC holders; each maps its ranges, then registers 256 or 0. */
+static long holders(int nproc, int reg, pid_t *pids)
+{
+	int i, p[2], go[2];
+	long before, after;
+	char c;
+
+	if (pipe(p) || pipe(go))
+		die("pipe");
+	for (i = 0; i < nproc; i++) {
+		pids[i] = fork();
+		if (!pids[i]) {
+			uint8_t *text = mmap(NULL, 4096 * 2, PROT_READ | PROT_EXEC,
+					     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			uint8_t *sf = mmap(NULL, 256 * 32, PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+			int k;
+
+			for (k = 0; k < 256; k++) {
+				uint8_t *q = sf + 32 * k;
+
+				q[0] = 0xe2; q[1] = 0xde; q[2] = 2; q[3] = 1;
+				q[4] = 3; q[6] = 0xf8;
+			}
+			if (write(p[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+				_exit(1);
+			for (k = 0; reg && k < 256; k++)
+				if (sf_reg((uintptr_t)sf + 32 * k, 28,
+					   (uintptr_t)text + 16 * k,
+					   (uintptr_t)text + 16 * k + 16))
+					_exit(2);
+			if (write(p[1], "d", 1) != 1)
+				_exit(1);
+			pause();
+			_exit(0);
+		}
+	}
+	for (i = 0; i < nproc; i++)
+		if (read(p[0], &c, 1) != 1)
+			die("holder");
+	sleep(1);
+	before = memfree_kb();
+	for (i = 0; i < nproc; i++)
+		if (write(go[1], "g", 1) != 1)
+			die("go");
+	for (i = 0; i < nproc; i++)
+		if (read(p[0], &c, 1) != 1 || c != 'd')
+			die("holder register");
+	sleep(2);	/* RCU frees of the intermediate arrays */
+	after = memfree_kb();
+	close(p[0]); close(p[1]); close(go[0]); close(go[1]);
+	return before - after;
+}
+
+static void reap(int nproc, pid_t *pids)
+{
+	int i;
+
+	for (i = 0; i < nproc; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		die("usage: sframe_bench walk | mem NPROC");
+	sf_open();
+	if (!strcmp(argv[1], "walk")) {
+		if (find_obj("", &self) || sframe_sec_init(&usec, self.sf, self.sf_len,
+							   self.sf, self.text_lo,
+							   self.text_hi))
+			die("own .sframe");
+		if (sf_reg(self.sf, self.sf_len, self.text_lo, self.text_hi))
+			die("register");
+		chain(DEPTH - 8);
+		chain(DEPTH - 8);
+		if (nk < DEPTH - 8 || nu < DEPTH - 8)
+			die("short walks: kernel %d, user %d frames", nk, nu);
+		printf("frames: kernel %d user %d\n", nk, nu);
+		printf("bench kwalk_ioctl_overhead %.0f ns\n", t_k1);
+		printf("bench kwalk_sframe_per_frame %.1f ns\n", (t_kn - t_k1) / (nk - 1));
+		printf("bench uwalk_sframe_per_frame %.1f ns\n", t_u / nu);
+		printf("bench kwalk_vs_uwalk_per_frame %.2f x\n",
+		       ((t_kn - t_k1) / (nk - 1)) / (t_u / nu));
+		(void)t_fp;
+		return 0;
+	}
+	if (!strcmp(argv[1], "mem") && argc > 2) {
+		int n = atoi(argv[2]);
+		pid_t *pids = calloc(n, sizeof(*pids));
+		long base, with;
+
+		base = holders(n, 0, pids);
+		reap(n, pids);
+		sleep(1);
+		with = holders(n, 1, pids);
+		reap(n, pids);
+		printf("memfree delta: %ld kB without, %ld kB with %d x 256 registrations\n",
+		       base, with, n);
+		printf("bench kmem_per_registration %.0f bytes\n",
+		       (with - base) * 1024.0 / (n * 256.0));
+		return 0;
+	}
+	die("unknown command");
+}
