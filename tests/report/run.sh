@@ -440,6 +440,43 @@ symbolize_lines() {
 }
 t symbolize-lines-addr2line symbolize_lines
 
+# C++ names are demangled (as perf does: c++filt's spelling) in perf output;
+# folded output drops argument lists as stackcollapse-perf.pl does.
+symbolize_cxx() {
+	g++ -O1 -g -fomit-frame-pointer -fno-inline -o "$T/cxx" $D/cxx.cpp || { echo "g++ failed"; return 1; }
+	local area hidden twice sc=$T/cxx.s m
+	area=$(nm "$T/cxx" | awk '$3 ~ /Circle4area/ { print $3 }')
+	hidden=$(nm "$T/cxx" | awk '$3 ~ /6hidden/ { print $3 }')
+	twice=$(nm "$T/cxx" | awk '$3 ~ /5twice/ { print $3 }')
+	[ -n "$area" ] && [ -n "$hidden" ] && [ -n "$twice" ] || { echo "symbols not found"; return 1; }
+	: >"$sc"
+	local n=1
+	for m in "$area" "$hidden" "$twice"; do
+		n=$((n + 2))
+		cat >>"$sc" <<-EOF
+		sample cookie=0x$(printf %016x $n) pid=1 tid=1 cpu=0 time=$n event=self comm=cxx
+		user cookie=0x$(printf %016x $n) pid=1 tid=1 frames=2 end=outermost
+		    user @cxx:$m+0x1 regs
+		    user @cxx:main+0x8 sframe
+		EOF
+	done
+	python3 $D/gen.py --obj "cxx=$T/cxx" <"$sc" >"$T/cxx.txt" || return 1
+	$R "$T/cxx.txt" >"$T/cxx.out" || return 1
+	for m in "$area" "$hidden" "$twice"; do
+		grep -qF " $(echo "$m" | c++filt)+0x1 ($T/cxx)" "$T/cxx.out" ||
+			{ echo "$(echo "$m" | c++filt) not in: $(grep -m3 cxx\) "$T/cxx.out")"; return 1; }
+	done
+	printf '%s\n' 'cxx;main;(anonymous namespace)::hidden 1' 'cxx;main;long twice<long> 1' \
+		'cxx;main;shapes::Circle::area 1' >"$T/cxx.exp"
+	$R --folded "$T/cxx.txt" | diff -u "$T/cxx.exp" - || return 1
+	# stackcollapse-perf.pl drops frames that start with "(" (it takes them
+	# for process names), "(anonymous namespace)::..." among them
+	sed 's/;(anonymous namespace)::hidden//' "$T/cxx.exp" | sort >"$T/cxx.exp2"
+	python3 $D/collapse.py <"$T/cxx.out" | sort | diff -u "$T/cxx.exp2" - ||
+		{ echo "stackcollapse rules differ"; return 1; }
+}
+t symbolize-cxx-demangle symbolize_cxx
+
 # A stripped object: its frames stay addresses, named after the object.
 symbolize_stripped() {
 	strip -o "$T/prog.stripped" "$T/prog" || return 1
@@ -538,7 +575,7 @@ sanitizers() {
 	srcs=$(sed -n 's/^SRCS := //p; s/^\t\(.*\.c\)$/\1/p' tools/ustack-report/Makefile | tr -d '\\')
 	(cd tools/ustack-report && gcc -std=gnu11 -D_GNU_SOURCE -I. -I../../include -O1 -g \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o "$T/ur-san" $srcs -ldw -lelf) || { echo "sanitizer build failed"; return 1; }
+		-o "$T/ur-san" $srcs -ldw -lelf -lstdc++) || { echo "sanitizer build failed"; return 1; }
 	ASAN_OPTIONS=detect_leaks=0 python3 - "$T" <<-'EOF'
 	import os, random, subprocess, sys
 	T = sys.argv[1]

@@ -3,7 +3,7 @@
  * ustack-report: each joined sample as a list of frame names, outermost
  * first (comm; user frames; kernel frames), named as stackcollapse-perf.pl
  * names them from our perf output: offsets stripped, unsymbolized frames as
- * "[object basename]", ';' as ':', no quotes.  A sample without its user
+ * "[object basename]", ';' as ':', no quotes, no C++ argument lists.  A sample without its user
  * record gets a "[no user stack]" frame under comm, one whose walk stopped
  * short of the outermost frame an "[incomplete: <end>]" frame (so that
  * truncated stacks do not pose as complete ones).  Identical lists are
@@ -14,12 +14,18 @@
 
 #include "ur.h"
 
-static const char *tidy(const char *s, size_t n)
+static const char *tidy_args(const char *s, size_t n, int args)
 {
 	char *b = xrealloc(NULL, n + 1);
 	const char *r;
 	size_t i, j = 0;
 
+	/* C++ arguments go: "ns::f(int)" -> "ns::f", but not "(anonymous" */
+	for (i = 0; args && i < n; i++)
+		if (s[i] == '(' && strncmp(s + i, "(anonymous namespace)", 21)) {
+			n = i;
+			break;
+		}
 	for (i = 0; i < n; i++) {
 		if (s[i] == '"' || s[i] == '\'')
 			continue;
@@ -28,6 +34,11 @@ static const char *tidy(const char *s, size_t n)
 	r = intern(b, j);
 	free(b);
 	return r;
+}
+
+static const char *tidy(const char *s, size_t n)
+{
+	return tidy_args(s, n, 1);
 }
 
 static const char *comm_name(const char *comm)
@@ -39,7 +50,7 @@ static const char *comm_name(const char *comm)
 	for (i = 0; b[i]; i++)
 		if (b[i] == ' ')
 			b[i] = '_';
-	return tidy(b, strlen(b));
+	return tidy_args(b, strlen(b), 0);
 }
 
 const char *user_frame_name(const struct uframe *f)

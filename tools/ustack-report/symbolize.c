@@ -17,6 +17,9 @@
 
 #include "ur.h"
 
+/* libstdc++'s demangler, as perf uses (C++ names; Rust's legacy scheme) */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
 struct obj {
 	struct objstat st;
 	Dwfl *dwfl;
@@ -249,8 +252,14 @@ static const struct symres *lookup(struct obj *ob, uint64_t off, int adj)
 	name = dwfl_module_addrinfo(ob->mod, addr - adj, &soff, &sym, NULL,
 				    NULL, NULL);
 	if (name && *name) {
-		res->name = internz(name);
+		char *dm = NULL;
+		int st = -1;
+
+		if (name[0] == '_' && name[1] == 'Z')
+			dm = __cxa_demangle(name, NULL, NULL, &st);
+		res->name = internz(dm && !st ? dm : name);
 		res->symoff = soff + adj;
+		free(dm);
 	}
 	if (opts.lines) {
 		Dwfl_Line *l = dwfl_module_getsrc(ob->mod, addr - adj);
