@@ -8,6 +8,7 @@
 
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -21,8 +22,12 @@ static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)
 
 	if (copy_from_user(&r, uarg, sizeof(r)))
 		return -EFAULT;
-	if (r.size < sizeof(r) || r.flags)
+	if (r.size < sizeof(r) || r.flags) {
+		pr_info_ratelimited("pid %d (%s): sframe request refused: %s\n",
+				    task_tgid_nr(current), current->comm,
+				    r.flags ? "unknown flags" : "bad size");
 		return -EINVAL;
+	}
 	if (cmd == SFRAME_IOC_REGISTER)
 		return ureg_register(r.sframe_start, r.sframe_len,
 				     r.text_start, r.text_end);

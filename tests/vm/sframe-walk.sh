@@ -27,4 +27,19 @@ case "$out" in
 *" sframe=0 "*) ;;
 *) fail "fponly: SFrame used without any: $out" ;;
 esac
+# Without PT_GNU_SFRAME (no discovery): the registration alone does it,
+# also in a forked child (inherited); without it the walk cannot match.
+bin/sframe_api nodisc bin/sframe_walk_O2_nofp /tmp/nodisc >/dev/null || fail "nodisc copy"
+for mode in reg regfork; do
+	out=$(/tmp/nodisc $mode 40 9 2>&1) || fail "nodisc $mode: $(echo "$out" | tail -n 30)"
+	echo "nodisc $mode: $out"
+	case "$out" in
+	*" fp=0 "*) ;;
+	*) fail "nodisc $mode: frame pointers used: $out" ;;
+	esac
+done
+if out=$(/tmp/nodisc none 40 9 2>&1); then
+	fail "nodisc none: matched without any SFrame: $out"
+fi
+echo "nodisc none: fails as it must"
 echo "ok $n runs"

@@ -455,11 +455,46 @@ static int cmd_hold(void)
 	return 0;
 }
 
+/* Copy ELF file IN to OUT with its PT_GNU_SFRAME turned into PT_NULL. */
+static int cmd_nodisc(const char *in, const char *out)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	char buf[65536];
+	int a = open(in, O_RDONLY), b, i, n;
+
+	b = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (a < 0 || b < 0)
+		die("open %s or %s", in, out);
+	while ((n = read(a, buf, sizeof(buf))) > 0)
+		if (write(b, buf, n) != n)
+			die("write");
+	if (pread(a, &eh, sizeof(eh), 0) != sizeof(eh))
+		die("ehdr");
+	for (i = 0; i < eh.e_phnum; i++) {
+		off_t at = eh.e_phoff + (off_t)i * sizeof(ph);
+
+		if (pread(a, &ph, sizeof(ph), at) != sizeof(ph))
+			die("phdr");
+		if (ph.p_type == PT_GNU_SFRAME) {
+			ph.p_type = PT_NULL;
+			if (pwrite(b, &ph, sizeof(ph), at) != sizeof(ph))
+				die("pwrite");
+			close(b);
+			printf("ok nodisc\n");
+			return 0;
+		}
+	}
+	die("no PT_GNU_SFRAME in %s", in);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		die("usage: %s args|bad|cap|unmap LIB|fork|exec|mutate N SEED",
 		    argv[0]);
+	if (!strcmp(argv[1], "nodisc") && argc > 3)
+		return cmd_nodisc(argv[2], argv[3]);
 	self_setup();
 	if (!strcmp(argv[1], "args"))
 		return cmd_args();

@@ -4,7 +4,8 @@
  * different -O levels, with and without frame pointers and SFrame.
  *
  *   PROG MODE ITERS SEED [LIB]
- *   MODE: reg (register our own .sframe), disc (ELF discovery), none
+ *   MODE: reg (register our own .sframe), disc (ELF discovery), none,
+ *         regfork (register, then run the chains in a forked child)
  *
  * Random call chains over functions with different frame sizes (fixed
  * pads, alloca), optionally through a dlopen'ed library and through signal
@@ -19,6 +20,7 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #define MAXF 256
 #define NF 12
@@ -181,7 +183,7 @@ int main(int argc, char **argv)
 		if (!lib_call || find_obj("sframe_lib", &lib) || !lib.text_hi)
 			die("library: no sframe_lib_call or no .sframe");
 	}
-	if (!strcmp(mode, "reg")) {
+	if (!strcmp(mode, "reg") || !strcmp(mode, "regfork")) {
 		if (err)
 			die("no .sframe in the program");
 		err = sf_reg(self.sf, self.sf_len, self.text_lo, self.text_hi);
@@ -205,6 +207,19 @@ int main(int argc, char **argv)
 	if (sigaltstack(&ss, NULL))
 		die("sigaltstack");
 
+	if (!strcmp(mode, "regfork")) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid < 0)
+			die("fork");
+		if (pid) {
+			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+				die("child died (status 0x%x)", st);
+			return WEXITSTATUS(st);
+		}
+		mypid = getpid();
+	}
 	s = seed;
 	for (i = 0; i < iters; i++) {
 		s = s * 1103515245u + 12345u;
