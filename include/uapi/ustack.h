@@ -55,6 +55,25 @@ enum ustack_end {
  * Register the SFrame section [sframe_start, sframe_start + sframe_len) of
  * the caller's own address space as the unwind data for the text range
  * [text_start, text_end).  The section is read at walk time, never pinned.
+ *
+ * A registration belongs to the caller's address space (mm): all its
+ * threads share it; it goes away when its text or SFrame range is unmapped
+ * (munmap, dlclose, mremap away, mmap MAP_FIXED over it; not mprotect or
+ * madvise); fork() copies all of them into the child; exec starts empty.
+ * Per process at most 256 registrations and 64 MiB of SFrame bytes.
+ * Executable file mappings without a registration use the file's
+ * PT_GNU_SFRAME segment, if any (ELF discovery).
+ *
+ * REGISTER errors: EINVAL bad size/flags, empty or wrapping range; EFAULT
+ * argument unreadable, range outside user space, or section unreadable;
+ * ENXIO a range not fully mapped; EACCES text not executable or SFrame
+ * not readable; EBADMSG malformed section (header, bounds, FDEs, FREs);
+ * EOPNOTSUPP SFrame version or ABI not supported; EEXIST text or SFrame
+ * range overlaps an existing registration; ENOSPC too many registrations;
+ * EDQUOT byte cap exceeded; ENOMEM; EINTR.  Each refusal logs one
+ * rate-limited kernel line naming the reason.
+ * UNREGISTER: by sframe_start (text_start/text_end, if not 0, must match
+ * too); ENOENT if there is no such registration.
  */
 struct sframe_reg {
 	__u32 size;		/* sizeof(struct sframe_reg) */
@@ -65,7 +84,14 @@ struct sframe_reg {
 	__u64 text_end;
 };
 
-/* The caller's own user stack, walked synchronously in the ioctl. */
+/*
+ * The caller's own user stack, walked synchronously in the ioctl: ips[0]
+ * is the user IP at the ioctl's system call, then return addresses
+ * (SFrame, else frame pointers; signal frames are crossed).  max_frames
+ * above 1024 is taken as 1024.  EINVAL bad size/flags/reserved or ips 0;
+ * EFAULT ips or methods not writable.  32-bit callers get one frame and
+ * end_reason NO_INFO.
+ */
 struct ustack_self {
 	__u32 size;		/* sizeof(struct ustack_self) */
 	__u32 flags;		/* none defined: must be 0 */
