@@ -53,16 +53,26 @@ static const char *comm_name(const char *comm)
 	return tidy_args(b, strlen(b), 0);
 }
 
+static struct memo user_names, kernel_names;
+
 const char *user_frame_name(const struct uframe *f)
 {
+	const char *key = f->res && f->res->name ? f->res->name : f->obj;
+	const char *r = memo_get(&user_names, key);
 	char b[512];
 
-	if (f->res && f->res->name)
-		return tidy(f->res->name, strlen(f->res->name));
-	if (f->obj[0] == '[')
-		return f->obj;
-	snprintf(b, sizeof(b), "[%s]", basename_of(f->obj));
-	return tidy(b, strlen(b));
+	if (r)
+		return r;
+	if (f->res && f->res->name) {
+		r = tidy(f->res->name, strlen(f->res->name));
+	} else if (f->obj[0] == '[') {
+		r = f->obj;
+	} else {
+		snprintf(b, sizeof(b), "[%s]", basename_of(f->obj));
+		r = tidy(b, strlen(b));
+	}
+	memo_put(&user_names, key, r);
+	return r;
 }
 
 /* "name+0x1a [mod]" -> "name" */
@@ -70,15 +80,22 @@ const char *kernel_frame_name(const struct kframe *k)
 {
 	const char *s = k->sym, *e;
 
+	const char *r;
+
 	if (!s)
 		return internz("[kernel.kallsyms]");
+	r = memo_get(&kernel_names, s);
+	if (r)
+		return r;
 	e = s + strcspn(s, " ");
 	for (const char *p = s; p < e; p++)
 		if (p[0] == '+' && p[1] == '0' && p[2] == 'x') {
 			e = p;
 			break;
 		}
-	return tidy(s, e - s);
+	r = tidy(s, e - s);
+	memo_put(&kernel_names, s, r);
+	return r;
 }
 
 const char *incomplete_mark(const struct user *u)

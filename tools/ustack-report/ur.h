@@ -13,6 +13,12 @@ void *xrealloc(void *p, size_t n);	/* heap */
 const char *intern(const char *s, size_t n);	/* stable, unique per content */
 const char *internz(const char *s);
 const char *basename_of(const char *path);
+struct memo {
+	const void **keys, **vals;
+	size_t cap, count;
+};
+const void *memo_get(struct memo *m, const void *key);
+void memo_put(struct memo *m, const void *key, const void *val);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -135,3 +135,44 @@ const char *basename_of(const char *path)
 
 	return b ? b + 1 : path;
 }
+
+/* Pointer-keyed memo tables (open addressing), for derived names. */
+const void *memo_get(struct memo *m, const void *key)
+{
+	size_t j;
+
+	if (!m->cap)
+		return NULL;
+	j = ((uintptr_t)key * 0x9e3779b97f4a7c15ull >> 32) & (m->cap - 1);
+	for (; m->keys[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key)
+			return m->vals[j];
+	return NULL;
+}
+
+void memo_put(struct memo *m, const void *key, const void *val)
+{
+	size_t j, i;
+
+	if ((m->count + 1) * 2 > m->cap) {
+		struct memo n = { .cap = m->cap ? m->cap * 2 : 1024 };
+
+		n.keys = calloc(n.cap, sizeof(*n.keys));
+		n.vals = calloc(n.cap, sizeof(*n.vals));
+		if (!n.keys || !n.vals)
+			die("out of memory");
+		for (i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				memo_put(&n, m->keys[i], m->vals[i]);
+		free(m->keys);
+		free(m->vals);
+		*m = n;
+	}
+	j = ((uintptr_t)key * 0x9e3779b97f4a7c15ull >> 32) & (m->cap - 1);
+	while (m->keys[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->keys[j])
+		m->count++;
+	m->keys[j] = key;
+	m->vals[j] = val;
+}
