@@ -30,8 +30,8 @@ fi
 pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
 	die "$pkg not installed"
 ccver=$(gcc --version | head -1)
-key=$( { echo "recipe=$recipe pkg=$pkgver cc=$ccver"; cat "$frag"; } |
-	sha256sum | cut -c1-16)
+ident="recipe=$recipe pkg=$pkgver cc=$ccver"
+key=$( { echo "$ident"; cat "$frag"; } | sha256sum | cut -c1-16)
 dir=$cache/$key
 src=$cache/src-$pkgver
 build=$dir/build
@@ -92,7 +92,25 @@ if [ ! -f "$src/.extracted" ]; then
 fi
 
 rm -rf "$dir"
-mkdir -p "$build"
+mkdir -p "$dir"
+# Seed from the newest finished build of the same source and compiler (an
+# older fragment): kbuild then recompiles only what the changed options touch.
+seed=
+for d in $(ls -td "$cache"/*/done 2>/dev/null); do
+	d=${d%/done}
+	if [ "$(cat "$d/ident" 2>/dev/null)" = "$ident" ]; then
+		seed=$d
+		break
+	fi
+done
+if [ -n "$seed" ]; then
+	echo "debug-kernel: seeding from $seed" >&2
+	cp -a "$seed/build" "$build"
+	rm -rf "$build/tools/objtool"	# its dependency files hold absolute paths
+else
+	mkdir -p "$build"
+fi
+echo "$ident" >"$dir/ident"
 echo "debug-kernel: building $dir (log: $log)" >&2
 fail() {
 	tail -n 40 "$log" >&2
@@ -109,5 +127,9 @@ k -j"$jobs" modules || fail "make modules"
 k INSTALL_MOD_PATH="$dir/modroot" modules_install || fail modules_install
 echo "$(( $(date +%s) - start ))" >"$dir/build-seconds"
 touch "$dir/done"
+# Keep the two newest finished builds (another checkout may use the other).
+for d in $(ls -td "$cache"/*/done 2>/dev/null | tail -n +3); do
+	rm -rf "${d%/done}"
+done
 echo "debug-kernel: built in $(cat "$dir/build-seconds") s" >&2
 emit
