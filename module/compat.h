@@ -16,4 +16,20 @@
 #define ustack_no_llseek no_llseek
 #endif
 
+#include <linux/sched.h>
+
+/* Tasks that look like user tasks but never return to user space. */
+#ifdef PF_USER_WORKER
+#define USTACK_PF_WORKERS	(PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define USTACK_PF_WORKERS	PF_IO_WORKER
+#endif
+
+/* 6.6 hid i_ctime behind an accessor. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define ustack_inode_ctime(inode) inode_get_ctime(inode)
+#else
+#define ustack_inode_ctime(inode) ((inode)->i_ctime)
+#endif
+
 #endif /* USTACK_COMPAT_H */

@@ -1,17 +1,418 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The deferred unwind engine: cookies, task_work, coalescing. */
+/*
+ * The deferred unwind engine.
+ *
+ * A request for the current task's user stack (from a sampling interrupt, a
+ * tracepoint, or process context) returns at once with the cookie of the
+ * current kernel stay and queues one task_work; the walk runs in that
+ * task_work, on the task's way back to user space, where faults are fine.
+ * Every request of one stay, from any client, shares that cookie and that
+ * one walk; each client that asked gets exactly one delivery of it, with an
+ * empty stack and an end reason when the walk could not run.
+ *
+ * The stay ends at the real return to user space.  That is observed with a
+ * user-return notifier (fired last on the exit path, IRQs off): armed on
+ * the CPU where the task runs, parked when the task is switched out and
+ * re-armed on the CPU it is switched in on, so that migration while in the
+ * kernel is covered too.  Until it fires, later requests reuse the cookie
+ * and the cached walk: no second walk, no livelock.
+ *
+ * Per-task state lives in a fixed pool (max_tasks entries with max_frames
+ * slots each, allocated at load) found through an RCU hash keyed by the
+ * task; nothing is allocated on the request path, so requests are safe in
+ * hard-IRQ context on PREEMPT_RT too.  A state is returned to the pool
+ * after an RCU grace period when its task is switched out for the last
+ * time.  Every queued task_work holds a module reference, so rmmod is
+ * refused while walks are pending.
+ *
+ * Cookie layout: see include/uapi/ustack.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/tracepoint.h>
+#include <linux/user-return-notifier.h>
+#include <linux/vmalloc.h>
 #include "ustack.h"
+#include "deferred.h"
+
+#define TASK_HASH_BITS	8
+
+static struct ustack_task *pool;
+static u64 *pool_ips;
+static u8 *pool_methods;
+static u32 pool_frames;
+static struct ustack_task *free_list;
+static DEFINE_RAW_SPINLOCK(pool_lock);
+static struct hlist_head task_hash[1 << TASK_HASH_BITS];
+static atomic_t live_tasks = ATOMIC_INIT(0);
+
+static DEFINE_PER_CPU(u32, cookie_counter);
+
+static const struct ustack_client *clients[USTACK_CLIENT_MAX];
+
+struct ustack_stats ustack_stats;
+
+static struct tracepoint *tp_sched_switch;
+
+/* ---- per-task state ----------------------------------------------------- */
+
+static struct hlist_head *bucket_of(const struct task_struct *t)
+{
+	return &task_hash[hash_ptr(t, TASK_HASH_BITS)];
+}
+
+/* Lookup under RCU (or with IRQs off, which implies it). */
+static struct ustack_task *task_lookup(const struct task_struct *t)
+{
+	struct ustack_task *st;
+
+	hlist_for_each_entry_rcu(st, bucket_of(t), hnode)
+		if (READ_ONCE(st->task) == t)
+			return st;
+	return NULL;
+}
+
+/* The state of @t, taken from the pool if it has none.  IRQs off. */
+static struct ustack_task *task_get(struct task_struct *t)
+{
+	struct ustack_task *st = task_lookup(t);
+
+	if (st)
+		return st;
+	raw_spin_lock(&pool_lock);
+	st = free_list;
+	if (st) {
+		free_list = st->next_free;
+		st->task = t;
+		st->cookie = 0;
+		st->clients = 0;
+		st->delivered = 0;
+		st->pending = false;
+		st->walked = false;
+		st->urn_on = false;
+		st->urn_parked = false;
+		st->nr = 0;
+		hlist_add_head_rcu(&st->hnode, bucket_of(t));
+		atomic_inc(&live_tasks);
+	}
+	raw_spin_unlock(&pool_lock);
+	if (!st)
+		atomic_long_inc(&ustack_stats.nomem);
+	return st;
+}
+
+static void task_free_rcu(struct rcu_head *rcu)
+{
+	struct ustack_task *st = container_of(rcu, struct ustack_task, rcu);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&pool_lock, flags);
+	st->next_free = free_list;
+	free_list = st;
+	raw_spin_unlock_irqrestore(&pool_lock, flags);
+}
+
+/* Unhash @st and give it back to the pool after a grace period.  IRQs off. */
+static void task_put(struct ustack_task *st)
+{
+	raw_spin_lock(&pool_lock);
+	hlist_del_rcu(&st->hnode);
+	WRITE_ONCE(st->task, NULL);
+	atomic_dec(&live_tasks);
+	raw_spin_unlock(&pool_lock);
+	call_rcu(&st->rcu, task_free_rcu);
+}
+
+/* ---- the stay: cookie and its end ------------------------------------------ */
+
+static u64 cookie_new(void)
+{
+	u32 count = __this_cpu_add_return(cookie_counter, 2) | 1;
+
+	return (u64)count << 32 | (smp_processor_id() + 1);
+}
+
+static void urn_disarm(struct ustack_task *st)
+{
+	if (st->urn_on) {
+		user_return_notifier_unregister(&st->urn);
+		st->urn_on = false;
+	}
+}
+
+/* Fired on the exit to user space of whatever task runs on this CPU. */
+static void on_user_return(struct user_return_notifier *urn)
+{
+	struct ustack_task *st = container_of(urn, struct ustack_task, urn);
+
+	if (st->task != current || st->pending)
+		return;
+	urn_disarm(st);
+	task_put(st);
+	atomic_long_inc(&ustack_stats.stays);
+}
+
+static void urn_arm(struct ustack_task *st)
+{
+	if (st->urn_on)
+		return;
+	st->urn_parked = false;
+	st->urn_on = true;
+	st->urn_cpu = smp_processor_id();
+	user_return_notifier_register(&st->urn);
+}
+
+/*
+ * Keep the notifier on the CPU the task runs on: park it when the task is
+ * switched out, re-arm it where the task is switched in.  A dead task's
+ * state goes back to the pool.  Runs with IRQs off and the rq lock held.
+ */
+static void probe_sched_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
+{
+	struct ustack_task *st;
+
+	if (READ_ONCE(ustack_offcpu_active))
+		ustack_offcpu_event(prev, prev_state);
+	if (!atomic_read(&live_tasks))
+		return;
+	st = task_lookup(prev);
+	if (st) {
+		if (st->urn_on) {
+			urn_disarm(st);
+			st->urn_parked = true;
+		}
+		if ((prev_state & TASK_DEAD) && !st->pending)
+			task_put(st);
+	}
+	st = task_lookup(next);
+	if (st && st->urn_parked)
+		urn_arm(st);
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+static bool may_request(struct task_struct *t)
+{
+	return t->mm && !(t->flags & (PF_KTHREAD | PF_EXITING | USTACK_PF_WORKERS));
+}
+
+static void task_work_fn(struct callback_head *head);
+
+/*
+ * Ask for the current task's user stack on behalf of @client.  Callable from
+ * hard IRQ, tracepoints (preemption off) and process context; refused in
+ * NMI (-EAGAIN).  Returns 0 when this request queued the walk's delivery, 1
+ * when the client had already asked in this stay (coalesced), or a negative
+ * errno (-EINVAL: not a user task; -ENOMEM: the pool is exhausted).
+ * *@cookie is the stay's cookie, or 0 on error.
+ */
+int ustack_request(unsigned int client, u64 *cookie)
+{
+	struct task_struct *t = current;
+	struct ustack_task *st;
+	unsigned long flags;
+	int ret = 0;
+
+	*cookie = 0;
+	if (!may_request(t))
+		return -EINVAL;
+	if (in_nmi())
+		return -EAGAIN;
+	atomic_long_inc(&ustack_stats.requests);
+	local_irq_save(flags);
+	st = task_get(t);
+	if (!st) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (!st->cookie) {
+		st->cookie = cookie_new();
+		st->mm = t->mm;
+		st->regs = *task_pt_regs(t);
+		urn_arm(st);
+	}
+	*cookie = st->cookie;
+	if (client >= USTACK_CLIENT_MAX)
+		goto out;
+	if (st->clients & BIT(client)) {
+		atomic_long_inc(&ustack_stats.coalesced);
+		ret = 1;
+		goto out;
+	}
+	st->clients |= BIT(client);
+	if (st->pending)
+		goto out;
+	st->pending = true;
+	__module_get(THIS_MODULE);
+	init_task_work(&st->work, task_work_fn);
+	if (task_work_add(t, &st->work, TWA_RESUME)) {
+		/* The task is exiting: nothing will run the work. */
+		st->pending = false;
+		st->clients &= ~BIT(client);
+		module_put(THIS_MODULE);
+		ret = -ESRCH;
+	}
+out:
+	local_irq_restore(flags);
+	return ret;
+}
+
+/* ---- the walk and its delivery ----------------------------------------- */
+
+static void walk(struct ustack_task *st)
+{
+	struct pt_regs *live = task_pt_regs(current);
+	u64 t0 = ktime_get_ns();
+	u32 i;
+
+	if ((current->flags & PF_EXITING) || !current->mm) {
+		st->nr = 0;
+		st->end = USTACK_END_EXIT;
+	} else if (current->mm != st->mm) {
+		st->nr = 0;
+		st->end = USTACK_END_EXEC;
+	} else {
+		if (live->ip != st->regs.ip || live->sp != st->regs.sp)
+			atomic_long_inc(&ustack_stats.regs_mismatch);
+		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,
+					  pool_frames, &st->end);
+	}
+	atomic_long_inc(&ustack_stats.walks);
+	atomic_long_add(ktime_get_ns() - t0, &ustack_stats.walk_ns);
+	if (st->end < USTACK_END_MAX)
+		atomic_long_inc(&ustack_stats.ends[st->end]);
+	for (i = 0; i < st->nr; i++)
+		if (st->methods[i] < USTACK_METHOD_MAX)
+			atomic_long_inc(&ustack_stats.methods[st->methods[i]]);
+	if (st->nr > atomic_long_read(&ustack_stats.max_depth))
+		atomic_long_set(&ustack_stats.max_depth, st->nr);
+}
+
+static void task_work_fn(struct callback_head *head)
+{
+	struct ustack_task *st = container_of(head, struct ustack_task, work);
+	unsigned long todo;
+	unsigned int i;
+	bool walked;
+
+	local_irq_disable();
+	st->pending = false;
+	todo = st->clients & ~st->delivered;
+	walked = st->walked;
+	local_irq_enable();
+
+	if (!walked) {
+		walk(st);
+		WRITE_ONCE(st->walked, true);
+	}
+	for (i = 0; i < USTACK_CLIENT_MAX; i++) {
+		const struct ustack_client *c = READ_ONCE(clients[i]);
+
+		if (!(todo & BIT(i)))
+			continue;
+		if (c)
+			c->deliver(st);
+		atomic_long_inc(&ustack_stats.deliveries);
+	}
+	local_irq_disable();
+	st->delivered |= todo;
+	/* A dying task never returns to user space: its stay ends here. */
+	if (!st->pending && (current->flags & PF_EXITING) && st->task == current) {
+		urn_disarm(st);
+		task_put(st);
+	}
+	local_irq_enable();
+	module_put(THIS_MODULE);
+}
+
+void ustack_client_register(unsigned int id, const struct ustack_client *c)
+{
+	WRITE_ONCE(clients[id], c);
+}
+
+void ustack_client_unregister(unsigned int id)
+{
+	WRITE_ONCE(clients[id], NULL);
+	synchronize_rcu();
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static void find_sched_switch(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		tp_sched_switch = tp;
+}
+
+static void disarm_this_cpu(void *unused)
+{
+	int cpu = smp_processor_id();
+	u32 i;
+
+	for (i = 0; i < ustack_max_tasks; i++)
+		if (pool[i].urn_on && pool[i].urn_cpu == cpu)
+			urn_disarm(&pool[i]);
+}
 
 int ustack_deferred_init(void)
 {
+	u32 i;
+	int ret;
+
+	pool_frames = clamp_val(ustack_max_frames, 16, USTACK_FRAMES_LIMIT);
+	ustack_max_frames = pool_frames;
+	ustack_max_tasks = clamp_val(ustack_max_tasks, 16, 65536);
+	pool = vzalloc(array_size(ustack_max_tasks, sizeof(*pool)));
+	pool_ips = vmalloc(array3_size(ustack_max_tasks, pool_frames, sizeof(u64)));
+	pool_methods = vmalloc(array_size(ustack_max_tasks, pool_frames));
+	if (!pool || !pool_ips || !pool_methods) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (i = 0; i < ustack_max_tasks; i++) {
+		pool[i].ips = pool_ips + (size_t)i * pool_frames;
+		pool[i].methods = pool_methods + (size_t)i * pool_frames;
+		pool[i].urn.on_user_return = on_user_return;
+		pool[i].next_free = i + 1 < ustack_max_tasks ? &pool[i + 1] : NULL;
+	}
+	free_list = &pool[0];
+
+	for_each_kernel_tracepoint(find_sched_switch, NULL);
+	if (!tp_sched_switch) {
+		pr_err("no sched_switch tracepoint\n");
+		ret = -ENOENT;
+		goto err;
+	}
+	ret = tracepoint_probe_register(tp_sched_switch, probe_sched_switch, NULL);
+	if (ret)
+		goto err;
 	return 0;
+err:
+	vfree(pool);
+	vfree(pool_ips);
+	vfree(pool_methods);
+	return ret;
 }
 
+/* Module exit: no walk is pending (each holds a module reference). */
 void ustack_deferred_exit(void)
 {
-}
-
-u64 ustack_request_self(void)
-{
-	return 0;
+	tracepoint_probe_unregister(tp_sched_switch, probe_sched_switch, NULL);
+	tracepoint_synchronize_unregister();
+	on_each_cpu(disarm_this_cpu, NULL, 1);
+	rcu_barrier();
+	vfree(pool);
+	vfree(pool_ips);
+	vfree(pool_methods);
 }

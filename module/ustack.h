@@ -4,18 +4,45 @@
 #define USTACK_INTERNAL_H
 
 #include <linux/types.h>
+#include <uapi/ustack.h>
 #include "compat.h"
 
+struct task_struct;
+
 #define USTACK_VERSION "0.1.0"
+
+/* Limits of one walk and one record. */
+#define USTACK_FRAMES_LIMIT	1024	/* max value of max_frames */
+#define USTACK_KSTACK_MAX	64	/* kernel frames per sample */
+#define USTACK_STRTAB_MAX	4096	/* object names per user record */
+#define USTACK_REC_MAX		(sizeof(struct ustack_rec_user) + \
+				 USTACK_FRAMES_LIMIT * sizeof(struct ustack_frame) + \
+				 USTACK_STRTAB_MAX)
 
 /* Module parameters (ustack_main.c). */
 extern unsigned int ustack_sample_hz;
 extern int ustack_pid;
 extern bool ustack_offcpu;
+extern unsigned int ustack_max_frames;
+extern unsigned int ustack_buffer_kb;
+extern unsigned int ustack_max_tasks;
 
-/* /dev/ustack (ustack_dev.c). */
+/* /dev/ustack and its record ring (stream.c). */
 int ustack_dev_init(void);
 void ustack_dev_exit(void);
+bool ustack_stream_write(const void *a, u32 alen, const void *b, u32 blen);
+bool ustack_stream_active(void);
+u64 ustack_stream_dropped(void);
+
+/* Event sources (sources.c): run while /dev/ustack is open. */
+int ustack_sources_init(void);
+int ustack_sources_start(void);
+void ustack_sources_stop(void);
+void ustack_sources_resample(void);
+const char *ustack_syscall_name(int nr);
+extern bool ustack_offcpu_active;
+void ustack_offcpu_event(struct task_struct *prev, unsigned int prev_state);
+int ustack_syscalls_set(const char *list);
 
 /* /dev/sframe (sframe_dev.c). */
 int sframe_dev_init(void);
@@ -44,6 +71,8 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
  */
 int ustack_deferred_init(void);
 void ustack_deferred_exit(void);
+int ustack_stats_init(void);
+void ustack_stats_exit(void);
 u64 ustack_request_self(void);
 
 #endif /* USTACK_INTERNAL_H */

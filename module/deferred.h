@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The deferred unwind engine's per-task state and client interface. */
+#ifndef USTACK_DEFERRED_H
+#define USTACK_DEFERRED_H
+
+#include <linux/atomic.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <linux/user-return-notifier.h>
+#include "compat.h"
+
+struct task_struct;
+struct mm_struct;
+
+/*
+ * One task's current kernel stay.  Written only by the task itself (or on
+ * its CPU with IRQs off, at context switch), so it needs no lock.
+ */
+struct ustack_task {
+	struct hlist_node hnode;	/* task hash, RCU */
+	struct task_struct *task;	/* owner, NULL when free */
+	const struct mm_struct *mm;	/* at the first request; compared only */
+	struct callback_head work;
+	struct user_return_notifier urn;
+	struct rcu_head rcu;
+	struct ustack_task *next_free;
+	struct pt_regs regs;		/* user registers at the first request */
+	u64 cookie;			/* 0: no request in this stay yet */
+	unsigned long clients;		/* clients that asked in this stay */
+	unsigned long delivered;	/* clients served in this stay */
+	bool pending;			/* task_work queued */
+	bool walked;			/* ips/methods/nr/end hold this stay's walk */
+	bool urn_on, urn_parked;
+	int urn_cpu;
+	u32 nr;
+	u8 end;				/* enum ustack_end */
+	u64 *ips;			/* [max_frames] */
+	u8 *methods;			/* [max_frames] */
+};
+
+/* Clients of the engine: each gets one delivery per stay it asked in. */
+enum {
+	USTACK_CLIENT_STREAM,		/* the user records of /dev/ustack */
+	USTACK_CLIENT_MAX = 8,
+	USTACK_CLIENT_NONE = USTACK_CLIENT_MAX,	/* only the cookie */
+};
+
+struct ustack_client {
+	/* In task context (faultable), current == st->task. */
+	void (*deliver)(const struct ustack_task *st);
+};
+
+void ustack_client_register(unsigned int id, const struct ustack_client *c);
+void ustack_client_unregister(unsigned int id);
+int ustack_request(unsigned int client, u64 *cookie);
+void ustack_stream_user_init(void);
+void ustack_stream_user_exit(void);
+
+/* Counters, shown in debugfs (stats.c). */
+struct ustack_stats {
+	atomic_long_t requests, coalesced, walks, deliveries, stays;
+	atomic_long_t nomem, regs_mismatch, max_depth, walk_ns;
+	atomic_long_t methods[USTACK_METHOD_MAX];
+	atomic_long_t ends[USTACK_END_MAX];
+};
+
+extern struct ustack_stats ustack_stats;
+
+#endif /* USTACK_DEFERRED_H */

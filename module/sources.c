@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event sources: what asks for stacks.  Each event writes a "sample" record
+ * with its kernel stack and the cookie of the current kernel stay at once,
+ * and requests the deferred user stack (one "user" record per stay).
+ *
+ *   cpu-clock   a perf kernel counter per online CPU at sample_hz
+ *   syscall:X   raw_syscalls:sys_enter for the syscalls in `syscalls`
+ *   offcpu      sched_switch when a user task blocks (via the engine's probe)
+ *   self        SFRAME_IOC_SELF_STACK on /dev/sframe
+ *
+ * They run while /dev/ustack is open; parameter changes apply at once.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/mutex.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <linux/stacktrace.h>
+#include <linux/tracepoint.h>
+#include "ustack.h"
+#include "deferred.h"
+
+#define SYSCALL_SLOTS 512
+
+#define __SYSCALL(nr, sym) [nr] = #sym,
+#define __SYSCALL_NORETURN __SYSCALL
+static const char * const syscall_table[SYSCALL_SLOTS] = {
+#include <asm/syscalls_64.h>
+};
+#undef __SYSCALL_NORETURN
+#undef __SYSCALL
+
+static DECLARE_BITMAP(syscall_set, SYSCALL_SLOTS);
+static DEFINE_MUTEX(sources_lock);
+static bool running;
+static struct tracepoint *tp_sys_enter;
+static bool sys_enter_on;
+static int cpuhp_state = -1;
+static DEFINE_PER_CPU(struct perf_event *, sample_event);
+
+bool ustack_offcpu_active;
+
+const char *ustack_syscall_name(int nr)
+{
+	const char *s = nr >= 0 && nr < SYSCALL_SLOTS ? syscall_table[nr] : NULL;
+
+	if (!s)
+		return "unknown";
+	return strncmp(s, "sys_", 4) ? s : s + 4;
+}
+
+static bool wanted(struct task_struct *t)
+{
+	int pid = READ_ONCE(ustack_pid);
+
+	if (!t->mm || (t->flags & (PF_KTHREAD | USTACK_PF_WORKERS)))
+		return false;
+	return !pid || task_tgid_nr(t) == pid;
+}
+
+struct sample_buf {
+	struct ustack_rec_sample rec;
+	u64 ips[USTACK_KSTACK_MAX];
+};
+
+/*
+ * Record one event of the current task: request its user stack and write
+ * the sample with its kernel stack.  @regs: the interrupted registers (a
+ * sampling tick), or NULL (the kernel stack is where we are, less @skip).
+ */
+static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
+		  unsigned int skip)
+{
+	unsigned long *entries;
+	struct sample_buf b;
+	unsigned int nr = 0, first = 0, i;
+	u64 cookie;
+
+	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
+	entries = (unsigned long *)b.ips;
+	ustack_request(USTACK_CLIENT_STREAM, &cookie);
+	if (!regs || !user_mode(regs)) {
+		nr = stack_trace_save(entries, USTACK_KSTACK_MAX, skip);
+		/* From a tick: start at the interrupted kernel code. */
+		for (i = 0; regs && i < nr; i++) {
+			if (entries[i] == instruction_pointer(regs)) {
+				first = i;
+				break;
+			}
+		}
+	}
+	nr -= first;
+	memmove(b.ips, b.ips + first, nr * sizeof(u64));
+
+	b.rec = (struct ustack_rec_sample) {
+		.hdr = {
+			.type = USTACK_REC_SAMPLE,
+			.size = sizeof(b.rec) + nr * sizeof(u64),
+		},
+		.cookie = cookie,
+		.time_ns = ktime_get_ns(),
+		.pid = task_tgid_nr(current),
+		.tid = task_pid_nr(current),
+		.cpu = raw_smp_processor_id(),
+		.event = event,
+		.nr_kernel = nr,
+		.syscall_nr = syscall_nr,
+	};
+	/* No task_lock: we may have interrupted its holder (exec). */
+	strscpy_pad(b.rec.comm, current->comm, sizeof(b.rec.comm));
+	ustack_stream_write(&b, b.rec.hdr.size, NULL, 0);
+	return cookie;
+}
+
+u64 ustack_request_self(void)
+{
+	u64 cookie;
+
+	if (ustack_stream_active() && wanted(current))
+		return record(USTACK_EVENT_SELF, -1, NULL, 1);
+	ustack_request(USTACK_CLIENT_NONE, &cookie);
+	return cookie;
+}
+
+/* ---- sampling -------------------------------------------------------------- */
+
+static void on_sample(struct perf_event *event, struct perf_sample_data *data,
+		      struct pt_regs *regs)
+{
+	if (wanted(current))
+		record(USTACK_EVENT_CPU_CLOCK, -1, regs, 0);
+}
+
+static int sample_cpu_online(unsigned int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = READ_ONCE(ustack_sample_hz),
+		.pinned = 1,
+	};
+	struct perf_event *ev;
+
+	if (!attr.sample_freq)
+		return 0;
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, on_sample, NULL);
+	if (IS_ERR(ev)) {
+		pr_warn_ratelimited("cpu %u: no cpu-clock counter: %ld\n",
+				    cpu, PTR_ERR(ev));
+		return 0;	/* the other CPUs still sample */
+	}
+	per_cpu(sample_event, cpu) = ev;
+	return 0;
+}
+
+static int sample_cpu_offline(unsigned int cpu)
+{
+	struct perf_event *ev = per_cpu(sample_event, cpu);
+
+	per_cpu(sample_event, cpu) = NULL;
+	if (ev)
+		perf_event_release_kernel(ev);
+	return 0;
+}
+
+static int sampling_start(void)
+{
+	int ret;
+
+	if (!READ_ONCE(ustack_sample_hz))
+		return 0;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ustack:sample",
+				sample_cpu_online, sample_cpu_offline);
+	if (ret < 0)
+		return ret;
+	cpuhp_state = ret;
+	return 0;
+}
+
+static void sampling_stop(void)
+{
+	if (cpuhp_state < 0)
+		return;
+	cpuhp_remove_state(cpuhp_state);
+	cpuhp_state = -1;
+}
+
+/* ---- syscalls ------------------------------------------------------------- */
+
+static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	if (id >= 0 && id < SYSCALL_SLOTS && test_bit(id, syscall_set) &&
+	    wanted(current))
+		record(USTACK_EVENT_SYSCALL, id, NULL, 2);
+}
+
+static void find_sys_enter(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sys_enter"))
+		tp_sys_enter = tp;
+}
+
+static int syscalls_start(void)
+{
+	int ret;
+
+	if (bitmap_empty(syscall_set, SYSCALL_SLOTS) || !tp_sys_enter)
+		return 0;
+	ret = tracepoint_probe_register(tp_sys_enter, probe_sys_enter, NULL);
+	if (!ret)
+		sys_enter_on = true;
+	return ret;
+}
+
+static void syscalls_stop(void)
+{
+	if (!sys_enter_on)
+		return;
+	tracepoint_probe_unregister(tp_sys_enter, probe_sys_enter, NULL);
+	tracepoint_synchronize_unregister();
+	sys_enter_on = false;
+}
+
+/* Parse "write,read,openat" (names or numbers) into the syscall set. */
+int ustack_syscalls_set(const char *list)
+{
+	DECLARE_BITMAP(set, SYSCALL_SLOTS);
+	char buf[256], *p = buf, *name;
+	int nr;
+
+	bitmap_zero(set, SYSCALL_SLOTS);
+	strscpy(buf, list, sizeof(buf));
+	while ((name = strsep(&p, ",\n")) != NULL) {
+		name = strim(name);
+		if (!*name)
+			continue;
+		if (!kstrtoint(name, 0, &nr) && nr >= 0 && nr < SYSCALL_SLOTS) {
+			__set_bit(nr, set);
+			continue;
+		}
+		for (nr = 0; nr < SYSCALL_SLOTS; nr++)
+			if (syscall_table[nr] &&
+			    !strcmp(ustack_syscall_name(nr), name))
+				break;
+		if (nr == SYSCALL_SLOTS) {
+			pr_warn_ratelimited("syscalls: unknown system call '%s'\n", name);
+			return -EINVAL;
+		}
+		__set_bit(nr, set);
+	}
+	mutex_lock(&sources_lock);
+	if (running)
+		syscalls_stop();
+	bitmap_copy(syscall_set, set, SYSCALL_SLOTS);
+	if (running)
+		syscalls_start();
+	mutex_unlock(&sources_lock);
+	return 0;
+}
+
+/* ---- off-CPU -------------------------------------------------------------- */
+
+/* From the engine's sched_switch probe: current == prev, IRQs off. */
+void ustack_offcpu_event(struct task_struct *prev, unsigned int prev_state)
+{
+	if (prev_state == TASK_RUNNING || (prev_state & TASK_DEAD) ||
+	    !READ_ONCE(ustack_offcpu) || !wanted(prev))
+		return;
+	record(USTACK_EVENT_OFFCPU, -1, NULL, 2);
+}
+
+/* ---- start and stop --------------------------------------------------------- */
+
+int ustack_sources_start(void)
+{
+	int ret;
+
+	mutex_lock(&sources_lock);
+	ret = sampling_start();
+	if (!ret) {
+		ret = syscalls_start();
+		if (ret)
+			sampling_stop();
+	}
+	if (!ret) {
+		running = true;
+		WRITE_ONCE(ustack_offcpu_active, true);
+	}
+	mutex_unlock(&sources_lock);
+	return ret;
+}
+
+void ustack_sources_stop(void)
+{
+	mutex_lock(&sources_lock);
+	WRITE_ONCE(ustack_offcpu_active, false);
+	running = false;
+	syscalls_stop();
+	sampling_stop();
+	mutex_unlock(&sources_lock);
+	/* The engine's sched_switch probe may still be in the off-CPU hook. */
+	tracepoint_synchronize_unregister();
+}
+
+/* sample_hz changed: restart the counters at the new rate. */
+void ustack_sources_resample(void)
+{
+	mutex_lock(&sources_lock);
+	if (running) {
+		sampling_stop();
+		if (sampling_start())
+			pr_warn_ratelimited("cannot restart sampling\n");
+	}
+	mutex_unlock(&sources_lock);
+}
+
+int ustack_sources_init(void)
+{
+	for_each_kernel_tracepoint(find_sys_enter, NULL);
+	if (!tp_sys_enter)
+		pr_warn("no sys_enter tracepoint: syscall events unavailable\n");
+	return 0;
+}

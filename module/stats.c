@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The engine's counters: /sys/kernel/debug/ustack/stats. */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include "ustack.h"
+#include "deferred.h"
+
+static struct dentry *dir;
+
+static const char *const method_names[USTACK_METHOD_MAX] = {
+	"regs", "sframe", "fp", "signal", "entry",
+};
+
+static const char *const end_names[USTACK_END_MAX] = {
+	"outermost", "fault", "depth", "no-info", "bad-frame", "exit",
+	"exec", "nomem", "kthread",
+};
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct ustack_stats *s = &ustack_stats;
+	int i;
+
+#define SHOW(f) seq_printf(m, "%s %ld\n", #f, atomic_long_read(&s->f))
+	SHOW(requests);
+	SHOW(coalesced);
+	SHOW(walks);
+	SHOW(deliveries);
+	SHOW(stays);
+	SHOW(nomem);
+	SHOW(regs_mismatch);
+	SHOW(max_depth);
+	SHOW(walk_ns);
+#undef SHOW
+	seq_printf(m, "dropped %llu\n", ustack_stream_dropped());
+	seq_printf(m, "active %d\n", ustack_stream_active());
+	for (i = 0; i < USTACK_METHOD_MAX; i++)
+		seq_printf(m, "frames_%s %ld\n", method_names[i],
+			   atomic_long_read(&s->methods[i]));
+	for (i = 0; i < USTACK_END_MAX; i++)
+		seq_printf(m, "end_%s %ld\n", end_names[i],
+			   atomic_long_read(&s->ends[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+int ustack_stats_init(void)
+{
+	dir = debugfs_create_dir("ustack", NULL);
+	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	return 0;
+}
+
+void ustack_stats_exit(void)
+{
+	debugfs_remove_recursive(dir);
+}

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The record stream behind /dev/ustack.
+ *
+ * One ring of binary records (include/uapi/ustack.h), written from any
+ * context but NMI-safe only in the sense that an NMI never spins: it
+ * trylocks and counts a loss when the lock is taken.  A full ring drops the
+ * new record, never blocks a writer, and says so later in a "lost" record.
+ * Readers share the ring: each record goes to exactly one read() (like a
+ * pipe); text is rendered at read time, binary records are copied as they
+ * are.  The ring exists while at least one reader holds /dev/ustack open.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/uaccess.h>
+#include <linux/kallsyms.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <uapi/ustack.h>
+#include "ustack.h"
+
+struct stream {
+	raw_spinlock_t lock;
+	char *buf;		/* NULL while no reader is open */
+	u32 size;		/* bytes, a power of two */
+	u64 head, tail;		/* bytes written, read: free-running */
+	u64 lost_samples, lost_users;
+	u64 dropped_total;
+	wait_queue_head_t wait;
+	struct irq_work wakeup;	/* wake readers from any context */
+};
+
+static struct stream stream = {
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(stream.lock),
+	.wait = __WAIT_QUEUE_HEAD_INITIALIZER(stream.wait),
+};
+
+static void stream_wakeup(struct irq_work *work)
+{
+	wake_up_interruptible(&stream.wait);
+}
+
+static void ring_copy_in(u64 pos, const void *src, u32 len)
+{
+	u32 off = pos & (stream.size - 1);
+	u32 first = min(len, stream.size - off);
+
+	memcpy(stream.buf + off, src, first);
+	memcpy(stream.buf, src + first, len - first);
+}
+
+static void ring_copy_out(void *dst, u64 pos, u32 len)
+{
+	u32 off = pos & (stream.size - 1);
+	u32 first = min(len, stream.size - off);
+
+	memcpy(dst, stream.buf + off, first);
+	memcpy(dst + first, stream.buf, len - first);
+}
+
+static bool ring_fits(u32 len)
+{
+	return stream.size - (stream.head - stream.tail) >= len;
+}
+
+/* Emit the pending "lost" record, if any and if it fits.  Lock held. */
+static void ring_flush_lost(void)
+{
+	struct ustack_rec_lost rec = {
+		.hdr = { .type = USTACK_REC_LOST, .size = sizeof(rec) },
+	};
+
+	if (!stream.lost_samples && !stream.lost_users)
+		return;
+	if (!ring_fits(sizeof(rec)))
+		return;
+	rec.samples = stream.lost_samples;
+	rec.users = stream.lost_users;
+	rec.time_ns = ktime_get_ns();
+	ring_copy_in(stream.head, &rec, sizeof(rec));
+	stream.head += sizeof(rec);
+	stream.lost_samples = 0;
+	stream.lost_users = 0;
+}
+
+/*
+ * Append the record made of @a (@alen bytes) and @b (@blen bytes); the
+ * header's size must be alen + blen rounded up to 8.  Returns false if it
+ * was dropped (counted in the next lost record).
+ */
+bool ustack_stream_write(const void *a, u32 alen, const void *b, u32 blen)
+{
+	const struct ustack_rec_hdr *hdr = a;
+	static const u64 zero;
+	unsigned long flags;
+	bool ok = false;
+	u32 len = hdr->size;
+
+	if (in_nmi()) {
+		if (!raw_spin_trylock(&stream.lock))
+			return false;
+		flags = 0;
+	} else {
+		raw_spin_lock_irqsave(&stream.lock, flags);
+	}
+	if (!stream.buf)
+		goto out;
+	ring_flush_lost();
+	if (!stream.lost_samples && !stream.lost_users && ring_fits(len)) {
+		ring_copy_in(stream.head, a, alen);
+		if (blen)
+			ring_copy_in(stream.head + alen, b, blen);
+		if (len > alen + blen)
+			ring_copy_in(stream.head + alen + blen, &zero,
+				     len - alen - blen);
+		stream.head += len;
+		ok = true;
+	} else {
+		if (hdr->type == USTACK_REC_USER)
+			stream.lost_users++;
+		else
+			stream.lost_samples++;
+		stream.dropped_total++;
+	}
+out:
+	if (in_nmi())
+		raw_spin_unlock(&stream.lock);
+	else
+		raw_spin_unlock_irqrestore(&stream.lock, flags);
+	if (ok)
+		irq_work_queue(&stream.wakeup);
+	return ok;
+}
+
+bool ustack_stream_active(void)
+{
+	return READ_ONCE(stream.buf) != NULL;
+}
+
+u64 ustack_stream_dropped(void)
+{
+	return READ_ONCE(stream.dropped_total);
+}
+
+/* Pop the next record into @dst (@cap bytes).  Returns its size, 0 if none. */
+static u32 stream_pop(void *dst, u32 cap)
+{
+	struct ustack_rec_hdr hdr;
+	u32 len = 0;
+
+	raw_spin_lock_irq(&stream.lock);
+	if (stream.buf && stream.head != stream.tail) {
+		ring_copy_out(&hdr, stream.tail, sizeof(hdr));
+		len = hdr.size;
+		if (WARN_ON_ONCE(len > cap || len < sizeof(hdr))) {
+			stream.tail = stream.head;	/* cannot happen */
+			len = 0;
+		} else {
+			ring_copy_out(dst, stream.tail, len);
+			stream.tail += len;
+		}
+	}
+	/* The room just made lets a pending loss be reported. */
+	if (stream.buf)
+		ring_flush_lost();
+	raw_spin_unlock_irq(&stream.lock);
+	return len;
+}
+
+static bool stream_empty(void)
+{
+	return READ_ONCE(stream.head) == READ_ONCE(stream.tail);
+}
+
+/* Readers -------------------------------------------------------------- */
+
+struct reader {
+	u32 format;		/* enum ustack_format */
+	char *rec;		/* one binary record */
+	char *text;		/* its rendering */
+	u32 text_len, text_pos;
+};
+
+#define TEXT_MAX (USTACK_REC_MAX * 4)
+
+static int readers;
+static DEFINE_MUTEX(readers_lock);
+
+static const char *const method_names[USTACK_METHOD_MAX] = {
+	[USTACK_METHOD_REGS] = "regs", [USTACK_METHOD_SFRAME] = "sframe",
+	[USTACK_METHOD_FP] = "fp", [USTACK_METHOD_SIGNAL] = "signal",
+	[USTACK_METHOD_ENTRY] = "entry",
+};
+
+static const char *const end_names[USTACK_END_MAX] = {
+	[USTACK_END_OUTERMOST] = "outermost", [USTACK_END_FAULT] = "fault",
+	[USTACK_END_DEPTH] = "depth", [USTACK_END_NO_INFO] = "no-info",
+	[USTACK_END_BAD_FRAME] = "bad-frame", [USTACK_END_EXIT] = "exit",
+	[USTACK_END_EXEC] = "exec", [USTACK_END_NOMEM] = "nomem",
+	[USTACK_END_KTHREAD] = "kthread",
+};
+
+static const char *name_of(const char *const *names, u32 n, u32 i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
+}
+
+#define emit(r, ...) \
+	((r)->text_len += scnprintf((r)->text + (r)->text_len, \
+				    TEXT_MAX - (r)->text_len, __VA_ARGS__))
+
+static void render_event(struct reader *r, const struct ustack_rec_sample *s)
+{
+	switch (s->event) {
+	case USTACK_EVENT_CPU_CLOCK:
+		emit(r, "cpu-clock");
+		break;
+	case USTACK_EVENT_CYCLES:
+		emit(r, "cycles");
+		break;
+	case USTACK_EVENT_SYSCALL:
+		emit(r, "syscall:%s", ustack_syscall_name(s->syscall_nr));
+		break;
+	case USTACK_EVENT_OFFCPU:
+		emit(r, "offcpu");
+		break;
+	default:
+		emit(r, "self");
+		break;
+	}
+}
+
+static void render_sample(struct reader *r, const struct ustack_rec_sample *s)
+{
+	const u64 *ips = (const u64 *)(s + 1);
+	char sym[KSYM_SYMBOL_LEN];
+	char comm[sizeof(s->comm) + 1];
+	u32 i;
+
+	memcpy(comm, s->comm, sizeof(s->comm));
+	comm[sizeof(s->comm)] = 0;
+	emit(r, "sample cookie=0x%016llx pid=%u tid=%u cpu=%u time=%llu event=",
+	     s->cookie, s->pid, s->tid, s->cpu, s->time_ns);
+	render_event(r, s);
+	emit(r, " comm=%s\n", comm);
+	for (i = 0; i < s->nr_kernel; i++) {
+		char *slash;
+
+		sprint_symbol(sym, ips[i]);
+		slash = strchr(sym, '/');	/* drop "/size [module]" */
+		if (slash)
+			*slash = 0;
+		emit(r, "    kernel 0x%llx %s\n", ips[i], sym);
+	}
+}
+
+static void render_user(struct reader *r, const struct ustack_rec_user *u)
+{
+	const struct ustack_frame *f = (const void *)(u + 1);
+	const char *strtab = (const char *)(f + u->nr_frames);
+	u32 i;
+
+	emit(r, "user cookie=0x%016llx pid=%u tid=%u frames=%u end=%s\n",
+	     u->cookie, u->pid, u->tid, u->nr_frames,
+	     name_of(end_names, USTACK_END_MAX, u->end_reason));
+	for (i = 0; i < u->nr_frames; i++) {
+		const char *obj = f[i].object < u->strtab_len ?
+				  strtab + f[i].object : "[unknown]";
+
+		emit(r, "    user 0x%llx %s %s+0x%llx\n", f[i].ip,
+		     name_of(method_names, USTACK_METHOD_MAX, f[i].method),
+		     obj, f[i].offset);
+	}
+}
+
+static void render(struct reader *r, u32 len)
+{
+	const struct ustack_rec_hdr *hdr = (const void *)r->rec;
+	const struct ustack_rec_lost *l = (const void *)r->rec;
+
+	r->text_len = 0;
+	r->text_pos = 0;
+	switch (hdr->type) {
+	case USTACK_REC_SAMPLE:
+		render_sample(r, (const void *)r->rec);
+		break;
+	case USTACK_REC_USER:
+		render_user(r, (const void *)r->rec);
+		break;
+	case USTACK_REC_LOST:
+		emit(r, "lost samples=%llu users=%llu time=%llu\n",
+		     l->samples, l->users, l->time_ns);
+		break;
+	}
+}
+
+static int stream_start(void)
+{
+	u32 size = roundup_pow_of_two(clamp_val(ustack_buffer_kb, 64, 262144)) * 1024;
+	char *buf = vmalloc(size);	/* never read before written */
+
+	if (!buf)
+		return -ENOMEM;
+	raw_spin_lock_irq(&stream.lock);
+	stream.size = size;
+	stream.head = 0;
+	stream.tail = 0;
+	stream.lost_samples = 0;
+	stream.lost_users = 0;
+	WRITE_ONCE(stream.buf, buf);
+	raw_spin_unlock_irq(&stream.lock);
+	return 0;
+}
+
+static void stream_stop(void)
+{
+	char *buf;
+
+	raw_spin_lock_irq(&stream.lock);
+	buf = stream.buf;
+	WRITE_ONCE(stream.buf, NULL);
+	raw_spin_unlock_irq(&stream.lock);
+	irq_work_sync(&stream.wakeup);
+	vfree(buf);
+}
+
+static int ustack_open(struct inode *inode, struct file *file)
+{
+	struct reader *r;
+	int ret = 0;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->rec = kvmalloc(USTACK_REC_MAX, GFP_KERNEL);
+	r->text = kvmalloc(TEXT_MAX, GFP_KERNEL);
+	if (!r->rec || !r->text) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	mutex_lock(&readers_lock);
+	if (readers == 0) {
+		ret = stream_start();
+		if (!ret) {
+			ret = ustack_sources_start();
+			if (ret)
+				stream_stop();
+		}
+	}
+	if (!ret)
+		readers++;
+	mutex_unlock(&readers_lock);
+	if (ret)
+		goto err;
+	file->private_data = r;
+	return nonseekable_open(inode, file);
+err:
+	kvfree(r->rec);
+	kvfree(r->text);
+	kfree(r);
+	return ret;
+}
+
+static int ustack_release(struct inode *inode, struct file *file)
+{
+	struct reader *r = file->private_data;
+
+	mutex_lock(&readers_lock);
+	if (--readers == 0) {
+		ustack_sources_stop();
+		stream_stop();
+	}
+	mutex_unlock(&readers_lock);
+	kvfree(r->rec);
+	kvfree(r->text);
+	kfree(r);
+	return 0;
+}
+
+static ssize_t read_text(struct reader *r, char __user *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		u32 n;
+
+		if (r->text_pos == r->text_len) {
+			u32 rec_len = stream_pop(r->rec, USTACK_REC_MAX);
+
+			if (!rec_len)
+				break;
+			render(r, rec_len);
+			continue;
+		}
+		n = min_t(size_t, len - done, r->text_len - r->text_pos);
+		if (copy_to_user(buf + done, r->text + r->text_pos, n))
+			return done ? done : -EFAULT;
+		r->text_pos += n;
+		done += n;
+	}
+	return done;
+}
+
+static ssize_t read_binary(struct reader *r, char __user *buf, size_t len)
+{
+	struct ustack_rec_hdr hdr;
+	size_t done = 0;
+
+	for (;;) {
+		u32 n;
+
+		raw_spin_lock_irq(&stream.lock);
+		n = 0;
+		if (stream.buf && stream.head != stream.tail) {
+			ring_copy_out(&hdr, stream.tail, sizeof(hdr));
+			n = hdr.size;
+		}
+		raw_spin_unlock_irq(&stream.lock);
+		if (!n || n > len - done)
+			break;
+		n = stream_pop(r->rec, USTACK_REC_MAX);
+		if (!n)
+			break;
+		if (copy_to_user(buf + done, r->rec, n))
+			return done ? done : -EFAULT;
+		done += n;
+	}
+	if (!done && !stream_empty())
+		return -EINVAL;	/* buffer smaller than one record */
+	return done;
+}
+
+static bool reader_has_data(struct reader *r)
+{
+	return r->text_pos < r->text_len || !stream_empty();
+}
+
+static ssize_t ustack_read(struct file *file, char __user *buf, size_t len,
+			   loff_t *ppos)
+{
+	struct reader *r = file->private_data;
+	ssize_t ret;
+
+	if (!len)
+		return 0;
+	while (!reader_has_data(r)) {
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(stream.wait, reader_has_data(r)))
+			return -ERESTARTSYS;
+	}
+	if (r->format == USTACK_FORMAT_BINARY)
+		ret = read_binary(r, buf, len);
+	else
+		ret = read_text(r, buf, len);
+	return ret;
+}
+
+static __poll_t ustack_poll(struct file *file, poll_table *wait)
+{
+	struct reader *r = file->private_data;
+
+	poll_wait(file, &stream.wait, wait);
+	return reader_has_data(r) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static long ustack_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct reader *r = file->private_data;
+	u32 format;
+
+	switch (cmd) {
+	case USTACK_IOC_SET_FORMAT:
+		if (get_user(format, (u32 __user *)arg))
+			return -EFAULT;
+		if (format != USTACK_FORMAT_TEXT && format != USTACK_FORMAT_BINARY)
+			return -EINVAL;
+		if (r->text_pos < r->text_len)
+			return -EBUSY;	/* half-read text record */
+		r->format = format;
+		return 0;
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations ustack_fops = {
+	.owner = THIS_MODULE,
+	.open = ustack_open,
+	.release = ustack_release,
+	.read = ustack_read,
+	.poll = ustack_poll,
+	.unlocked_ioctl = ustack_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = ustack_no_llseek,
+};
+
+static struct miscdevice ustack_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "ustack",
+	.fops = &ustack_fops,
+	.mode = 0600,
+};
+
+int ustack_dev_init(void)
+{
+	init_irq_work(&stream.wakeup, stream_wakeup);
+	return misc_register(&ustack_misc);
+}
+
+void ustack_dev_exit(void)
+{
+	misc_deregister(&ustack_misc);
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ustack from a program's side, for the VM tests:
+ *   ustack_read perm          an unprivileged opener is refused
+ *   ustack_read nonblock      O_NONBLOCK read on an empty stream: EAGAIN;
+ *                             poll times out, then reports data
+ *   ustack_read binary SECS   binary mode: every record well-formed;
+ *                             prints the count of each type
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <uapi/ustack.h>
+
+#define DIE(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); exit(1); } while (0)
+
+/* In a child running as nobody: open must fail with @want. */
+static void open_as_nobody(int want)
+{
+	int status, fd;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			DIE("setuid: %s", strerror(errno));
+		fd = open("/dev/ustack", O_RDONLY);
+		if (fd >= 0)
+			DIE("an unprivileged user opened /dev/ustack");
+		if (errno != want)
+			DIE("open: %s, want %s", strerror(errno), strerror(want));
+		printf("refused: %s\n", strerror(errno));
+		exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		exit(1);
+}
+
+static int perm(void)
+{
+	open_as_nobody(EACCES);		/* mode 0600 */
+	if (chmod("/dev/ustack", 0666))
+		DIE("chmod: %s", strerror(errno));
+	open_as_nobody(EPERM);		/* the module's own capability check */
+	chmod("/dev/ustack", 0600);
+	return 0;
+}
+
+static int nonblock(void)
+{
+	char buf[4096];
+	struct pollfd p;
+	int fd = open("/dev/ustack", O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		DIE("open: %s", strerror(errno));
+	if (read(fd, buf, sizeof(buf)) >= 0 || errno != EAGAIN)
+		DIE("empty read: want EAGAIN, got %s", strerror(errno));
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (poll(&p, 1, 100) != 0)
+		DIE("poll on an empty stream did not time out");
+	/* A write(2) with syscalls=write makes a record. */
+	if (write(1, "tick\n", 5) != 5)
+		DIE("write");
+	if (poll(&p, 1, 5000) != 1 || !(p.revents & POLLIN))
+		DIE("poll did not report the record");
+	if (read(fd, buf, sizeof(buf)) <= 0)
+		DIE("read after poll: %s", strerror(errno));
+	printf("nonblock ok\n");
+	return 0;
+}
+
+static int binary(double secs)
+{
+	static char buf[1 << 20];
+	unsigned long counts[4] = { 0 }, bad = 0;
+	unsigned int fmt = USTACK_FORMAT_BINARY;
+	struct timespec t0, t;
+	int fd = open("/dev/ustack", O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		DIE("open: %s", strerror(errno));
+	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt))
+		DIE("USTACK_IOC_SET_FORMAT: %s", strerror(errno));
+	fmt = 7;
+	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt) == 0 || errno != EINVAL)
+		DIE("format 7 accepted");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf)), off = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (n < 0 && errno == EAGAIN) {
+			if (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 > secs)
+				break;
+			usleep(10000);
+			continue;
+		}
+		if (n < 0)
+			DIE("read: %s", strerror(errno));
+		while (off < n) {
+			struct ustack_rec_hdr *h = (void *)(buf + off);
+
+			if (n - off < (ssize_t)sizeof(*h) || h->size < sizeof(*h) ||
+			    h->size % 8 || h->size > n - off || h->type < 1 || h->type > 3) {
+				bad++;
+				break;
+			}
+			if (h->type == USTACK_REC_USER) {
+				struct ustack_rec_user *u = (void *)h;
+				size_t need = sizeof(*u) + u->nr_frames * sizeof(struct ustack_frame) + u->strtab_len;
+
+				if (need > h->size || u->end_reason >= USTACK_END_MAX)
+					bad++;
+			}
+			if (h->type == USTACK_REC_SAMPLE) {
+				struct ustack_rec_sample *s = (void *)h;
+
+				if (sizeof(*s) + s->nr_kernel * 8 != h->size)
+					bad++;
+			}
+			counts[h->type]++;
+			off += h->size;
+		}
+	}
+	printf("samples=%lu users=%lu lost=%lu bad=%lu\n", counts[1], counts[2], counts[3], bad);
+	if (bad || !counts[1] || !counts[2])
+		DIE("binary stream");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "perm"))
+		return perm();
+	if (argc == 2 && !strcmp(argv[1], "nonblock"))
+		return nonblock();
+	if (argc == 3 && !strcmp(argv[1], "binary"))
+		return binary(atof(argv[2]));
+	fprintf(stderr, "usage: ustack_read perm | nonblock | binary SECS\n");
+	return 2;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A workload with a known call structure for the stream tests:
+ *   workload cpu SECONDS   main > run_cpu > cpu_outer > cpu_inner (spins)
+ *   workload write N       main > run_write > write_one > write(2), N times
+ *   workload block MS      a thread: block_thread > block_read > read(2) on
+ *                          a pipe the main thread fills after MS ms
+ * Built with frame pointers (workload_fp) and without, with SFrame from gas
+ * (workload_sf).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static volatile unsigned long sink;
+
+NOINLINE void cpu_inner(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i * 7;
+}
+
+NOINLINE void cpu_outer(unsigned long n)
+{
+	cpu_inner(n);
+	sink++;
+}
+
+static volatile sig_atomic_t cpu_done;
+
+static void on_alarm(int sig)
+{
+	cpu_done = sig;
+}
+
+/* No clock reads in the loop: under QEMU TCG they attract the samples. */
+NOINLINE void run_cpu(double secs)
+{
+	struct itimerval it = { .it_value = {
+		.tv_sec = (long)secs,
+		.tv_usec = (long)((secs - (long)secs) * 1e6),
+	} };
+
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+	while (!cpu_done)
+		cpu_outer(200000);
+}
+
+NOINLINE void write_one(int fd)
+{
+	if (write(fd, "x", 1) != 1)
+		exit(3);
+	sink++;
+}
+
+NOINLINE void run_write(long n)
+{
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (fd < 0)
+		exit(2);
+	for (long i = 0; i < n; i++)
+		write_one(fd);
+	close(fd);
+}
+
+static int pipefd[2];
+
+NOINLINE void block_read(void)
+{
+	char c;
+
+	if (read(pipefd[0], &c, 1) != 1)
+		exit(4);
+	sink++;
+}
+
+NOINLINE void *block_thread(void *arg)
+{
+	block_read();
+	return arg;
+}
+
+NOINLINE void run_block(long ms)
+{
+	pthread_t t;
+
+	if (pipe(pipefd) || pthread_create(&t, NULL, block_thread, NULL))
+		exit(5);
+	usleep(ms * 1000);
+	if (write(pipefd[1], "x", 1) != 1)
+		exit(6);
+	pthread_join(t, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "cpu"))
+		run_cpu(atof(argv[2]));
+	else if (argc == 3 && !strcmp(argv[1], "write"))
+		run_write(atol(argv[2]));
+	else if (argc == 3 && !strcmp(argv[1], "block"))
+		run_block(atol(argv[2]));
+	else {
+		fprintf(stderr, "usage: workload cpu SECS | write N | block MS\n");
+		return 1;
+	}
+	return 0;
+}

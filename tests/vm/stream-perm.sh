@@ -1,0 +1,6 @@
+# Only CAP_PERFMON or CAP_SYS_ADMIN may open /dev/ustack: an unprivileged
+# user is refused by the mode, and by the module even with mode 0666.
+. ./lib.sh
+ustack_load
+./bin/ustack_read perm || fail "perm"
+ustack_unload

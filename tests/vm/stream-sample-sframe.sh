@@ -1,0 +1,18 @@
+# The sampling test: a CPU-bound program built without frame
+# pointers, run under the shim, sampled at 999 Hz for 2 s: every sample has
+# its user record, every user record ends outermost, the frames match the
+# program's call structure, cookies are unique per kernel stay.
+. ./lib.sh
+ustack_load sample_hz=999
+[ -x /usr/bin/sframe-register ] || fail "no sframe-register"
+record_start /tmp/rec
+sframe-register run ./bin/workload_sf cpu 2 || fail "workload"
+record_stop
+if ! awk -f stream-check.awk -v comm=workload_sf -v syms=bin/workload_sf.syms \
+	-v obj=/tests/vm/bin/workload_sf -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
+	-v event=cpu-clock -v min_samples=200 /tmp/rec; then
+	grep -B2 -A8 'workload_sf+' /tmp/rec | head -40
+	fail "stream check"
+fi
+cat /sys/kernel/debug/ustack/stats
+ustack_unload

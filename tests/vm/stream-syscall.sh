@@ -1,0 +1,17 @@
+# 10^5 write() calls traced with syscalls=write: one sample and one user
+# record per call, the caller's frames right (write_one > run_write > main).
+. ./lib.sh
+ustack_load sample_hz=0 syscalls=write buffer_kb=65536
+[ "$(cat /sys/module/ustack/parameters/syscalls)" = write ] || fail "syscalls param"
+record_start /tmp/rec
+./bin/workload_fp write 100000 || fail "workload"
+record_stop 1
+awk -f stream-check.awk -v comm=workload_fp -v syms=bin/workload_fp.syms \
+	-v obj=/tests/vm/bin/workload_fp -v chain=write_one,run_write,main \
+	-v ends=outermost,bad-frame,no-info -v hot= \
+	-v event=syscall:write -v exact_samples=100000 -v kchain=do_syscall_64 \
+	/tmp/rec || fail "stream check"
+users=$(grep -c '^user .*pid='"$(grep -m1 'comm=workload_fp' /tmp/rec | sed 's/.* pid=\([0-9]*\).*/\1/')"' ' /tmp/rec)
+[ "$users" -ge 100000 ] || fail "$users user records"
+! grep -q '^lost' /tmp/rec || fail "records lost"
+ustack_unload
