@@ -547,12 +547,12 @@ out:
 /* ---- fork ---------------------------------------------------------- */
 
 /*
- * The tracepoint runs with preemption off (also on PREEMPT_RT), where no
- * allocation is allowed: the work items come from a pool refilled from a
- * workqueue.  Each queued item holds a module reference until it has run
+ * The tracepoint runs with preemption off (also on PREEMPT_RT, where no
+ * allocation is allowed there): the work items come from a pool refilled
+ * from a workqueue, or GFP_ATOMIC on other kernels when it runs dry.  Each queued item holds a module reference until it has run
  * (task_work always runs: at return to user space, or at exit).
  */
-#define UFORK_POOL	32
+#define UFORK_POOL	64
 
 struct ufork {
 	struct callback_head cb;
@@ -691,6 +691,9 @@ static void ufork_probe(void *data, struct task_struct *parent,
 		f = ufork_pool[--ufork_nr];
 	raw_spin_unlock_irqrestore(&ufork_lock, flags);
 	schedule_work(&ufork_refill_work);
+	/* A burst of forks: atomic allocation where that is allowed. */
+	if (!f && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		f = kmalloc(sizeof(*f), GFP_ATOMIC | __GFP_NOWARN);
 	if (!f) {
 		pr_warn_ratelimited("pid %d: fork: no memory to copy SFrame registrations\n",
 				    task_tgid_nr(child));

@@ -317,6 +317,23 @@ static int cmd_fork(void)
 	waitpid(pid, &st, 0);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		die("child failed (status 0x%x)", st);
+	/* a burst of forks: every child inherits */
+	{
+		pid_t kids[48];
+		int i, bad = 0;
+
+		for (i = 0; i < 48; i++) {
+			kids[i] = fork();
+			if (!kids[i])
+				_exit(sf_unreg(self.sf) == 0 ? 0 : 4);
+		}
+		for (i = 0; i < 48; i++) {
+			waitpid(kids[i], &st, 0);
+			bad += !WIFEXITED(st) || WEXITSTATUS(st);
+		}
+		if (bad)
+			die("fork burst: %d of 48 children without the registration", bad);
+	}
 	/* the child's unregister did not touch ours */
 	EXPECT(sf_reg(self.sf, self.sf_len, self.text_lo, self.text_hi), -EEXIST);
 	/* threads share the registry (same mm): vfork child sees it */
