@@ -243,6 +243,10 @@ int main(int argc, char **argv)
 	printf("bench walk_sframe_vs_fp %.2f ratio\n", best[M_SFRAME] / best[M_FP]);
 	printf("bench walk_sframe_cached_vs_fp %.2f ratio\n",
 	       best[M_SFRAME_CACHED] / best[M_FP]);
+	printf("bench walk_sframe_vs_fp_core %.2f ratio\n",
+	       best[M_SFRAME] / best[M_FP_CORE]);
+	printf("bench walk_sframe_cached_vs_fp_core %.2f ratio\n",
+	       best[M_SFRAME_CACHED] / best[M_FP_CORE]);
 	printf("bench walk_backtrace_vs_sframe %.1f ratio\n",
 	       best[M_BT] / best[M_SFRAME]);
 	printf("bench walk_libunwind_vs_sframe %.1f ratio\n",
