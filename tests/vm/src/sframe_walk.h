@@ -30,7 +30,7 @@ typedef int (*fn_t)(int, unsigned int);
 static fn_t fns[NF];
 static struct obj self, lib;
 static volatile int sigmode;
-static long chains, frames, n_sframe, n_fp, n_signal;
+static long chains, frames, n_sframe, n_fp, n_signal, ends[USTACK_END_MAX + 1], tail;
 static int (*lib_call)(fn_t cb, int d, unsigned int s);
 static pid_t mypid;
 
@@ -73,6 +73,8 @@ static NOINLINE int check(void)
 			break;	/* first frame outside: compared, then stop */
 	}
 	chains++;
+	ends[end < USTACK_END_MAX ? end : USTACK_END_MAX]++;
+	tail += nu > 3 + i ? nu - 3 - i : 0;	/* below the last compared */
 	return 1;
 }
 
@@ -232,7 +234,10 @@ int main(int argc, char **argv)
 	}
 	if (chains != iters + iters / 2)
 		die("%ld chains checked, want %d", chains, iters + iters / 2);
-	printf("ok chains=%ld frames=%ld sframe=%ld fp=%ld signal=%ld\n",
-	       chains, frames, n_sframe, n_fp, n_signal);
+	printf("ok chains=%ld frames=%ld sframe=%ld fp=%ld signal=%ld "
+	       "(below: %ld frames; end outermost=%ld fault=%ld bad=%ld)\n",
+	       chains, frames, n_sframe, n_fp, n_signal, tail,
+	       ends[USTACK_END_OUTERMOST], ends[USTACK_END_FAULT],
+	       ends[USTACK_END_BAD_FRAME]);
 	return 0;
 }
