@@ -60,13 +60,33 @@ done
 [ -f "$top/tools/sframe-register/libsframe-register.so" ] &&
 	cp "$top/tools/sframe-register/libsframe-register.so" "$stage/usr/lib/"
 
+# The demo's python3.11 and its standard library, as Debian ships them.
+if [ "${USTACK_VM_PYTHON:-0}" = 1 ]; then
+	cp /usr/bin/python3.11 "$stage/usr/bin/"
+	mkdir -p "$stage/usr/lib/python3.11"
+	(cd /usr/lib/python3.11 && find . \( -path ./test -o -path ./idlelib -o -path ./tkinter \
+		-o -path ./lib2to3 -o -path ./ensurepip -o -path ./turtledemo -o -path ./config-3.11-x86_64-linux-gnu \) -prune \
+		-o -print0 | cpio --null -pdm --quiet "$stage/usr/lib/python3.11")
+fi
+
 initrd=$work/initramfs.cpio
 "$top/scripts/vm/initramfs.sh" "$initrd" "$KREL" "$MODROOT" "$stage"
 
-# Boot. Debug kernels are slower: USTACK_VM_SLOWDOWN scales the timeout.
+# Boot.  Tests named smp4-* need 4 vCPUs (migration): they get a boot of
+# their own.  Debug kernels are slower: USTACK_VM_SLOWDOWN scales timeouts.
 slow=${USTACK_VM_SLOWDOWN:-1}
 [ "$name" = debug ] && slow=${USTACK_DEBUG_SLOWDOWN:-4}
-tmo=$(( (120 + 120 * ${#tests[@]}) * slow ))
-cpus=${USTACK_VM_CPUS:-2}
-"$top/scripts/vm/boot.sh" "$name" "$VMLINUZ" "$initrd" "$(IFS=,; echo "${tests[*]}")" \
-	"$log_dir/$log_name.log" "$tmo" "$cpus"
+boot() {	# boot CPUS LOGSUFFIX TEST...
+	local cpus=$1 suffix=$2
+	shift 2
+	[ $# -gt 0 ] || return 0
+	local tmo=$(( (120 + 120 * $#) * slow ))
+	"$top/scripts/vm/boot.sh" "$name$suffix" "$VMLINUZ" "$initrd" "$(IFS=,; echo "$*")" \
+		"$log_dir/$log_name$suffix.log" "$tmo" "$cpus"
+}
+smp2=() smp4=()
+for t in "${tests[@]}"; do
+	case $t in smp4-*) smp4+=("$t") ;; *) smp2+=("$t") ;; esac
+done
+boot "${USTACK_VM_CPUS:-2}" "" "${smp2[@]}"
+boot 4 -smp4 "${smp4[@]}"

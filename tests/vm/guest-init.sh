@@ -25,6 +25,12 @@ for t in $tests; do
 	echo "USTACK-TEST-BEGIN $t"
 	timeout -s KILL "$per_test_timeout" sh "./$t.sh" >/tmp/test.out 2>&1
 	rc=$?
+	# Nothing a test started may outlive it (a timed-out test's children
+	# would write into the next test's output).
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ "$p" -gt 1 ] && [ "$p" != $$ ] && [ -s /proc/$p/cmdline ] && kill -9 "$p" 2>/dev/null
+	done
 	sed 's/^/    /' /tmp/test.out
 	if [ $rc -eq 0 ]; then
 		echo "USTACK-RESULT PASS $t"

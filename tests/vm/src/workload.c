@@ -103,6 +103,11 @@ NOINLINE void run_block(long ms)
 
 int main(int argc, char **argv)
 {
+	char go;
+
+	/* WAIT_STDIN=1: start when a byte arrives (after a test set pid=). */
+	if (getenv("WAIT_STDIN") && read(0, &go, 1) != 1)
+		return 7;
 	if (argc == 3 && !strcmp(argv[1], "cpu"))
 		run_cpu(atof(argv[2]));
 	else if (argc == 3 && !strcmp(argv[1], "write"))

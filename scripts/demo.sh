@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# make demo: boot Debian's stock 6.1 kernel under QEMU, load ustack, profile
+# a program built without frame pointers and python3.11 under the shim,
+# print the summary and a few joined stacks, write the flame graphs; then
+# the same with frame pointers only.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+bash scripts/deps.sh
+make -s tools
+out=build/demo
+mkdir -p "$out" build/logs
+echo "Booting Debian's $(bash scripts/kernel.sh 6.1 | sed -n 's/^KREL=//p') kernel under QEMU (TCG) ..."
+USTACK_VM_PYTHON=1 USTACK_LOG_SUFFIX=.demo bash scripts/vm-test.sh 6.1 _demo >"$out/verdict.txt"
+log=build/logs/vm-6.1.demo.log
+tr -d '\r' <"$log" | sed -n '/^USTACK-TEST-BEGIN _demo/,/^USTACK-RESULT/p' |
+	sed -e '1d' -e '$d' -e 's/^    //' | grep -v '^\[ *[0-9.]*\]' |
+	sed '/^DEMO-SVG/,/^DEMO-SVG.*END/d'
+tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-BEGIN/,/^    DEMO-SVG-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-sframe.svg"
+tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-FP-BEGIN/,/^    DEMO-SVG-FP-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-fp.svg"
+echo
+cat "$out/verdict.txt"
+echo "Flame graphs: $out/flame-sframe.svg (SFrame) and $out/flame-fp.svg (frame pointers only)"
+echo "Full guest log: $log"
+! grep -q '^FAIL' "$out/verdict.txt"

@@ -1,0 +1,28 @@
+# make demo, in the guest: profile a program built without frame pointers
+# and python3.11 under the shim, then the same with frame pointers only.
+. ./lib.sh
+ustack_load sample_hz=999
+echo "== ustack $(modinfo -F version ustack) on $(uname -r): sampling at 999 Hz"
+record_start /tmp/sframe.rec
+sframe-register run ./bin/workload cpu 3 || fail "workload under the shim"
+sframe-register run python3.11 demo.py || fail "python under the shim"
+record_stop 1
+record_start /tmp/fp.rec
+./bin/workload cpu 3 || fail "workload"
+python3.11 demo.py || fail "python"
+record_stop 1
+for r in sframe fp; do
+	echo
+	echo "== summary, $r ($( [ $r = sframe ] && echo 'SFrame from the shim, frame pointers as fallback' || echo 'frame pointers only: no shim'))"
+	ustack-report --summary /tmp/$r.rec | head -40
+done
+echo
+echo "== a few joined stacks (SFrame)"
+ustack-report /tmp/sframe.rec | awk '/^workload|^python/ { n++ } n >= 20 && n <= 23' | head -60
+echo "DEMO-SVG-BEGIN"
+ustack-report --svg --title "ustack: workload and python3.11, SFrame" /tmp/sframe.rec
+echo "DEMO-SVG-END"
+echo "DEMO-SVG-FP-BEGIN"
+ustack-report --svg --title "ustack: the same, frame pointers only" /tmp/fp.rec
+echo "DEMO-SVG-FP-END"
+ustack_unload

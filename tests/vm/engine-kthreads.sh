@@ -1,0 +1,16 @@
+# Kernel threads get no user walk and no sample; module unload is refused
+# while walks are pending on many tasks, and works once they have run.
+. ./lib.sh
+ustack_load sample_hz=999 offcpu=1
+record_start /tmp/rec
+i=0; while [ $i -lt 30 ]; do sleep 3 & i=$((i + 1)); done
+sleep 1
+record_stop
+if grep -E '^sample .* comm=(kworker|ksoftirqd|rcu_|migration|kthreadd|cpuhp)' /tmp/rec | head -3 | grep .; then
+	fail "samples of kernel threads"
+fi
+# The 30 sleepers went off-CPU with a request: their walks are pending
+# until they wake up, so the module must stay.
+if modprobe -r ustack 2>/dev/null; then fail "rmmod with walks pending"; fi
+wait
+ustack_unload
