@@ -127,7 +127,7 @@ static void udisc_get(struct file *file, struct udisc_ent *key)
 	unsigned int i;
 
 	mutex_lock(&udisc_lock);
-	for (i = 0; i < UDISC_SLOTS; i++) {
+	for (i = 0; udisc_tab && i < UDISC_SLOTS; i++) {
 		if (udisc_same(&udisc_tab[i], key)) {
 			*key = udisc_tab[i];
 			mutex_unlock(&udisc_lock);
@@ -139,8 +139,10 @@ static void udisc_get(struct file *file, struct udisc_ent *key)
 	key->used = true;
 	key->checked = false;
 	mutex_lock(&udisc_lock);
-	udisc_tab[udisc_next] = *key;
-	udisc_next = (udisc_next + 1) % UDISC_SLOTS;
+	if (udisc_tab) {
+		udisc_tab[udisc_next] = *key;
+		udisc_next = (udisc_next + 1) % UDISC_SLOTS;
+	}
 	mutex_unlock(&udisc_lock);
 }
 
@@ -149,7 +151,7 @@ static void udisc_set_checked(const struct udisc_ent *key, bool ok)
 	unsigned int i;
 
 	mutex_lock(&udisc_lock);
-	for (i = 0; i < UDISC_SLOTS; i++) {
+	for (i = 0; udisc_tab && i < UDISC_SLOTS; i++) {
 		if (udisc_same(&udisc_tab[i], key)) {
 			udisc_tab[i].checked = true;
 			udisc_tab[i].has = ok;
@@ -171,7 +173,7 @@ int udisc_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 
 	*lo = pc;
 	*hi = pc + 1;
-	if (!mm || !udisc_tab)
+	if (!mm || !READ_ONCE(udisc_tab))
 		return -ENOENT;
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
@@ -239,8 +241,11 @@ int udisc_init(void)
 	return udisc_tab ? 0 : -ENOMEM;
 }
 
+/* Late walks (if any) find no table and use frame pointers. */
 void udisc_exit(void)
 {
+	mutex_lock(&udisc_lock);
 	kfree(udisc_tab);
 	udisc_tab = NULL;
+	mutex_unlock(&udisc_lock);
 }
