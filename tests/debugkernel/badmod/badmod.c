@@ -10,7 +10,7 @@
  *   ubsan    shift by more than the width of the type         (UBSAN)
  *   sleep    might_sleep() under preempt_disable()            (DEBUG_ATOMIC_SLEEP)
  *   lockinv  two mutexes taken in both orders                 (lockdep)
- *   waitctx  spinlock_t taken under a raw_spinlock_t          (lockdep, RT nesting)
+ *   waitctx  mutex taken under a raw_spinlock_t               (lockdep wait context)
  *   rcu      rcu_dereference() outside rcu_read_lock()        (PROVE_RCU)
  *   list     list_del() of an entry twice                     (DEBUG_LIST)
  *   leak     kmalloc'd buffer whose only pointer is dropped   (kmemleak)
@@ -38,7 +38,7 @@ static struct item __rcu *rcu_item;
 static DEFINE_MUTEX(lock_a);
 static DEFINE_MUTEX(lock_b);
 static DEFINE_RAW_SPINLOCK(raw_lock);
-static DEFINE_SPINLOCK(plain_lock);
+static DEFINE_MUTEX(wait_mutex);
 
 static int do_oob(void)
 {
@@ -103,8 +103,8 @@ static int do_lockinv(void)
 static int do_waitctx(void)
 {
 	raw_spin_lock(&raw_lock);
-	spin_lock(&plain_lock);
-	spin_unlock(&plain_lock);
+	mutex_lock(&wait_mutex);
+	mutex_unlock(&wait_mutex);
 	raw_spin_unlock(&raw_lock);
 	return 0;
 }
