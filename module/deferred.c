@@ -20,9 +20,12 @@
  * Per-task state lives in a fixed pool (max_tasks entries with max_frames
  * slots each, allocated at load) found through an RCU hash keyed by the
  * task; nothing is allocated on the request path, so requests are safe in
- * hard-IRQ context on PREEMPT_RT too.  A state is returned to the pool
- * after an RCU grace period when its task is switched out for the last
- * time.  Every queued task_work holds a module reference, so rmmod is
+ * hard-IRQ context on PREEMPT_RT too.  A task keeps its state from its
+ * first request until it dies (its last switch-out), when the state goes
+ * back to the pool after an RCU grace period; recycling at every stay's
+ * end would leave the pool waiting on grace periods under a request
+ * storm.  When the pool is empty a request fails (-ENOMEM, counted): its
+ * sample goes out with cookie 0, kernel stack only.  Every queued task_work holds a module reference, so rmmod is
  * refused while walks are pending.
  *
  * Cookie layout: see include/uapi/ustack.h.
@@ -61,6 +64,8 @@ static const struct ustack_client *clients[USTACK_CLIENT_MAX];
 struct ustack_stats ustack_stats;
 
 static struct tracepoint *tp_sched_switch;
+static bool engine_on;		/* the sched_switch probe is in */
+static DEFINE_MUTEX(engine_lock);
 
 /* ---- per-task state ----------------------------------------------------- */
 
@@ -133,6 +138,16 @@ static void task_put(struct ustack_task *st)
 
 /* ---- the stay: cookie and its end ------------------------------------------ */
 
+/* Forget the stay; the state stays with its task.  IRQs off. */
+static void stay_reset(struct ustack_task *st)
+{
+	st->cookie = 0;
+	st->clients = 0;
+	st->delivered = 0;
+	st->walked = false;
+	st->nr = 0;
+}
+
 static u64 cookie_new(void)
 {
 	u32 count = __this_cpu_add_return(cookie_counter, 2) | 1;
@@ -156,7 +171,7 @@ static void on_user_return(struct user_return_notifier *urn)
 	if (st->task != current || st->pending)
 		return;
 	urn_disarm(st);
-	task_put(st);
+	stay_reset(st);
 	atomic_long_inc(&ustack_stats.stays);
 }
 
@@ -227,6 +242,8 @@ int ustack_request(unsigned int client, u64 *cookie)
 	*cookie = 0;
 	if (!may_request(t))
 		return -EINVAL;
+	if (!READ_ONCE(engine_on))
+		return -EAGAIN;
 	if (in_nmi())
 		return -EAGAIN;
 	atomic_long_inc(&ustack_stats.requests);
@@ -328,9 +345,9 @@ static void task_work_fn(struct callback_head *head)
 	local_irq_disable();
 	st->delivered |= todo;
 	/* A dying task never returns to user space: its stay ends here. */
-	if (!st->pending && (current->flags & PF_EXITING) && st->task == current) {
+	if (!st->pending && (current->flags & PF_EXITING)) {
 		urn_disarm(st);
-		task_put(st);
+		stay_reset(st);
 	}
 	local_irq_enable();
 	module_put(THIS_MODULE);
@@ -394,9 +411,6 @@ int ustack_deferred_init(void)
 		ret = -ENOENT;
 		goto err;
 	}
-	ret = tracepoint_probe_register(tp_sched_switch, probe_sched_switch, NULL);
-	if (ret)
-		goto err;
 	return 0;
 err:
 	vfree(pool);
@@ -405,11 +419,35 @@ err:
 	return ret;
 }
 
+/*
+ * Put the sched_switch probe in, once, at the first use (an open of
+ * /dev/ustack or a self request): a module that is only loaded and
+ * unloaded never patches the scheduler.  Process context.
+ */
+int ustack_deferred_enable(void)
+{
+	int ret = 0;
+
+	if (READ_ONCE(engine_on))
+		return 0;
+	mutex_lock(&engine_lock);
+	if (!engine_on) {
+		ret = tracepoint_probe_register(tp_sched_switch,
+						probe_sched_switch, NULL);
+		if (!ret)
+			WRITE_ONCE(engine_on, true);
+	}
+	mutex_unlock(&engine_lock);
+	return ret;
+}
+
 /* Module exit: no walk is pending (each holds a module reference). */
 void ustack_deferred_exit(void)
 {
-	tracepoint_probe_unregister(tp_sched_switch, probe_sched_switch, NULL);
-	tracepoint_synchronize_unregister();
+	if (engine_on) {
+		tracepoint_probe_unregister(tp_sched_switch, probe_sched_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
 	on_each_cpu(disarm_this_cpu, NULL, 1);
 	rcu_barrier();
 	vfree(pool);

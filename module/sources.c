@@ -118,6 +118,8 @@ u64 ustack_request_self(void)
 {
 	u64 cookie;
 
+	if (ustack_deferred_enable())
+		return 0;
 	if (ustack_stream_active() && wanted(current))
 		return record(USTACK_EVENT_SELF, -1, NULL, 1);
 	ustack_request(USTACK_CLIENT_NONE, &cookie);

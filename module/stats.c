@@ -34,6 +34,7 @@ static int stats_show(struct seq_file *m, void *v)
 #undef SHOW
 	seq_printf(m, "dropped %llu\n", ustack_stream_dropped());
 	seq_printf(m, "active %d\n", ustack_stream_active());
+	seq_printf(m, "queued %llu\n", ustack_stream_queued());
 	for (i = 0; i < USTACK_METHOD_MAX; i++)
 		seq_printf(m, "frames_%s %ld\n", method_names[i],
 			   atomic_long_read(&s->methods[i]));

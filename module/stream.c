@@ -145,6 +145,12 @@ bool ustack_stream_active(void)
 	return READ_ONCE(stream.buf) != NULL;
 }
 
+/* Bytes written but not yet read. */
+u64 ustack_stream_queued(void)
+{
+	return READ_ONCE(stream.head) - READ_ONCE(stream.tail);
+}
+
 u64 ustack_stream_dropped(void)
 {
 	return READ_ONCE(stream.dropped_total);
@@ -348,6 +354,9 @@ static int ustack_open(struct inode *inode, struct file *file)
 		ret = -ENOMEM;
 		goto err;
 	}
+	ret = ustack_deferred_enable();
+	if (ret)
+		goto err;
 	mutex_lock(&readers_lock);
 	if (readers == 0) {
 		ret = stream_start();

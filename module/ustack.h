@@ -33,6 +33,7 @@ void ustack_dev_exit(void);
 bool ustack_stream_write(const void *a, u32 alen, const void *b, u32 blen);
 bool ustack_stream_active(void);
 u64 ustack_stream_dropped(void);
+u64 ustack_stream_queued(void);
 
 /* Event sources (sources.c): run while /dev/ustack is open. */
 int ustack_sources_init(void);
@@ -71,6 +72,7 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
  */
 int ustack_deferred_init(void);
 void ustack_deferred_exit(void);
+int ustack_deferred_enable(void);
 int ustack_stats_init(void);
 void ustack_stats_exit(void);
 u64 ustack_request_self(void);

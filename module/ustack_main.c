@@ -74,9 +74,9 @@ unsigned int ustack_max_frames = 256;
 module_param_named(max_frames, ustack_max_frames, uint, 0444);
 MODULE_PARM_DESC(max_frames, "Frames per user stack (16..1024, at load)");
 
-unsigned int ustack_max_tasks = 1024;
+unsigned int ustack_max_tasks = 2048;
 module_param_named(max_tasks, ustack_max_tasks, uint, 0444);
-MODULE_PARM_DESC(max_tasks, "Tasks with a request in flight at once (at load)");
+MODULE_PARM_DESC(max_tasks, "Live tasks with ustack state at once (at load)");
 
 unsigned int ustack_buffer_kb = 4096;
 module_param_named(buffer_kb, ustack_buffer_kb, uint, 0644);

@@ -3,7 +3,7 @@
 . ./lib.sh
 ustack_load sample_hz=999 offcpu=1
 record_start /tmp/rec
-i=0; while [ $i -lt 30 ]; do sleep 3 & i=$((i + 1)); done
+i=0; pids=; while [ $i -lt 30 ]; do sleep 60 & pids="$pids $!"; i=$((i + 1)); done
 sleep 1
 record_stop
 if grep -E '^sample .* comm=(kworker|ksoftirqd|rcu_|migration|kthreadd|cpuhp)' /tmp/rec | head -3 | grep .; then
@@ -11,6 +11,10 @@ if grep -E '^sample .* comm=(kworker|ksoftirqd|rcu_|migration|kthreadd|cpuhp)' /
 fi
 # The 30 sleepers went off-CPU with a request: their walks are pending
 # until they wake up, so the module must stay.
+[ "$(cat /sys/module/ustack/refcnt)" -ge 30 ] || fail "refcnt $(cat /sys/module/ustack/refcnt) with 30 walks pending"
 if modprobe -r ustack 2>/dev/null; then fail "rmmod with walks pending"; fi
+# Woken by a signal, each sleeper runs its walk on the way out.
+kill $pids
 wait
 ustack_unload
+grep -q '^end_exit' /sys/kernel/debug/ustack/stats 2>/dev/null || true

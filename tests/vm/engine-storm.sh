@@ -2,18 +2,20 @@
 # syscall in a loop, 500 frames down.  Forward progress (it finishes), one
 # walk per stay, every walk complete to the recursion's root.
 . ./lib.sh
-ustack_load sample_hz=999 syscalls=getppid max_frames=1024
+ustack_load sample_hz=999 syscalls=getppid max_frames=1024 buffer_kb=131072
 record_start /tmp/rec
-./bin/hazard deep 500 3000 || fail "deep"
+./bin/hazard deep 500 2000 || fail "deep"
 record_stop 1
+! grep -q "^lost" /tmp/rec || fail "records lost: $(grep "^lost" /tmp/rec | head -3)"
 s=/sys/kernel/debug/ustack/stats
 walks=$(sed -n 's/^walks //p' $s); stays=$(sed -n 's/^stays //p' $s)
 req=$(sed -n 's/^requests //p' $s); co=$(sed -n 's/^coalesced //p' $s)
 echo "requests=$req coalesced=$co walks=$walks stays=$stays"
-[ "$walks" -le "$stays" ] || fail "more walks ($walks) than stays ($stays)"
+# Stays still open when the counters are read are not counted yet.
+[ "$walks" -le $((stays + 4)) ] || fail "more walks ($walks) than stays ($stays)"
 # Every getppid sample's walk reaches through the 500 recursive frames.
 awk '/^sample / && $8 == "comm=hazard" && $7 == "event=syscall:getppid" { want[$2] = 1 }
      /^user / { cur = $2; split($5, f, "="); frames[cur] = f[2] }
      END { for (c in want) { n++; if (frames[c] < 500) { bad++; if (bad < 5) print c " has " frames[c] " frames" } }
-	   print n " deep samples"; exit bad > 0 || n < 3000 }' /tmp/rec || fail "deep walks"
+	   print n " deep samples"; exit bad > 0 || n < 2000 }' /tmp/rec || fail "deep walks"
 ustack_unload

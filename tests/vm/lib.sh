@@ -10,17 +10,23 @@ ustack_install() {
 	depmod -a "$KREL" || fail "depmod"
 }
 
+# Unload, allowing a few seconds for readers and walks still finishing.
+ustack_unload() {
+	i=0
+	while [ -d /sys/module/ustack ]; do
+		modprobe -r ustack 2>/dev/null && return 0
+		i=$((i + 1)); [ $i -lt 50 ] || fail "modprobe -r ustack: $(modprobe -r ustack 2>&1)"
+		sleep 0.1
+	done
+}
+
 # Load with exactly these parameters (reloading if a test left it loaded).
 ustack_load() {
-	[ -d /sys/module/ustack ] && { modprobe -r ustack || fail "modprobe -r ustack"; }
+	ustack_unload
 	[ -f "/lib/modules/$KREL/updates/ustack.ko" ] || ustack_install
 	modprobe ustack "$@" || fail "modprobe ustack"
 }
 
-ustack_unload() {
-	[ -d /sys/module/ustack ] || return 0
-	modprobe -r ustack || fail "modprobe -r ustack"
-}
 
 # mode_of PATH: octal permission bits, owner uid.
 mode_of() { stat -c '%a %u' "$1"; }
@@ -39,6 +45,11 @@ record_start() {
 
 record_stop() {
 	sleep ${1:-0.5}
+	# Let the reader drain what is queued (at most ~60 s).
+	i=0
+	while ! grep -q '^queued 0$' /sys/kernel/debug/ustack/stats && [ $i -lt 600 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
 	kill "$RECORDER" 2>/dev/null
 	wait "$RECORDER" 2>/dev/null
 }

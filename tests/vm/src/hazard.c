@@ -100,8 +100,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "threads") && argc == 3)
 		return threads(atoi(argv[2]));
-	if (!strcmp(m, "deep") && argc == 4)
-		return deep(atoi(argv[2]), atol(argv[3]));
+	if (!strcmp(m, "deep") && argc == 4) {
+		deep(atoi(argv[2]), atol(argv[3]));
+		return 0;
+	}
 	if (!strcmp(m, "migrate") && argc == 3)
 		return migrate(atol(argv[2]));
 	fprintf(stderr, "usage: see the source\n");
