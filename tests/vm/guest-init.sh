@@ -31,6 +31,7 @@ for t in $tests; do
 		p=${p#/proc/}
 		[ "$p" -gt 1 ] && [ "$p" != $$ ] && [ -s /proc/$p/cmdline ] && kill -9 "$p" 2>/dev/null
 	done
+	sleep 0.2
 	sed 's/^/    /' /tmp/test.out
 	if [ $rc -eq 0 ]; then
 		echo "USTACK-RESULT PASS $t"
