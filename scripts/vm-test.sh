@@ -75,7 +75,11 @@ initrd=$work/initramfs.cpio
 # Boot.  Tests named smp4-* need 4 vCPUs (migration): they get a boot of
 # their own.  Debug kernels are slower: USTACK_VM_SLOWDOWN scales timeouts.
 slow=${USTACK_VM_SLOWDOWN:-1}
-[ "$name" = debug ] && slow=${USTACK_DEBUG_SLOWDOWN:-4}
+if [ "$name" = debug ]; then
+	slow=${USTACK_DEBUG_SLOWDOWN:-4}
+	# kmemleak's scan reads all guest RAM and KASAN's shadow: keep it small.
+	export USTACK_VM_MEM=${USTACK_VM_MEM:-1024}
+fi
 boot() {	# boot CPUS LOGSUFFIX TEST...
 	local cpus=$1 suffix=$2
 	shift 2
