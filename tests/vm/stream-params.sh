@@ -15,6 +15,7 @@ if echo bogus_call >/sys/module/ustack/parameters/syscalls 2>/dev/null; then
 fi
 param_set syscalls ""
 param_set offcpu 1
+[ "$(cat /sys/module/ustack/parameters/offcpu)" = Y ] || fail "offcpu readback"
 param_set offcpu 0
 record_stop
 n=$(grep -c 'event=cpu-clock comm=workload_fp' /tmp/rec)
