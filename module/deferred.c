@@ -43,7 +43,7 @@
 #include <linux/tracepoint.h>
 #include <linux/user-return-notifier.h>
 #include <linux/vmalloc.h>
-#include "ustack.h"
+#include "internal.h"
 #include "deferred.h"
 
 #define TASK_HASH_BITS	8

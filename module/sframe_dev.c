@@ -13,7 +13,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
-#include "ustack.h"
+#include "internal.h"
 #include "sframe_registry.h"
 
 static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)

@@ -18,7 +18,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include "ustack.h"
+#include "internal.h"
 #include "sframe_registry.h"
 
 #ifndef PT_GNU_SFRAME

@@ -34,7 +34,7 @@
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
-#include "ustack.h"
+#include "internal.h"
 #include "sframe_registry.h"
 
 struct ureg_ent {

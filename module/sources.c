@@ -19,18 +19,23 @@
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
 #include <linux/tracepoint.h>
-#include "ustack.h"
+#include "internal.h"
 #include "deferred.h"
 
 #define SYSCALL_SLOTS 512
 
-#define __SYSCALL(nr, sym) [nr] = #sym,
-#define __SYSCALL_NORETURN __SYSCALL
-static const char * const syscall_table[SYSCALL_SLOTS] = {
-#include <asm/syscalls_64.h>
+/*
+ * The target kernel's own x86-64 system call names, by number, generated
+ * at build time from its asm/syscalls_64.h (Kbuild).
+ */
+static const char *const syscall_names[SYSCALL_SLOTS] = {
+#include "syscall_names.h"
 };
-#undef __SYSCALL_NORETURN
-#undef __SYSCALL
+
+static const char *syscall_sym(int nr)
+{
+	return nr >= 0 && nr < SYSCALL_SLOTS ? syscall_names[nr] : NULL;
+}
 
 static DECLARE_BITMAP(syscall_set, SYSCALL_SLOTS);
 static DEFINE_MUTEX(sources_lock);
@@ -44,11 +49,11 @@ bool ustack_offcpu_active;
 
 const char *ustack_syscall_name(int nr)
 {
-	const char *s = nr >= 0 && nr < SYSCALL_SLOTS ? syscall_table[nr] : NULL;
+	const char *s = syscall_sym(nr);
 
 	if (!s)
 		return "unknown";
-	return strncmp(s, "sys_", 4) ? s : s + 4;
+	return s;
 }
 
 static bool wanted(struct task_struct *t)
@@ -245,7 +250,7 @@ int ustack_syscalls_set(const char *list)
 			continue;
 		}
 		for (nr = 0; nr < SYSCALL_SLOTS; nr++)
-			if (syscall_table[nr] &&
+			if (syscall_sym(nr) &&
 			    !strcmp(ustack_syscall_name(nr), name))
 				break;
 		if (nr == SYSCALL_SLOTS) {

@@ -2,19 +2,10 @@
 /* The engine's counters: /sys/kernel/debug/ustack/stats. */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include "ustack.h"
+#include "internal.h"
 #include "deferred.h"
 
 static struct dentry *dir;
-
-static const char *const method_names[USTACK_METHOD_MAX] = {
-	"regs", "sframe", "fp", "signal", "entry",
-};
-
-static const char *const end_names[USTACK_END_MAX] = {
-	"outermost", "fault", "depth", "no-info", "bad-frame", "exit",
-	"exec", "nomem", "kthread",
-};
 
 static int stats_show(struct seq_file *m, void *v)
 {
@@ -36,10 +27,10 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "active %d\n", ustack_stream_active());
 	seq_printf(m, "queued %llu\n", ustack_stream_queued());
 	for (i = 0; i < USTACK_METHOD_MAX; i++)
-		seq_printf(m, "frames_%s %ld\n", method_names[i],
+		seq_printf(m, "frames_%s %ld\n", ustack_method_name(i),
 			   atomic_long_read(&s->methods[i]));
 	for (i = 0; i < USTACK_END_MAX; i++)
-		seq_printf(m, "end_%s %ld\n", end_names[i],
+		seq_printf(m, "end_%s %ld\n", ustack_end_name(i),
 			   atomic_long_read(&s->ends[i]));
 	return 0;
 }

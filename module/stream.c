@@ -25,7 +25,7 @@
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <uapi/ustack.h>
-#include "ustack.h"
+#include "internal.h"
 
 struct stream {
 	raw_spinlock_t lock;
@@ -219,6 +219,16 @@ static const char *name_of(const char *const *names, u32 n, u32 i)
 	return i < n && names[i] ? names[i] : "unknown";
 }
 
+const char *ustack_method_name(unsigned int m)
+{
+	return name_of(method_names, USTACK_METHOD_MAX, m);
+}
+
+const char *ustack_end_name(unsigned int e)
+{
+	return name_of(end_names, USTACK_END_MAX, e);
+}
+
 #define emit(r, ...) \
 	((r)->text_len += scnprintf((r)->text + (r)->text_len, \
 				    TEXT_MAX - (r)->text_len, __VA_ARGS__))
@@ -276,13 +286,13 @@ static void render_user(struct reader *r, const struct ustack_rec_user *u)
 
 	emit(r, "user cookie=0x%016llx pid=%u tid=%u frames=%u end=%s\n",
 	     u->cookie, u->pid, u->tid, u->nr_frames,
-	     name_of(end_names, USTACK_END_MAX, u->end_reason));
+	     ustack_end_name(u->end_reason));
 	for (i = 0; i < u->nr_frames; i++) {
 		const char *obj = f[i].object < u->strtab_len ?
 				  strtab + f[i].object : "[unknown]";
 
 		emit(r, "    user 0x%llx %s %s+0x%llx\n", f[i].ip,
-		     name_of(method_names, USTACK_METHOD_MAX, f[i].method),
+		     ustack_method_name(f[i].method),
 		     obj, f[i].offset);
 	}
 }

@@ -11,7 +11,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "ustack.h"
+#include "internal.h"
 #include "deferred.h"
 
 /* One delivery's record, sized for its frames (slab, not vmalloc). */

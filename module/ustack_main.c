@@ -7,7 +7,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include "ustack.h"
+#include "internal.h"
 #include "deferred.h"
 
 static int set_sample_hz(const char *val, const struct kernel_param *kp)

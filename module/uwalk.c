@@ -19,7 +19,7 @@
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 #include <uapi/ustack.h>
-#include "ustack.h"
+#include "internal.h"
 #include "sframe_registry.h"
 
 /* Nested signal frames in one walk (sigaltstack breaks the SP order). */
