@@ -14,6 +14,12 @@ if [ $# -gt 0 ]; then
 else
 	mapfile -t tests < <(cd "$top/tests/vm" && ls *.sh | sed 's/\.sh$//' |
 		grep -v -e '^guest-init$' -e '^lib$' -e '^_')
+	# The debug kernel is several times slower: a test may opt out of it
+	# with a line "# debug: skip (reason)".
+	if [ "$name" = debug ]; then
+		mapfile -t tests < <(for t in "${tests[@]}"; do
+			grep -q '^# debug: skip' "$top/tests/vm/$t.sh" || echo "$t"; done)
+	fi
 fi
 
 if ! kinfo=$("$top/scripts/kernel.sh" "$name"); then
@@ -84,7 +90,12 @@ boot() {	# boot CPUS LOGSUFFIX TEST...
 	local cpus=$1 suffix=$2
 	shift 2
 	[ $# -gt 0 ] || return 0
-	local tmo=$(( (120 + 120 * $#) * slow ))
+	local tmo=120 t n
+	for t in "$@"; do	# a test's "# timeout: N" line, else 150 s
+		n=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "$top/tests/vm/$t.sh" | head -n1)
+		tmo=$((tmo + ${n:-150}))
+	done
+	tmo=$((tmo * slow))
 	"$top/scripts/vm/boot.sh" "$name$suffix" "$VMLINUZ" "$initrd" "$(IFS=,; echo "$*")" \
 		"$log_dir/$log_name$suffix.log" "$tmo" "$cpus"
 }

@@ -29,7 +29,10 @@ fi
 cd /tests/vm || exit 1
 for t in $tests; do
 	echo "USTACK-TEST-BEGIN $t"
-	timeout -s KILL "$per_test_timeout" sh "./$t.sh" >/tmp/test.out 2>&1
+	# A test may ask for more time with a line "# timeout: SECONDS".
+	tmo=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "./$t.sh" | head -n1)
+	tmo=${tmo:-$per_test_timeout}
+	timeout -s KILL "$tmo" sh "./$t.sh" >/tmp/test.out 2>&1
 	rc=$?
 	# Nothing a test started may outlive it (a timed-out test's children
 	# would write into the next test's output).
@@ -42,7 +45,7 @@ for t in $tests; do
 	if [ $rc -eq 0 ]; then
 		echo "USTACK-RESULT PASS $t"
 	elif [ $rc -eq 137 ]; then
-		echo "USTACK-RESULT FAIL $t: timeout after ${per_test_timeout}s"
+		echo "USTACK-RESULT FAIL $t: timeout after ${tmo}s"
 	else
 		echo "USTACK-RESULT FAIL $t: exit $rc: $(grep -v '^USTACK-RESULT' /tmp/test.out | tail -n1)"
 	fi
