@@ -210,9 +210,9 @@ for g in "${groups[@]}"; do
 			fail "catches-$b" "guest test did not run through: $(grep -m1 "$label/dk-$b" "$out")"
 		elif ! grep -q "^FAIL: vm/$label/kernel-log" "$out"; then
 			fail "catches-$b" "bench passed the kernel log (see $vlog)"
-		elif ! tr -d '\r' <"$vlog" | grep -v '^ *USTACK-\|^    ' | grep -E "${sig[$b]}" | grep -qE "$bad"; then
+		elif ! tr -d '\r' <"$vlog" | grep -v '^ *USTACK-\|^    ' | grep -E "${sig[$b]}" | grep -E "$bad" >/dev/null; then
 			fail "catches-$b" "no '${sig[$b]}' flagged by the bench in $vlog"
-		elif ! tr -d '\r' <"$vlog" | grep -qE "${where[$b]}"; then
+		elif ! tr -d '\r' <"$vlog" | grep -E "${where[$b]}" >/dev/null; then
 			fail "catches-$b" "report not tied to badmod ('${where[$b]}' missing in $vlog)"
 		elif [ "$b" = leak ] && ! grep -q "^PASS: vm/$label/boot-complete" "$out"; then
 			fail "catches-$b" "boot did not complete, no kmemleak scan (see $vlog)"
