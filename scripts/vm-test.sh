@@ -66,6 +66,11 @@ done
 [ -f "$top/tools/sframe-register/libsframe-register.so" ] &&
 	cp "$top/tools/sframe-register/libsframe-register.so" "$stage/usr/lib/"
 
+# Debian's perf, for the benchmarks that compare with it.
+if [ "${USTACK_VM_PERF:-0}" = 1 ] && [ -x /usr/bin/perf ]; then
+	cp /usr/bin/perf "$stage/usr/bin/"
+fi
+
 # The demo's python3.11 and its standard library, as Debian ships them.
 if [ "${USTACK_VM_PYTHON:-0}" = 1 ]; then
 	cp /usr/bin/python3.11 "$stage/usr/bin/"

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,12 +137,52 @@ static int binary(double secs)
 	return 0;
 }
 
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	stop = sig;
+}
+
+/* Binary records to FILE until SIGTERM; prints samples and bytes. */
+static int dump(const char *path)
+{
+	static char buf[1 << 20];
+	unsigned int fmt = USTACK_FORMAT_BINARY;
+	unsigned long samples = 0, bytes = 0;
+	int fd = open("/dev/ustack", O_RDONLY);
+	FILE *out = fopen(path, "w");
+
+	if (fd < 0 || !out || ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt))
+		DIE("dump: %s", strerror(errno));
+	signal(SIGTERM, on_term);
+	while (!stop) {
+		ssize_t n = read(fd, buf, sizeof(buf)), off = 0;
+
+		if (n <= 0)
+			continue;
+		fwrite(buf, 1, n, out);
+		bytes += n;
+		while (off < n) {
+			struct ustack_rec_hdr *h = (void *)(buf + off);
+
+			samples += h->type == USTACK_REC_SAMPLE;
+			off += h->size;
+		}
+	}
+	fclose(out);
+	printf("dump samples=%lu bytes=%lu\n", samples, bytes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "perm"))
 		return perm();
 	if (argc == 2 && !strcmp(argv[1], "nonblock"))
 		return nonblock();
+	if (argc == 3 && !strcmp(argv[1], "dump"))
+		return dump(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "binary"))
 		return binary(atof(argv[2]));
 	fprintf(stderr, "usage: ustack_read perm | nonblock | binary SECS\n");

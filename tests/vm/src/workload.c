@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,19 @@ NOINLINE void run_block(long ms)
 	pthread_join(t, NULL);
 }
 
+/* A fixed amount of work, timed: for benchmarks. */
+NOINLINE void run_work(long n)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; i < n; i++)
+		cpu_outer(200000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fprintf(stderr, "elapsed_ns=%lld\n", (t1.tv_sec - t0.tv_sec) * 1000000000LL +
+		t1.tv_nsec - t0.tv_nsec);
+}
+
 int main(int argc, char **argv)
 {
 	char go;
@@ -112,6 +126,8 @@ int main(int argc, char **argv)
 		run_cpu(atof(argv[2]));
 	else if (argc == 3 && !strcmp(argv[1], "write"))
 		run_write(atol(argv[2]));
+	else if (argc == 3 && !strcmp(argv[1], "work"))
+		run_work(atol(argv[2]));
 	else if (argc == 3 && !strcmp(argv[1], "block"))
 		run_block(atol(argv[2]));
 	else {

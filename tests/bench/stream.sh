@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sampling cost and bytes per sample, ustack next to perf (--call-graph dwarf
+# and fp), measured in one guest boot of Debian's 6.1 kernel (QEMU TCG:
+# absolute times are emulated; the ratios are the result).
+top=$(cd "$(dirname "$0")/../.." && pwd)
+USTACK_VM_PERF=1 USTACK_LOG_SUFFIX=.bench bash "$top/scripts/vm-test.sh" 6.1 _bench-stream |
+	grep -v '^PASS'
+tr -d '\r' <"$top/build/logs/vm-6.1.bench.log" | sed -n 's/^    \(bench .*\)/\1/p'
