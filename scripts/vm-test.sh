@@ -57,6 +57,7 @@ fi
 stage=$work/stage
 rm -rf "$stage" && mkdir -p "$stage/opt/ustack" "$stage/tests" "$stage/usr/bin" "$stage/usr/lib"
 cp "$build/module/ustack.ko" "$stage/opt/ustack/"
+cp "$top/tests/debugkernel/kmemleak-filter.awk" "$stage/opt/ustack/"
 cp -a "$top/tests/vm" "$stage/tests/"
 install -m 0755 "$top/tests/vm/guest-init.sh" "$stage/init"
 make -s -C "$top/tests/vm" OUT="$stage/tests/vm/bin" >/dev/null
