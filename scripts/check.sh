@@ -6,7 +6,7 @@
 #   KERNELS="6.1 6.12"      kernels (default: kernels.conf, plus debug)
 #   TESTS="load modinfo"    VM tests (default: all of tests/vm)
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.. && pwd)
+top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 mkdir -p build/logs
 log=build/logs/check.log
@@ -22,7 +22,8 @@ run() {	# run LABEL CMD...: stream a step's lines, keep its PASS/FAIL lines
 	echo "== $1" | tee -a "$log"
 	shift
 	"$@" 2>&1 | tee -a "$log" | grep --line-buffered -E '^(PASS|FAIL): ' | tee -a "$results"
-	echo "   ($((SECONDS - t0)) s)" | tee -a "$log"
+	local dt=$((SECONDS - t0))
+	echo "   took ${dt} s" | tee -a "$log"
 }
 
 if ! make -s tools >>"$log" 2>&1; then
