@@ -7,7 +7,7 @@ VERSION := 0.1.0
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
 	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1))
-INSTALL_KVER = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null || echo $(KVER))
+INSTALL_KVER = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null || echo $(KVER))
 
 DESTDIR ?=
 PREFIX  ?= /usr
