@@ -28,7 +28,7 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 fi
 cd /tests/vm || exit 1
 for t in $tests; do
-	echo "USTACK-TEST-BEGIN $t"
+	echo "USTACK-TEST-BEGIN $t at $(cut -d" " -f1 /proc/uptime)s"
 	# A test may ask for more time with a line "# timeout: SECONDS".
 	tmo=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "./$t.sh" | head -n1)
 	tmo=${tmo:-$per_test_timeout}
