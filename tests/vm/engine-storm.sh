@@ -1,7 +1,7 @@
 # A request storm on a 500-frame stack: 999 Hz sampling plus a traced
 # syscall in a loop, 500 frames down.  Forward progress (it finishes), one
-# debug: skip (2000 walks of 500 frames under 999 Hz sampling: too slow under KASAN; the other engine tests run there)
 # walk per stay, every walk complete to the recursion's root.
+# debug: skip (2000 walks of 500 frames under 999 Hz sampling: too slow under KASAN; the other engine tests run there)
 . ./lib.sh
 ustack_load sample_hz=999 syscalls=getppid max_frames=1024 buffer_kb=131072
 record_start /tmp/rec
