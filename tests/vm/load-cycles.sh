@@ -1,6 +1,7 @@
 # 100 load/unload cycles in a row, each with the devices appearing and going
 # (20 on the debug kernel, where each takes seconds).
 . ./lib.sh
+ustack_unload	# whatever an earlier test left loaded
 ustack_install
 n=100
 case $KREL in *debug*) n=20 ;; esac

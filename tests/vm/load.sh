@@ -1,6 +1,7 @@
 # ustack.ko installs like `make install`, loads with modprobe, creates its
 # devices with the right modes, exposes its parameters, and unloads cleanly.
 . ./lib.sh
+ustack_unload	# whatever an earlier test left loaded
 ustack_install
 modprobe ustack || fail "modprobe"
 [ -d /sys/module/ustack ] || fail "not loaded"

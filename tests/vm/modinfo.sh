@@ -1,5 +1,6 @@
 # modinfo shows the version, the GPL license and a description.
 . ./lib.sh
+ustack_unload	# whatever an earlier test left loaded
 ustack_install
 v=$(modinfo -F version ustack) || fail "modinfo"
 [ -n "$v" ] || fail "no version"
