@@ -155,7 +155,10 @@ static int dump(const char *path)
 
 	if (fd < 0 || !out || ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt))
 		DIE("dump: %s", strerror(errno));
-	signal(SIGTERM, on_term);
+	/* No SA_RESTART: SIGTERM must end a read blocked on an idle stream. */
+	struct sigaction sa = { .sa_handler = on_term };
+
+	sigaction(SIGTERM, &sa, NULL);
 	while (!stop) {
 		ssize_t n = read(fd, buf, sizeof(buf)), off = 0;
 
