@@ -115,6 +115,7 @@ rm -rf "$stage" && mkdir -p "$stage/opt/ustack" "$stage/tests/vm"
 install -m 0755 "$top/tests/vm/guest-init.sh" "$stage/init"
 cp "$top/tests/vm/lib.sh" "$stage/tests/vm/"
 cp "$work/build/badmod/badmod.ko" "$stage/opt/ustack/"
+cp "$here/kmemleak-filter.awk" "$stage/opt/ustack/"	# the runner's leak filter
 [ $have_ustack = 1 ] && cp "$work/build/module/ustack.ko" "$stage/opt/ustack/"
 # badmod stays loaded after a leak, so that kmemleak's backtrace can name it.
 for b in "${all_bugs[@]}"; do

@@ -57,7 +57,11 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	# Only leaks with a module in their backtrace count: 6.1 itself leaks a
 	# few ACPI objects at boot (tests/debugkernel/NOTES.md).
 	echo "USTACK-KMEMLEAK-BEGIN"
-	awk -f /opt/ustack/kmemleak-filter.awk /sys/kernel/debug/kmemleak
+	if [ -f /opt/ustack/kmemleak-filter.awk ]; then
+		awk -f /opt/ustack/kmemleak-filter.awk /sys/kernel/debug/kmemleak
+	else
+		cat /sys/kernel/debug/kmemleak
+	fi
 	echo "USTACK-KMEMLEAK-END"
 fi
 echo "USTACK-TAINTED $(cat /proc/sys/kernel/tainted)"
