@@ -2,7 +2,10 @@
 # boot.sh LABEL VMLINUZ INITRAMFS TESTS LOG [TIMEOUT] [CPUS]
 # Boot the guest under QEMU TCG with a serial console and no network, run
 # TESTS (comma-separated names of tests/vm/*.sh), and print the verdicts of
-# verdict.sh on the serial log.
+# verdict.sh on the serial log.  tsc=reliable: with 4 vCPUs under TCG,
+# 6.12-rt flipping the sched_clock static key at boot (TSC found unstable)
+# can die in text patching ("Oops: int3" in sched_clock_cpu) before any
+# module is loaded; a reliable TSC leaves that key alone.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 label=$1 vmlinuz=$2 initrd=$3 tests=$4 log=$5
@@ -13,7 +16,7 @@ per_test=${USTACK_TEST_TIMEOUT:-300}
 timeout -s KILL "$tmo" qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem" \
 	-display none -monitor none -serial stdio -no-reboot -nodefaults \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init mitigations=off ustack_tests=$tests ustack_timeout=$per_test ${USTACK_VM_APPEND:-}" \
+	-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init mitigations=off tsc=reliable ustack_tests=$tests ustack_timeout=$per_test ${USTACK_VM_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 qrc=$?
 
