@@ -91,6 +91,8 @@ if [ "$name" = debug ]; then
 	slow=${USTACK_DEBUG_SLOWDOWN:-4}
 	# kmemleak's scan reads all guest RAM and KASAN's shadow: keep it small.
 	export USTACK_VM_MEM=${USTACK_VM_MEM:-1024}
+	# A test's own time limit, too, is longer under KASAN.
+	export USTACK_TEST_TIMEOUT=${USTACK_TEST_TIMEOUT:-900}
 fi
 boot() {	# boot CPUS LOGSUFFIX TEST...
 	local cpus=$1 suffix=$2
