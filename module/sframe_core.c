@@ -433,7 +433,7 @@ int sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
 /* Index of the last FDE starting at or below @pc, checking order. */
 static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 {
-	u32 lo = 0, hi = sec->num_fdes, mid;
+	u32 lo = 0, hi, mid;
 	u64 lo_val = 0, hi_val = ~0ULL, s;
 	int err;
 
@@ -452,6 +452,12 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 		}
 		return SFRAME_E_NOINFO;
 	}
+	/*
+	 * Binary search reading only the start field of each probe.  Every
+	 * probe must lie between the starts already seen below and above it:
+	 * sortedness is checked on the path taken.
+	 */
+	hi = sec->num_fdes;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		err = sf_fde_start(sec, mid, &s);
@@ -746,30 +752,105 @@ int sframe_fp_step(struct sframe_state *st)
 	return sf_fp_step(st);
 }
 
-static __always_inline u32 sf_cache_idx(u64 pc)
+/* ---- the rule cache ------------------------------------------------- */
+
+/*
+ * Set of lookup PC @pc, indexed by pc + 1: the return address itself for a
+ * caller frame, so the index does not wait for the subtraction.
+ */
+static __always_inline const struct sframe_cache_ent *
+sf_cache_set(const struct sframe_cache *c, u64 pc)
 {
-	return (u32)((pc * 0x9e3779b97f4a7c15ULL) >> 56) &
-	       (SFRAME_CACHE_SIZE - 1);
+	u64 k = pc + 1;
+
+	return &c->e[((k ^ (k >> 8)) & (SFRAME_CACHE_SETS - 1)) *
+		     SFRAME_CACHE_WAYS];
 }
 
-static void sf_cache_put(struct sframe_cache_ent *ce, u64 pc,
-			 const struct sframe_sec *sec,
-			 const struct sframe_rule *r)
+static __always_inline const struct sframe_cache_ent *
+sf_cache_find(const struct sframe_cache *c, u64 pc)
 {
-	ce->pc = pc;
-	ce->sec = sec;
-	ce->rule = *r;
-	ce->fast = 0;
-	ce->fp_saved = r->fp.kind == SFRAME_LOC_CFA_DEREF;
-	ce->cfa_off = r->cfa.off;
-	ce->fp_off = r->fp.off;
-	if (!r->flags && r->cfa.kind == SFRAME_LOC_REG_VAL &&
-	    r->ra.kind == SFRAME_LOC_CFA_DEREF && r->ra.off == -8 &&
-	    (r->fp.kind == SFRAME_LOC_SAME || ce->fp_saved)) {
+	const struct sframe_cache_ent *e = sf_cache_set(c, pc);
+
+	if (likely(e[0].pc == pc && e[0].kind))
+		return &e[0];
+	if (e[1].pc == pc && e[1].kind)
+		return &e[1];
+	if (e[2].pc == pc && e[2].kind)
+		return &e[2];
+	if (e[3].pc == pc && e[3].kind)
+		return &e[3];
+	return NULL;
+}
+
+const struct sframe_cache_ent *sframe_cache_get(const struct sframe_cache *c,
+						u64 pc)
+{
+	return sf_cache_find(c, pc);
+}
+
+bool sframe_cache_put(struct sframe_cache *c, u64 pc,
+		      const struct sframe_rule *r)
+{
+	struct sframe_cache_ent *e, n;
+	int i;
+
+	n.pc = pc;
+	n.cfa_off = 0;
+	n.fp_off = 0;
+	n.next = 0;
+	if (r->flags & SFRAME_R_OUTERMOST) {
+		if (r->flags & (SFRAME_R_FLEX | SFRAME_R_SIGNAL))
+			return false;
+		n.kind = SFRAME_CK_VALID | SFRAME_CK_OUTERMOST;
+	} else {
+		if ((r->flags & (SFRAME_R_FLEX | SFRAME_R_SIGNAL)) ||
+		    r->cfa.kind != SFRAME_LOC_REG_VAL ||
+		    (r->cfa.reg != SFRAME_REG_RSP &&
+		     r->cfa.reg != SFRAME_REG_RBP) ||
+		    r->ra.kind != SFRAME_LOC_CFA_DEREF || r->ra.off != -8 ||
+		    (r->fp.kind != SFRAME_LOC_SAME &&
+		     r->fp.kind != SFRAME_LOC_CFA_DEREF) ||
+		    r->fp.off != (s8)r->fp.off)
+			return false;
+		n.kind = SFRAME_CK_VALID | SFRAME_CK_STEP;
 		if (r->cfa.reg == SFRAME_REG_RSP)
-			ce->fast = 1;
-		else if (r->cfa.reg == SFRAME_REG_RBP)
-			ce->fast = 2;
+			n.kind |= SFRAME_CK_SP;
+		n.cfa_off = r->cfa.off;
+		if (r->fp.kind == SFRAME_LOC_CFA_DEREF) {
+			n.kind |= SFRAME_CK_FP_SAVED;
+			n.fp_off = (s8)r->fp.off;
+		}
+	}
+	/* newest first; the oldest of a full set goes */
+	e = (struct sframe_cache_ent *)sf_cache_set(c, pc);
+	for (i = 0; i < SFRAME_CACHE_WAYS - 1; i++)
+		if (e[i].pc == pc || !e[i].kind)
+			break;
+	for (; i > 0; i--)
+		e[i] = e[i - 1];
+	e[0] = n;
+	return true;
+}
+
+void sframe_cache_rule(const struct sframe_cache_ent *e,
+		       struct sframe_rule *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (e->kind & SFRAME_CK_OUTERMOST) {
+		r->flags = SFRAME_R_OUTERMOST;
+		r->cfa.kind = SFRAME_LOC_REG_VAL;
+		r->cfa.reg = SFRAME_REG_RSP;
+		return;
+	}
+	r->cfa.kind = SFRAME_LOC_REG_VAL;
+	r->cfa.reg = (e->kind & SFRAME_CK_SP) ? SFRAME_REG_RSP : SFRAME_REG_RBP;
+	r->cfa.off = e->cfa_off;
+	r->ra.kind = SFRAME_LOC_CFA_DEREF;
+	r->ra.off = -8;
+	if (e->kind & SFRAME_CK_FP_SAVED) {
+		r->fp.kind = SFRAME_LOC_CFA_DEREF;
+		r->fp.off = e->fp_off;
 	}
 }
 
@@ -778,18 +859,110 @@ void sframe_cache_reset(struct sframe_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* next is a u16 byte offset of a 16-byte entry */
+_Static_assert(sizeof(struct sframe_cache_ent) == 16, "cache entry size");
+_Static_assert(SFRAME_CACHE_SIZE * 16 <= 65536, "cache too large");
+_Static_assert(!(SFRAME_CACHE_SETS & (SFRAME_CACHE_SETS - 1)), "sets");
+
+/* e[] byte offsets of entries: 16-byte aligned, inside the array */
+#define SF_CACHE_OFF_MASK	((SFRAME_CACHE_SIZE - 1) * \
+				 sizeof(struct sframe_cache_ent))
+
+/*
+ * The hit path: registers in locals, the checks of sf_step() for the
+ * default shape (or stricter ones), two stack reads at most.  The next
+ * entry is the one the last walk went to from here, if it is the right
+ * one; else a set probe.  A frame it cannot take is left for the caller's
+ * generic step, which gives the same answer or the same error.
+ */
+static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
+					 struct sframe_state *st, u64 *ips,
+					 u8 *methods, u32 nr, u32 max)
+{
+	u64 ip = st->ip, sp = st->sp, fp = st->fp;
+	u64 lo = 0, span = ~0ULL, hi = ~0ULL;
+	struct sframe_cache_ent *e, *n;
+	u64 cfa, ra, nfp, at;
+	u8 kind;
+
+	if (st->exact_ip || st->topmost || nr >= max)
+		return nr;
+	if (st->stack_hi) {
+		/*
+		 * RA slot cfa - 8: cfa > sp >= lo, both 8-aligned, so
+		 * cfa - 8 >= lo; only cfa <= stack_hi is left to check.
+		 */
+		lo = st->stack_lo;
+		hi = st->stack_hi;
+		if (hi < 8 || hi - 8 < lo || (lo & 7) || sp < lo)
+			return nr;
+		span = hi - 8 - lo;
+	}
+	e = (struct sframe_cache_ent *)sf_cache_find(c, ip - 1);
+	if (!e)
+		return nr;
+	for (;;) {
+		kind = e->kind;
+		if (unlikely(!(kind & SFRAME_CK_STEP)))
+			break;
+		if (kind & SFRAME_CK_SP)
+			cfa = sp + (s64)e->cfa_off;
+		else
+			cfa = fp + (s64)e->cfa_off;
+		if (unlikely(cfa <= sp || (cfa & 7) || cfa > hi))
+			break;
+		if (unlikely(sf_read_word(&ra, (unsigned long)(cfa - 8)) ||
+			     !ra))
+			break;
+		nfp = fp;
+		if (kind & SFRAME_CK_FP_SAVED) {
+			at = cfa + (s64)e->fp_off;
+			if (unlikely(at - lo > span ||
+				     sf_read_word(&nfp, (unsigned long)at)))
+				break;
+		}
+		sp = cfa;
+		fp = nfp;
+		ip = ra;
+		ips[nr] = ra;
+		if (methods)
+			methods[nr] = USTACK_METHOD_SFRAME;
+		if (unlikely(++nr >= max))
+			break;
+		n = (struct sframe_cache_ent *)((char *)c->e +
+						(e->next & SF_CACHE_OFF_MASK));
+		if (unlikely(n->pc != ra - 1)) {
+			n = (struct sframe_cache_ent *)sf_cache_find(c, ra - 1);
+			if (!n)
+				break;
+			e->next = (u16)((char *)n - (char *)c->e);
+		}
+		e = n;
+	}
+	st->ip = ip;
+	st->sp = sp;
+	st->fp = fp;
+	st->gpr = NULL;
+	return nr;
+}
+
+u32 sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
+		      u64 *ips, u8 *methods, u32 nr, u32 max)
+{
+	return sf_cache_walk(c, st, ips, methods, nr, max);
+}
+
 u32 sframe_walk(struct sframe_walk *w)
 {
 	/* locals: stores to ips[] could alias *w and force reloads */
 	struct sframe_cache *cache = w->cache;
 	sframe_sec_fn find_sec = w->find_sec;
 	const struct sframe_sec *sec = NULL;
+	const struct sframe_cache_ent *ce;
 	u64 *ips = w->ips;
 	u8 *methods = w->methods;
 	u32 max = w->max_frames, flags = w->flags, nr = 0;
 	struct sframe_state st = w->st;
-	struct sframe_cache_ent *ce;
-	const struct sframe_rule *rp;
 	struct sframe_rule r;
 	u64 pc;
 	int err;
@@ -808,58 +981,35 @@ u32 sframe_walk(struct sframe_walk *w)
 		methods[nr] = USTACK_METHOD_REGS;
 	nr++;
 	for (;;) {
+		if (cache && methods)
+			nr = sf_cache_walk(cache, &st, ips, methods, nr, max);
+		else if (cache)	/* a copy without the methods[] stores */
+			nr = sf_cache_walk(cache, &st, ips, NULL, nr, max);
 		if (nr >= max) {
 			end = USTACK_END_DEPTH;
 			break;
 		}
 		pc = st.exact_ip ? st.ip : st.ip - 1;
-		ce = NULL;
-		if (cache) {
-			ce = &cache->e[sf_cache_idx(pc)];
-			if (ce->pc == pc && ce->fast) {
-				u64 cfa, ra, fp = st.fp;
-
-				/* default shape, inline; anything odd: generic */
-				cfa = (ce->fast == 1 ? st.sp : st.fp) +
-				      (s64)ce->cfa_off;
-				if (likely(cfa > st.sp && !(cfa & 7) &&
-					   (!st.stack_hi ||
-					    (cfa - 8 >= st.stack_lo &&
-					     cfa <= st.stack_hi)) &&
-					   !sf_read_word(&ra, cfa - 8) && ra &&
-					   (!ce->fp_saved ||
-					    !sf_load(&st, cfa + (s64)ce->fp_off,
-						     &fp)))) {
-					sf_set(&st, ra, cfa, fp, false);
-					ips[nr] = ra;
-					if (methods)
-						methods[nr] = USTACK_METHOD_SFRAME;
-					nr++;
-					continue;
-				}
-			}
-			if (ce->pc == pc && ce->sec) {
-				rp = &ce->rule;
-				err = 0;
-				goto have_rule;
-			}
+		ce = cache ? sf_cache_find(cache, pc) : NULL;
+		if (ce) {
+			sframe_cache_rule(ce, &r);
+			err = 0;
+		} else {
+			if (!sec || !sec->text_hi || pc < sec->text_lo ||
+			    pc >= sec->text_hi)
+				sec = find_sec ? find_sec(w->ctx, pc) : NULL;
+			err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+			if (!err && cache)
+				sframe_cache_put(cache, pc, &r);
 		}
-		if (!sec || !sec->text_hi || pc < sec->text_lo ||
-		    pc >= sec->text_hi)
-			sec = find_sec ? find_sec(w->ctx, pc) : NULL;
-		err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
-		rp = &r;
-		if (!err && ce)
-			sf_cache_put(ce, pc, sec, &r);
-have_rule:
 		if (likely(!err)) {
-			if (rp->flags & SFRAME_R_OUTERMOST) {
+			if (r.flags & SFRAME_R_OUTERMOST) {
 				end = USTACK_END_OUTERMOST;
 				break;
 			}
-			method = (rp->flags & SFRAME_R_SIGNAL) ?
+			method = (r.flags & SFRAME_R_SIGNAL) ?
 				 USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
-			err = sf_step(rp, &st);
+			err = sf_step(&r, &st);
 		} else if (err == SFRAME_E_NOINFO &&
 			   !(flags & SFRAME_WALK_NO_FP)) {
 			if (!st.fp) {

@@ -226,25 +226,60 @@ int sframe_errno(int code);
 /* ---- a whole walk ------------------------------------------------------ */
 
 /*
- * Optional rule cache for sframe_walk(): direct-mapped by lookup PC, owned
- * by the caller (no allocation here).  Entries name their section; reset
- * the cache whenever a section it may name goes away or changes.
+ * Optional rule cache for sframe_walk(), owned by the caller (no allocation
+ * here): 4-way set associative by lookup PC, 16 bytes an entry, a set per
+ * cache line.  Each entry also remembers where its caller's entry was the
+ * last time (checked before use), so a repeated stack chains entry to
+ * entry without waiting for the return address to be hashed.  It holds the default-shape rules (CFA = SP/FP + off, RA at
+ * CFA-8, FP unchanged or at CFA+off) and outermost markers; flex and signal
+ * rules are looked up each time.  Entries are keyed by PC only: reset the
+ * cache whenever a section it may have seen goes away or changes, or tag
+ * the whole cache with the owner of its sections (uwalk.c).
  */
-#define SFRAME_CACHE_SIZE	256	/* a power of two */
+#define SFRAME_CACHE_WAYS	4
+#define SFRAME_CACHE_SETS	256	/* a power of two */
+#define SFRAME_CACHE_SIZE	(SFRAME_CACHE_WAYS * SFRAME_CACHE_SETS)
+
+/* sframe_cache_ent.kind; 0: empty */
+#define SFRAME_CK_VALID		0x1
+#define SFRAME_CK_SP		0x2	/* CFA = SP + cfa_off (else FP) */
+#define SFRAME_CK_FP_SAVED	0x4	/* FP at CFA + fp_off (else same) */
+#define SFRAME_CK_OUTERMOST	0x8
+#define SFRAME_CK_STEP		0x10	/* valid and not outermost */
 
 struct sframe_cache_ent {
-	u64 pc;
-	s32 cfa_off, fp_off;	/* fast form of the default shape */
-	u8 fast;		/* 0 none, 1 CFA on SP, 2 CFA on FP */
-	bool fp_saved;
-	const struct sframe_sec *sec;	/* NULL: empty */
-	struct sframe_rule rule;
+	u64 pc;			/* lookup PC */
+	s32 cfa_off;
+	u16 next;		/* byte offset in e[] of the caller's entry
+				 * last time: a guess, checked before use
+				 */
+	s8 fp_off;
+	u8 kind;		/* SFRAME_CK_* */
 };
 
 struct sframe_cache {
 	struct sframe_cache_ent e[SFRAME_CACHE_SIZE];
 };
 
+/* Entry for lookup PC @pc, or NULL. */
+const struct sframe_cache_ent *sframe_cache_get(const struct sframe_cache *c,
+						u64 pc);
+/* Remember @r for @pc; false (not stored) for a flex or signal rule. */
+bool sframe_cache_put(struct sframe_cache *c, u64 pc,
+		      const struct sframe_rule *r);
+/* The rule an entry stands for. */
+void sframe_cache_rule(const struct sframe_cache_ent *e,
+		       struct sframe_rule *r);
+/*
+ * Step @st up through consecutive caller frames whose rules are cached, as
+ * sframe_step() would, storing each new IP at ips[nr++] (and
+ * methods[nr] = SFRAME, if @methods) while nr < @max.  Stops, leaving @st at
+ * the last frame reached, at an exact IP (topmost, signal), a PC not cached
+ * or outermost, or anything sframe_step() would reject: the caller then
+ * takes that frame the slow way.  Returns the new nr.
+ */
+u32 sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
+		      u64 *ips, u8 *methods, u32 nr, u32 max);
 void sframe_cache_reset(struct sframe_cache *c);
 
 /* Section covering @pc, or NULL.  The walk reuses it while pc is inside
