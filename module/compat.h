@@ -32,4 +32,23 @@
 #define ustack_inode_ctime(inode) ((inode)->i_ctime)
 #endif
 
+#include <linux/task_work.h>
+
+/*
+ * Queueing a task_work from NMI.  6.11 added TWA_NMI_CURRENT, which skips
+ * KASAN's aux-stack record (not NMI-safe) and kicks an irq_work.  Before
+ * it, task_work_add(TWA_NONE) is NMI-safe (a cmpxchg on the list) unless
+ * KASAN is built in; there, NMI requests are refused.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define USTACK_TWA_NMI		TWA_NMI_CURRENT
+#define USTACK_NMI_REQUESTS	1
+#elif !defined(CONFIG_KASAN)
+#define USTACK_TWA_NMI		TWA_NONE
+#define USTACK_NMI_REQUESTS	1
+#else
+#define USTACK_TWA_NMI		TWA_NONE
+#define USTACK_NMI_REQUESTS	0
+#endif
+
 #endif /* USTACK_COMPAT_H */

@@ -25,14 +25,26 @@
  * back to the pool after an RCU grace period; recycling at every stay's
  * end would leave the pool waiting on grace periods under a request
  * storm.  When the pool is empty a request fails (-ENOMEM, counted): its
- * sample goes out with cookie 0, kernel stack only.  Every queued task_work holds a module reference, so rmmod is
- * refused while walks are pending.
+ * sample goes out with cookie 0, kernel stack only.  Every queued task_work
+ * holds a module reference, so rmmod is refused while walks are pending.
+ *
+ * NMI requests (hardware-cycle sampling) follow upstream's shape: the
+ * task_work goes on the list with a cmpxchg (USTACK_TWA_NMI, compat.h),
+ * TIF_NOTIFY_RESUME is set on the task in the NMI itself, and a per-CPU
+ * irq_work raises an interrupt right after the NMI, so that a task the NMI
+ * caught in user space goes through the exit path (and the walk) before its
+ * next user instruction.  That irq_work also arms the user-return notifier,
+ * whose per-CPU list must not be touched in NMI.  The per-task state is
+ * written with IRQs off on its own CPU; an NMI that lands inside such a
+ * section (engine_busy) is refused, so NMI and non-NMI code never update
+ * it at once.  The pool's lock is only tried in NMI.
  *
  * Cookie layout: see include/uapi/ustack.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
@@ -58,6 +70,11 @@ static struct hlist_head task_hash[1 << TASK_HASH_BITS];
 static atomic_t live_tasks = ATOMIC_INIT(0);
 
 static DEFINE_PER_CPU(u32, cookie_counter);
+/* Nonzero while this CPU updates engine state with IRQs off. */
+static DEFINE_PER_CPU(int, engine_busy);
+
+static void nmi_kick_fn(struct irq_work *work);
+static DEFINE_PER_CPU(struct irq_work, nmi_kick);
 
 static const struct ustack_client *clients[USTACK_CLIENT_MAX];
 
@@ -68,6 +85,22 @@ static bool engine_on;		/* the sched_switch probe is in */
 static DEFINE_MUTEX(engine_lock);
 
 /* ---- per-task state ----------------------------------------------------- */
+
+/*
+ * Sections that update per-task state or the notifier lists, IRQs off
+ * already: NMI requests on this CPU are refused meanwhile.
+ */
+static __always_inline void busy_enter(void)
+{
+	__this_cpu_inc(engine_busy);
+	barrier();
+}
+
+static __always_inline void busy_leave(void)
+{
+	barrier();
+	__this_cpu_dec(engine_busy);
+}
 
 static struct hlist_head *bucket_of(const struct task_struct *t)
 {
@@ -85,14 +118,20 @@ static struct ustack_task *task_lookup(const struct task_struct *t)
 	return NULL;
 }
 
-/* The state of @t, taken from the pool if it has none.  IRQs off. */
-static struct ustack_task *task_get(struct task_struct *t)
+/*
+ * The state of @t, taken from the pool if it has none.  IRQs off.  In NMI
+ * the pool's lock is only tried: its holder may be the code we interrupted.
+ */
+static struct ustack_task *task_get(struct task_struct *t, bool nmi)
 {
 	struct ustack_task *st = task_lookup(t);
 
 	if (st)
 		return st;
-	raw_spin_lock(&pool_lock);
+	if (!nmi)
+		raw_spin_lock(&pool_lock);
+	else if (!raw_spin_trylock(&pool_lock))
+		return NULL;
 	st = free_list;
 	if (st) {
 		free_list = st->next_free;
@@ -170,8 +209,10 @@ static void on_user_return(struct user_return_notifier *urn)
 
 	if (st->task != current || st->pending)
 		return;
+	busy_enter();
 	urn_disarm(st);
 	stay_reset(st);
+	busy_leave();
 	atomic_long_inc(&ustack_stats.stays);
 }
 
@@ -201,6 +242,7 @@ static void probe_sched_switch(void *data, bool preempt,
 		ustack_offcpu_event(prev, prev_state);
 	if (!atomic_read(&live_tasks))
 		return;
+	busy_enter();
 	st = task_lookup(prev);
 	if (st) {
 		if (st->urn_on) {
@@ -213,6 +255,24 @@ static void probe_sched_switch(void *data, bool preempt,
 	st = task_lookup(next);
 	if (st && st->urn_parked)
 		urn_arm(st);
+	busy_leave();
+}
+
+/*
+ * Raised by an NMI request, runs on the same CPU as soon as IRQs are on:
+ * the interrupt itself sends a task the NMI caught in user space through
+ * the exit path; and the notifier the NMI could not arm is armed here, if
+ * the task is still current (else the next switch-in arms it).
+ */
+static void nmi_kick_fn(struct irq_work *work)
+{
+	struct ustack_task *st;
+
+	busy_enter();
+	st = task_lookup(current);
+	if (st && st->urn_parked)
+		urn_arm(st);
+	busy_leave();
 }
 
 /* ---- requests ----------------------------------------------------------- */
@@ -225,18 +285,44 @@ static bool may_request(struct task_struct *t)
 static void task_work_fn(struct callback_head *head);
 
 /*
- * Ask for the current task's user stack on behalf of @client.  Callable from
- * hard IRQ, tracepoints (preemption off) and process context; refused in
- * NMI (-EAGAIN).  Returns 0 when this request queued the walk's delivery, 1
- * when the client had already asked in this stay (coalesced), or a negative
- * errno (-EINVAL: not a user task; -ENOMEM: the pool is exhausted).
- * *@cookie is the stay's cookie, or 0 on error.
+ * In NMI, task_pt_regs() may be half written: the NMI can land in the entry
+ * code before the user registers are all saved, or in the exit code after
+ * they were popped.  The stack it interrupted tells: the user stack, the
+ * cpu_entry_area (entry trampoline, exception stacks), or the task stack
+ * above the saved registers mean not now.  Kernel code on the task stack
+ * below them, or on the IRQ stack (entered with them saved), is fine.
  */
-int ustack_request(unsigned int client, u64 *cookie)
+static bool nmi_user_regs_ok(struct task_struct *t, struct pt_regs *regs)
+{
+	unsigned long sp, top = (unsigned long)task_stack_page(t) + THREAD_SIZE;
+
+	if (!regs)
+		return false;
+	if (user_mode(regs))
+		return true;
+	sp = kernel_stack_pointer(regs);
+	if (sp < TASK_SIZE_MAX || sp - CPU_ENTRY_AREA_BASE < P4D_SIZE)
+		return false;
+	return sp < (unsigned long)task_pt_regs(t) || sp >= top;
+}
+
+/*
+ * Ask for the current task's user stack on behalf of @client.  Callable from
+ * NMI, hard IRQ, tracepoints (preemption off) and process context.  @regs:
+ * the registers the interrupt or NMI saved, NULL elsewhere (an NMI request
+ * needs them).  Returns 0 when this request queued the walk's delivery, 1
+ * when the client had already asked in this stay (coalesced), or a negative
+ * errno (-EINVAL: not a user task; -ENOMEM: the pool is exhausted; -EBUSY:
+ * an NMI that interrupted the engine itself, found the pool locked or the
+ * user registers half saved; -EAGAIN: NMI requests are impossible on this
+ * kernel, see compat.h).  *@cookie is the stay's cookie, or 0 on error.
+ */
+int ustack_request(unsigned int client, struct pt_regs *regs, u64 *cookie)
 {
 	struct task_struct *t = current;
 	struct ustack_task *st;
 	unsigned long flags;
+	bool nmi = in_nmi();
 	int ret = 0;
 
 	*cookie = 0;
@@ -244,20 +330,36 @@ int ustack_request(unsigned int client, u64 *cookie)
 		return -EINVAL;
 	if (!READ_ONCE(engine_on))
 		return -EAGAIN;
-	if (in_nmi())
-		return -EAGAIN;
 	atomic_long_inc(&ustack_stats.requests);
+	if (nmi) {
+		atomic_long_inc(&ustack_stats.nmi_requests);
+		if (!USTACK_NMI_REQUESTS) {
+			atomic_long_inc(&ustack_stats.nmi_refused);
+			return -EAGAIN;
+		}
+		if (this_cpu_read(engine_busy) || !nmi_user_regs_ok(t, regs)) {
+			atomic_long_inc(&ustack_stats.nmi_refused);
+			return -EBUSY;
+		}
+	}
 	local_irq_save(flags);
-	st = task_get(t);
+	busy_enter();
+	st = task_get(t, nmi);
 	if (!st) {
-		ret = -ENOMEM;
+		ret = nmi ? -EBUSY : -ENOMEM;
+		if (nmi)
+			atomic_long_inc(&ustack_stats.nmi_refused);
 		goto out;
 	}
 	if (!st->cookie) {
 		st->cookie = cookie_new();
 		st->mm = t->mm;
 		st->regs = *task_pt_regs(t);
-		urn_arm(st);
+		st->in_exec = t->in_execve;
+		if (!nmi)
+			urn_arm(st);
+		else if (!st->urn_on)
+			st->urn_parked = true;	/* nmi_kick_fn() arms it */
 	}
 	*cookie = st->cookie;
 	if (client >= USTACK_CLIENT_MAX)
@@ -273,34 +375,56 @@ int ustack_request(unsigned int client, u64 *cookie)
 	st->pending = true;
 	__module_get(THIS_MODULE);
 	init_task_work(&st->work, task_work_fn);
-	if (task_work_add(t, &st->work, TWA_RESUME)) {
+	if (task_work_add(t, &st->work, nmi ? USTACK_TWA_NMI : TWA_RESUME)) {
 		/* The task is exiting: nothing will run the work. */
 		st->pending = false;
 		st->clients &= ~BIT(client);
 		module_put(THIS_MODULE);
 		ret = -ESRCH;
+	} else if (nmi) {
+		/* On this task, whatever runs when the irq_work does. */
+		set_tsk_thread_flag(t, TIF_NOTIFY_RESUME);
 	}
 out:
+	if (nmi && st)
+		irq_work_queue(this_cpu_ptr(&nmi_kick));
+	busy_leave();
 	local_irq_restore(flags);
 	return ret;
 }
 
 /* ---- the walk and its delivery ----------------------------------------- */
 
+/*
+ * Exec between the request and the walk: the mm changed, or the request
+ * came inside execve() after the new mm was in (the registers were still
+ * the old image's) and the new image's registers are there now.
+ */
+static bool exec_since_request(const struct ustack_task *st, bool regs_moved)
+{
+	return current->mm != st->mm || (st->in_exec && regs_moved);
+}
+
 static void walk(struct ustack_task *st)
 {
 	struct pt_regs *live = task_pt_regs(current);
+	bool moved = live->ip != st->regs.ip || live->sp != st->regs.sp;
 	u64 t0 = ktime_get_ns();
 	u32 i;
 
 	if ((current->flags & PF_EXITING) || !current->mm) {
 		st->nr = 0;
 		st->end = USTACK_END_EXIT;
-	} else if (current->mm != st->mm) {
+	} else if (exec_since_request(st, moved)) {
 		st->nr = 0;
 		st->end = USTACK_END_EXEC;
 	} else {
-		if (live->ip != st->regs.ip || live->sp != st->regs.sp)
+		/*
+		 * The walk starts from the registers of the request.  Besides
+		 * a bug, only the kernel changes them meanwhile: a signal
+		 * frame set up after the request, ptrace.
+		 */
+		if (moved)
 			atomic_long_inc(&ustack_stats.regs_mismatch);
 		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,
 					  pool_frames, &st->end);
@@ -324,9 +448,11 @@ static void task_work_fn(struct callback_head *head)
 	bool walked;
 
 	local_irq_disable();
+	busy_enter();
 	st->pending = false;
 	todo = st->clients & ~st->delivered;
 	walked = st->walked;
+	busy_leave();
 	local_irq_enable();
 
 	if (!walked) {
@@ -343,12 +469,14 @@ static void task_work_fn(struct callback_head *head)
 		atomic_long_inc(&ustack_stats.deliveries);
 	}
 	local_irq_disable();
+	busy_enter();
 	st->delivered |= todo;
 	/* A dying task never returns to user space: its stay ends here. */
 	if (!st->pending && (current->flags & PF_EXITING)) {
 		urn_disarm(st);
 		stay_reset(st);
 	}
+	busy_leave();
 	local_irq_enable();
 	module_put(THIS_MODULE);
 }
@@ -377,9 +505,11 @@ static void disarm_this_cpu(void *unused)
 	int cpu = smp_processor_id();
 	u32 i;
 
+	busy_enter();
 	for (i = 0; i < ustack_max_tasks; i++)
 		if (pool[i].urn_on && pool[i].urn_cpu == cpu)
 			urn_disarm(&pool[i]);
+	busy_leave();
 }
 
 int ustack_deferred_init(void)
@@ -404,6 +534,8 @@ int ustack_deferred_init(void)
 		pool[i].next_free = i + 1 < ustack_max_tasks ? &pool[i + 1] : NULL;
 	}
 	free_list = &pool[0];
+	for_each_possible_cpu(i)
+		per_cpu(nmi_kick, i) = IRQ_WORK_INIT_HARD(nmi_kick_fn);
 
 	for_each_kernel_tracepoint(find_sched_switch, NULL);
 	if (!tp_sched_switch) {
@@ -444,10 +576,14 @@ int ustack_deferred_enable(void)
 /* Module exit: no walk is pending (each holds a module reference). */
 void ustack_deferred_exit(void)
 {
+	int cpu;
+
 	if (engine_on) {
 		tracepoint_probe_unregister(tp_sched_switch, probe_sched_switch, NULL);
 		tracepoint_synchronize_unregister();
 	}
+	for_each_possible_cpu(cpu)
+		irq_work_sync(per_cpu_ptr(&nmi_kick, cpu));
 	on_each_cpu(disarm_this_cpu, NULL, 1);
 	rcu_barrier();
 	vfree(pool);

@@ -30,6 +30,7 @@ struct ustack_task {
 	unsigned long clients;		/* clients that asked in this stay */
 	unsigned long delivered;	/* clients served in this stay */
 	bool pending;			/* task_work queued */
+	bool in_exec;			/* first request inside execve() */
 	bool walked;			/* ips/methods/nr/end hold this stay's walk */
 	bool urn_on, urn_parked;
 	int urn_cpu;
@@ -53,7 +54,7 @@ struct ustack_client {
 
 void ustack_client_register(unsigned int id, const struct ustack_client *c);
 void ustack_client_unregister(unsigned int id);
-int ustack_request(unsigned int client, u64 *cookie);
+int ustack_request(unsigned int client, struct pt_regs *regs, u64 *cookie);
 void ustack_stream_user_init(void);
 void ustack_stream_user_exit(void);
 
@@ -61,6 +62,7 @@ void ustack_stream_user_exit(void);
 struct ustack_stats {
 	atomic_long_t requests, coalesced, walks, deliveries, stays;
 	atomic_long_t nomem, regs_mismatch, max_depth, walk_ns;
+	atomic_long_t nmi_requests, nmi_refused;
 	atomic_long_t methods[USTACK_METHOD_MAX];
 	atomic_long_t ends[USTACK_END_MAX];
 };

@@ -8,6 +8,7 @@
 #include "compat.h"
 
 struct task_struct;
+struct pt_regs;
 
 #define USTACK_VERSION "0.1.0"
 
@@ -46,12 +47,17 @@ const char *ustack_syscall_name(int nr);
 extern bool ustack_offcpu_active;
 void ustack_offcpu_event(struct task_struct *prev, unsigned int prev_state);
 int ustack_syscalls_set(const char *list);
+void ustack_sample(u16 event, struct pt_regs *regs);
+void ustack_sampling_counters(int *cycles, int *cpu_clock);
+
+/* The NMI test hook (nmi_test.c): /sys/kernel/debug/ustack/nmi_test. */
+struct dentry;
+void ustack_nmi_test_init(struct dentry *dir);
+void ustack_nmi_test_exit(void);
 
 /* /dev/sframe (sframe_dev.c). */
 int sframe_dev_init(void);
 void sframe_dev_exit(void);
-
-struct pt_regs;
 
 /*
  * Registration and the user walk (sframe_registry.c, uwalk.c, ...).

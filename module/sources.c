@@ -4,10 +4,13 @@
  * with its kernel stack and the cookie of the current kernel stay at once,
  * and requests the deferred user stack (one "user" record per stay).
  *
- *   cpu-clock   a perf kernel counter per online CPU at sample_hz
+ *   cycles      a perf kernel counter per online CPU at sample_hz: hardware
+ *               cycles (its overflow is an NMI) where the PMU has them,
+ *   cpu-clock   else the cpu-clock software counter (an hrtimer interrupt)
  *   syscall:X   raw_syscalls:sys_enter for the syscalls in `syscalls`
  *   offcpu      sched_switch when a user task blocks (via the engine's probe)
  *   self        SFRAME_IOC_SELF_STACK on /dev/sframe
+ *   nmi-test    NMI IPIs on demand (nmi_test.c), for machines without a PMU
  *
  * They run while /dev/ustack is open; parameter changes apply at once.
  */
@@ -44,6 +47,7 @@ static struct tracepoint *tp_sys_enter;
 static bool sys_enter_on;
 static int cpuhp_state = -1;
 static DEFINE_PER_CPU(struct perf_event *, sample_event);
+static atomic_t sampling_cycles, sampling_clock;	/* CPUs by counter */
 
 bool ustack_offcpu_active;
 
@@ -70,6 +74,9 @@ struct sample_buf {
 	u64 ips[USTACK_KSTACK_MAX];
 };
 
+/* NMIs do not nest: one buffer per CPU keeps ~600 bytes off the NMI stack. */
+static DEFINE_PER_CPU(struct sample_buf, nmi_sample_buf);
+
 /*
  * Record one event of the current task: request its user stack and write
  * the sample with its kernel stack.  @regs: the interrupted registers (a
@@ -78,14 +85,16 @@ struct sample_buf {
 static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
 		  unsigned int skip)
 {
+	struct sample_buf stack_buf, *bp = &stack_buf;
 	unsigned long *entries;
-	struct sample_buf b;
 	unsigned int nr = 0, first = 0, i;
 	u64 cookie;
 
 	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
-	entries = (unsigned long *)b.ips;
-	ustack_request(USTACK_CLIENT_STREAM, &cookie);
+	if (in_nmi())
+		bp = this_cpu_ptr(&nmi_sample_buf);
+	entries = (unsigned long *)bp->ips;
+	ustack_request(USTACK_CLIENT_STREAM, regs, &cookie);
 	if (!regs || !user_mode(regs)) {
 		nr = stack_trace_save(entries, USTACK_KSTACK_MAX, skip);
 		/* From a tick: start at the interrupted kernel code. */
@@ -97,15 +106,15 @@ static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
 		}
 	}
 	nr -= first;
-	memmove(b.ips, b.ips + first, nr * sizeof(u64));
+	memmove(bp->ips, bp->ips + first, nr * sizeof(u64));
 
-	b.rec = (struct ustack_rec_sample) {
+	bp->rec = (struct ustack_rec_sample) {
 		.hdr = {
 			.type = USTACK_REC_SAMPLE,
-			.size = sizeof(b.rec) + nr * sizeof(u64),
+			.size = sizeof(bp->rec) + nr * sizeof(u64),
 		},
 		.cookie = cookie,
-		.time_ns = ktime_get_ns(),
+		.time_ns = ktime_get_mono_fast_ns(),	/* NMI-safe */
 		.pid = task_tgid_nr(current),
 		.tid = task_pid_nr(current),
 		.cpu = raw_smp_processor_id(),
@@ -114,9 +123,16 @@ static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
 		.syscall_nr = syscall_nr,
 	};
 	/* No task_lock: we may have interrupted its holder (exec). */
-	strscpy_pad(b.rec.comm, current->comm, sizeof(b.rec.comm));
-	ustack_stream_write(&b, b.rec.hdr.size, NULL, 0);
+	strscpy_pad(bp->rec.comm, current->comm, sizeof(bp->rec.comm));
+	ustack_stream_write(bp, bp->rec.hdr.size, NULL, 0);
 	return cookie;
+}
+
+/* A sample of the interrupted task, from an interrupt or an NMI. */
+void ustack_sample(u16 event, struct pt_regs *regs)
+{
+	if (ustack_stream_active() && wanted(current))
+		record(event, -1, regs, 0);
 }
 
 u64 ustack_request_self(void)
@@ -127,38 +143,51 @@ u64 ustack_request_self(void)
 		return 0;
 	if (ustack_stream_active() && wanted(current))
 		return record(USTACK_EVENT_SELF, -1, NULL, 1);
-	ustack_request(USTACK_CLIENT_NONE, &cookie);
+	ustack_request(USTACK_CLIENT_NONE, NULL, &cookie);
 	return cookie;
 }
 
 /* ---- sampling -------------------------------------------------------------- */
 
+/* Hardware cycles: in NMI.  cpu-clock: in the hrtimer interrupt. */
 static void on_sample(struct perf_event *event, struct perf_sample_data *data,
 		      struct pt_regs *regs)
 {
-	if (wanted(current))
-		record(USTACK_EVENT_CPU_CLOCK, -1, regs, 0);
+	ustack_sample(event->attr.type == PERF_TYPE_HARDWARE ?
+		      USTACK_EVENT_CYCLES : USTACK_EVENT_CPU_CLOCK, regs);
 }
 
-static int sample_cpu_online(unsigned int cpu)
+static struct perf_event *sample_counter(unsigned int cpu, u32 type, u64 config)
 {
 	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.type = type,
+		.config = config,
 		.size = sizeof(attr),
 		.freq = 1,
 		.sample_freq = READ_ONCE(ustack_sample_hz),
 		.pinned = 1,
 	};
+
+	return perf_event_create_kernel_counter(&attr, cpu, NULL, on_sample, NULL);
+}
+
+static int sample_cpu_online(unsigned int cpu)
+{
 	struct perf_event *ev;
 
-	if (!attr.sample_freq)
+	if (!READ_ONCE(ustack_sample_hz))
 		return 0;
-	ev = perf_event_create_kernel_counter(&attr, cpu, NULL, on_sample, NULL);
-	if (IS_ERR(ev)) {
-		pr_warn_ratelimited("cpu %u: no cpu-clock counter: %ld\n",
-				    cpu, PTR_ERR(ev));
-		return 0;	/* the other CPUs still sample */
+	ev = sample_counter(cpu, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	if (!IS_ERR(ev)) {
+		atomic_inc(&sampling_cycles);
+	} else {
+		ev = sample_counter(cpu, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+		if (IS_ERR(ev)) {
+			pr_warn_ratelimited("cpu %u: no cycles or cpu-clock counter: %ld\n",
+					    cpu, PTR_ERR(ev));
+			return 0;	/* the other CPUs still sample */
+		}
+		atomic_inc(&sampling_clock);
 	}
 	per_cpu(sample_event, cpu) = ev;
 	return 0;
@@ -169,9 +198,19 @@ static int sample_cpu_offline(unsigned int cpu)
 	struct perf_event *ev = per_cpu(sample_event, cpu);
 
 	per_cpu(sample_event, cpu) = NULL;
-	if (ev)
-		perf_event_release_kernel(ev);
+	if (!ev)
+		return 0;
+	atomic_dec(ev->attr.type == PERF_TYPE_HARDWARE ?
+		   &sampling_cycles : &sampling_clock);
+	perf_event_release_kernel(ev);
 	return 0;
+}
+
+/* For the stats: which counters sample, on how many CPUs. */
+void ustack_sampling_counters(int *cycles, int *cpu_clock)
+{
+	*cycles = atomic_read(&sampling_cycles);
+	*cpu_clock = atomic_read(&sampling_clock);
 }
 
 static int sampling_start(void)
@@ -185,6 +224,9 @@ static int sampling_start(void)
 	if (ret < 0)
 		return ret;
 	cpuhp_state = ret;
+	pr_info("sampling at %u Hz: cycles on %d CPUs, cpu-clock on %d\n",
+		READ_ONCE(ustack_sample_hz), atomic_read(&sampling_cycles),
+		atomic_read(&sampling_clock));
 	return 0;
 }
 

@@ -10,7 +10,7 @@ static struct dentry *dir;
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct ustack_stats *s = &ustack_stats;
-	int i;
+	int i, cycles, cpu_clock;
 
 #define SHOW(f) seq_printf(m, "%s %ld\n", #f, atomic_long_read(&s->f))
 	SHOW(requests);
@@ -22,10 +22,15 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(regs_mismatch);
 	SHOW(max_depth);
 	SHOW(walk_ns);
+	SHOW(nmi_requests);
+	SHOW(nmi_refused);
 #undef SHOW
 	seq_printf(m, "dropped %llu\n", ustack_stream_dropped());
 	seq_printf(m, "active %d\n", ustack_stream_active());
 	seq_printf(m, "queued %llu\n", ustack_stream_queued());
+	ustack_sampling_counters(&cycles, &cpu_clock);
+	seq_printf(m, "sampling_cycles_cpus %d\n", cycles);
+	seq_printf(m, "sampling_cpu_clock_cpus %d\n", cpu_clock);
 	for (i = 0; i < USTACK_METHOD_MAX; i++)
 		seq_printf(m, "frames_%s %ld\n", ustack_method_name(i),
 			   atomic_long_read(&s->methods[i]));
@@ -40,10 +45,12 @@ int ustack_stats_init(void)
 {
 	dir = debugfs_create_dir("ustack", NULL);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	ustack_nmi_test_init(dir);
 	return 0;
 }
 
 void ustack_stats_exit(void)
 {
 	debugfs_remove_recursive(dir);
+	ustack_nmi_test_exit();
 }

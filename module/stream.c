@@ -34,6 +34,7 @@ struct stream {
 	u64 head, tail;		/* bytes written, read: free-running */
 	u64 lost_samples, lost_users;
 	u64 dropped_total;
+	atomic_t nmi_lost;	/* samples an NMI found the lock taken for */
 	wait_queue_head_t wait;
 	struct irq_work wakeup;	/* wake readers from any context */
 };
@@ -42,6 +43,51 @@ static struct stream stream = {
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(stream.lock),
 	.wait = __WAIT_QUEUE_HEAD_INITIALIZER(stream.wait),
 };
+
+/*
+ * The ring's lock.  Outside NMI it is taken with IRQs off and this CPU
+ * marked as holding it; an NMI on a CPU so marked cannot have it and
+ * counts a loss, anywhere else it spins on trylock for a bounded time
+ * (the holder copies one record at most).
+ */
+static DEFINE_PER_CPU(int, stream_locked_here);
+#define NMI_SPIN_NS	(200 * NSEC_PER_USEC)
+
+static unsigned long stream_lock(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	__this_cpu_inc(stream_locked_here);
+	barrier();
+	raw_spin_lock(&stream.lock);
+	return flags;
+}
+
+static void stream_unlock(unsigned long flags)
+{
+	raw_spin_unlock(&stream.lock);
+	barrier();
+	__this_cpu_dec(stream_locked_here);
+	local_irq_restore(flags);
+}
+
+static bool stream_lock_nmi(void)
+{
+	u64 t0;
+
+	if (__this_cpu_read(stream_locked_here))
+		return false;
+	if (raw_spin_trylock(&stream.lock))
+		return true;
+	t0 = ktime_get_mono_fast_ns();
+	do {
+		cpu_relax();
+		if (raw_spin_trylock(&stream.lock))
+			return true;
+	} while (ktime_get_mono_fast_ns() - t0 < NMI_SPIN_NS);
+	return false;
+}
 
 static void stream_wakeup(struct irq_work *work)
 {
@@ -77,14 +123,17 @@ static void ring_flush_lost(void)
 	struct ustack_rec_lost rec = {
 		.hdr = { .type = USTACK_REC_LOST, .size = sizeof(rec) },
 	};
+	u32 nmi_lost = atomic_xchg(&stream.nmi_lost, 0);
 
+	stream.lost_samples += nmi_lost;
+	stream.dropped_total += nmi_lost;
 	if (!stream.lost_samples && !stream.lost_users)
 		return;
 	if (!ring_fits(sizeof(rec)))
 		return;
 	rec.samples = stream.lost_samples;
 	rec.users = stream.lost_users;
-	rec.time_ns = ktime_get_ns();
+	rec.time_ns = ktime_get_mono_fast_ns();	/* NMI-safe */
 	ring_copy_in(stream.head, &rec, sizeof(rec));
 	stream.head += sizeof(rec);
 	stream.lost_samples = 0;
@@ -105,11 +154,13 @@ bool ustack_stream_write(const void *a, u32 alen, const void *b, u32 blen)
 	u32 len = hdr->size;
 
 	if (in_nmi()) {
-		if (!raw_spin_trylock(&stream.lock))
+		if (!stream_lock_nmi()) {
+			atomic_inc(&stream.nmi_lost);
 			return false;
+		}
 		flags = 0;
 	} else {
-		raw_spin_lock_irqsave(&stream.lock, flags);
+		flags = stream_lock();
 	}
 	if (!stream.buf)
 		goto out;
@@ -134,7 +185,7 @@ out:
 	if (in_nmi())
 		raw_spin_unlock(&stream.lock);
 	else
-		raw_spin_unlock_irqrestore(&stream.lock, flags);
+		stream_unlock(flags);
 	if (ok)
 		irq_work_queue(&stream.wakeup);
 	return ok;
@@ -160,9 +211,10 @@ u64 ustack_stream_dropped(void)
 static u32 stream_pop(void *dst, u32 cap)
 {
 	struct ustack_rec_hdr hdr;
+	unsigned long flags;
 	u32 len = 0;
 
-	raw_spin_lock_irq(&stream.lock);
+	flags = stream_lock();
 	if (stream.buf && stream.head != stream.tail) {
 		ring_copy_out(&hdr, stream.tail, sizeof(hdr));
 		len = hdr.size;
@@ -177,7 +229,7 @@ static u32 stream_pop(void *dst, u32 cap)
 	/* The room just made lets a pending loss be reported. */
 	if (stream.buf)
 		ring_flush_lost();
-	raw_spin_unlock_irq(&stream.lock);
+	stream_unlock(flags);
 	return len;
 }
 
@@ -247,6 +299,9 @@ static void render_event(struct reader *r, const struct ustack_rec_sample *s)
 		break;
 	case USTACK_EVENT_OFFCPU:
 		emit(r, "offcpu");
+		break;
+	case USTACK_EVENT_NMI_TEST:
+		emit(r, "nmi-test");
 		break;
 	default:
 		emit(r, "self");
@@ -322,28 +377,31 @@ static int stream_start(void)
 {
 	u32 size = roundup_pow_of_two(clamp_val(ustack_buffer_kb, 64, 262144)) * 1024;
 	char *buf = vmalloc(size);	/* never read before written */
+	unsigned long flags;
 
 	if (!buf)
 		return -ENOMEM;
-	raw_spin_lock_irq(&stream.lock);
+	flags = stream_lock();
 	stream.size = size;
 	stream.head = 0;
 	stream.tail = 0;
 	stream.lost_samples = 0;
 	stream.lost_users = 0;
+	atomic_set(&stream.nmi_lost, 0);
 	WRITE_ONCE(stream.buf, buf);
-	raw_spin_unlock_irq(&stream.lock);
+	stream_unlock(flags);
 	return 0;
 }
 
 static void stream_stop(void)
 {
+	unsigned long flags;
 	char *buf;
 
-	raw_spin_lock_irq(&stream.lock);
+	flags = stream_lock();
 	buf = stream.buf;
 	WRITE_ONCE(stream.buf, NULL);
-	raw_spin_unlock_irq(&stream.lock);
+	stream_unlock(flags);
 	irq_work_sync(&stream.wakeup);
 	vfree(buf);
 }
@@ -433,18 +491,19 @@ static ssize_t read_text(struct reader *r, char __user *buf, size_t len)
 static ssize_t read_binary(struct reader *r, char __user *buf, size_t len)
 {
 	struct ustack_rec_hdr hdr;
+	unsigned long flags;
 	size_t done = 0;
 
 	for (;;) {
 		u32 n;
 
-		raw_spin_lock_irq(&stream.lock);
+		flags = stream_lock();
 		n = 0;
 		if (stream.buf && stream.head != stream.tail) {
 			ring_copy_out(&hdr, stream.tail, sizeof(hdr));
 			n = hdr.size;
 		}
-		raw_spin_unlock_irq(&stream.lock);
+		stream_unlock(flags);
 		if (!n || n > len - done)
 			break;
 		n = stream_pop(r->rec, USTACK_REC_MAX);

@@ -130,6 +130,7 @@ enum ustack_event {
 	USTACK_EVENT_OFFCPU	= 3,	/* text: offcpu */
 	USTACK_EVENT_SELF	= 4,	/* text: self */
 	USTACK_EVENT_CYCLES	= 5,	/* text: cycles */
+	USTACK_EVENT_NMI_TEST	= 6,	/* text: nmi-test (debugfs nmi_test) */
 };
 
 struct ustack_rec_hdr {
@@ -142,7 +143,7 @@ struct ustack_rec_hdr {
 struct ustack_rec_sample {
 	struct ustack_rec_hdr hdr;
 	__u64 cookie;
-	__u64 time_ns;		/* CLOCK_MONOTONIC (ktime_get_ns) */
+	__u64 time_ns;		/* CLOCK_MONOTONIC */
 	__u32 pid;		/* tgid */
 	__u32 tid;
 	__u32 cpu;

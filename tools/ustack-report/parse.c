@@ -352,6 +352,8 @@ static const char *event_name(unsigned int ev, int nr)
 		return internz("self");
 	case USTACK_EVENT_CYCLES:
 		return internz("cycles");
+	case USTACK_EVENT_NMI_TEST:
+		return internz("nmi-test");
 	case USTACK_EVENT_SYSCALL:
 		if (nr >= 0 && (size_t)nr < sizeof(syscall_names) / sizeof(*syscall_names) &&
 		    syscall_names[nr])
