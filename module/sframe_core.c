@@ -869,6 +869,39 @@ _Static_assert(!(SFRAME_CACHE_SETS & (SFRAME_CACHE_SETS - 1)), "sets");
 				 sizeof(struct sframe_cache_ent))
 
 /*
+ * One cached default-shape step from (sp, fp): *cfa, *ra, *fp of the caller,
+ * or false where sf_step() might disagree (the generic step decides).
+ * @min_cfa: sp + 1, or sp (and lo + 8) for the topmost frame.  The RA slot
+ * cfa - 8 is then at or above lo (cfa > sp >= lo, both 8-aligned, or
+ * cfa >= lo + 8): only cfa <= hi is left.
+ */
+static __always_inline bool sf_cache_step(const struct sframe_cache_ent *e,
+					  u8 kind, u64 sp, u64 min_cfa,
+					  u64 *fp, u64 *cfa, u64 *ra,
+					  u64 lo, u64 span, u64 hi)
+{
+	u64 c, at, nfp;
+
+	if (kind & SFRAME_CK_SP)
+		c = sp + (s64)e->cfa_off;
+	else
+		c = *fp + (s64)e->cfa_off;
+	if (unlikely(c < min_cfa || (c & 7) || c > hi))
+		return false;
+	if (unlikely(sf_read_word(ra, (unsigned long)(c - 8)) || !*ra))
+		return false;
+	if (kind & SFRAME_CK_FP_SAVED) {
+		at = c + (s64)e->fp_off;
+		if (unlikely(at - lo > span ||
+			     sf_read_word(&nfp, (unsigned long)at)))
+			return false;
+		*fp = nfp;
+	}
+	*cfa = c;
+	return true;
+}
+
+/*
  * The hit path: registers in locals, the checks of sf_step() for the
  * default shape (or stricter ones), two stack reads at most.  The next
  * entry is the one the last walk went to from here, if it is the right
@@ -877,50 +910,49 @@ _Static_assert(!(SFRAME_CACHE_SETS & (SFRAME_CACHE_SETS - 1)), "sets");
  */
 static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 					 struct sframe_state *st, u64 *ips,
-					 u8 *methods, u32 nr, u32 max)
+					 u8 *methods, u32 nr, u32 max,
+					 u64 stop_mask)
 {
 	u64 ip = st->ip, sp = st->sp, fp = st->fp;
 	u64 lo = 0, span = ~0ULL, hi = ~0ULL;
 	struct sframe_cache_ent *e, *n;
-	u64 cfa, ra, nfp, at;
+	u64 cfa, ra, nfp;
 	u8 kind;
 
-	if (st->exact_ip || st->topmost || nr >= max)
+	if (nr >= max || (st->exact_ip && !st->topmost) ||
+	    (stop_mask && !st->topmost && !(ip & stop_mask)))
 		return nr;
 	if (st->stack_hi) {
-		/*
-		 * RA slot cfa - 8: cfa > sp >= lo, both 8-aligned, so
-		 * cfa - 8 >= lo; only cfa <= stack_hi is left to check.
-		 */
 		lo = st->stack_lo;
 		hi = st->stack_hi;
 		if (hi < 8 || hi - 8 < lo || (lo & 7) || sp < lo)
 			return nr;
 		span = hi - 8 - lo;
 	}
-	e = (struct sframe_cache_ent *)sf_cache_find(c, ip - 1);
+	e = (struct sframe_cache_ent *)sf_cache_find(c, st->topmost ? ip :
+						      ip - 1);
 	if (!e)
 		return nr;
+	if (st->topmost) {
+		/* the interrupted frame: exact IP, CFA may equal SP */
+		kind = e->kind;
+		nfp = fp;
+		/* RA slot cfa - 8 at or above lo: cfa >= lo + 8 */
+		if (!(kind & SFRAME_CK_STEP) ||
+		    !sf_cache_step(e, kind, sp, sp > lo + 8 ? sp : lo + 8,
+				   &nfp, &cfa, &ra, lo, span, hi))
+			return nr;
+		goto stepped;
+	}
 	for (;;) {
 		kind = e->kind;
 		if (unlikely(!(kind & SFRAME_CK_STEP)))
 			break;
-		if (kind & SFRAME_CK_SP)
-			cfa = sp + (s64)e->cfa_off;
-		else
-			cfa = fp + (s64)e->cfa_off;
-		if (unlikely(cfa <= sp || (cfa & 7) || cfa > hi))
-			break;
-		if (unlikely(sf_read_word(&ra, (unsigned long)(cfa - 8)) ||
-			     !ra))
-			break;
 		nfp = fp;
-		if (kind & SFRAME_CK_FP_SAVED) {
-			at = cfa + (s64)e->fp_off;
-			if (unlikely(at - lo > span ||
-				     sf_read_word(&nfp, (unsigned long)at)))
-				break;
-		}
+		if (!sf_cache_step(e, kind, sp, sp + 1, &nfp, &cfa, &ra, lo,
+				   span, hi))
+			break;
+stepped:
 		sp = cfa;
 		fp = nfp;
 		ip = ra;
@@ -928,6 +960,8 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 		if (methods)
 			methods[nr] = USTACK_METHOD_SFRAME;
 		if (unlikely(++nr >= max))
+			break;
+		if (stop_mask && !(ra & stop_mask))
 			break;
 		n = (struct sframe_cache_ent *)((char *)c->e +
 						(e->next & SF_CACHE_OFF_MASK));
@@ -943,13 +977,15 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 	st->sp = sp;
 	st->fp = fp;
 	st->gpr = NULL;
+	st->topmost = false;
+	st->exact_ip = false;
 	return nr;
 }
 
 u32 sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
-		      u64 *ips, u8 *methods, u32 nr, u32 max)
+		      u64 *ips, u8 *methods, u32 nr, u32 max, u64 stop_mask)
 {
-	return sf_cache_walk(c, st, ips, methods, nr, max);
+	return sf_cache_walk(c, st, ips, methods, nr, max, stop_mask);
 }
 
 u32 sframe_walk(struct sframe_walk *w)
@@ -982,9 +1018,10 @@ u32 sframe_walk(struct sframe_walk *w)
 	nr++;
 	for (;;) {
 		if (cache && methods)
-			nr = sf_cache_walk(cache, &st, ips, methods, nr, max);
+			nr = sf_cache_walk(cache, &st, ips, methods, nr, max,
+					   0);
 		else if (cache)	/* a copy without the methods[] stores */
-			nr = sf_cache_walk(cache, &st, ips, NULL, nr, max);
+			nr = sf_cache_walk(cache, &st, ips, NULL, nr, max, 0);
 		if (nr >= max) {
 			end = USTACK_END_DEPTH;
 			break;

@@ -271,15 +271,16 @@ bool sframe_cache_put(struct sframe_cache *c, u64 pc,
 void sframe_cache_rule(const struct sframe_cache_ent *e,
 		       struct sframe_rule *r);
 /*
- * Step @st up through consecutive caller frames whose rules are cached, as
+ * Step @st up through consecutive frames whose rules are cached, as
  * sframe_step() would, storing each new IP at ips[nr++] (and
  * methods[nr] = SFRAME, if @methods) while nr < @max.  Stops, leaving @st at
- * the last frame reached, at an exact IP (topmost, signal), a PC not cached
- * or outermost, or anything sframe_step() would reject: the caller then
- * takes that frame the slow way.  Returns the new nr.
+ * the last frame reached, at an exact IP after a signal, a PC not cached or
+ * outermost, a caller IP with no bit of @stop_mask set (if @stop_mask: a
+ * possible signal trampoline), or anything sframe_step() might reject: the
+ * caller then takes that frame the slow way.  Returns the new nr.
  */
 u32 sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
-		      u64 *ips, u8 *methods, u32 nr, u32 max);
+		      u64 *ips, u8 *methods, u32 nr, u32 max, u64 stop_mask);
 void sframe_cache_reset(struct sframe_cache *c);
 
 /* Section covering @pc, or NULL.  The walk reuses it while pc is inside
