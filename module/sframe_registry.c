@@ -66,6 +66,24 @@ static DEFINE_HASHTABLE(ureg_hash, 8);
 static DEFINE_SPINLOCK(ureg_hash_lock);
 static atomic_t ureg_nr_mm = ATOMIC_INIT(0);
 
+/*
+ * Bumped after every change of any registry (an entry added, removed or
+ * hidden, an mm's registry dropped), fully ordered after the change: a
+ * reader that sees generation g (acquire) and then looks up sees every
+ * change made before g.  The walk's rule cache (uwalk.c) is tagged with it.
+ */
+static atomic64_t ureg_gen = ATOMIC64_INIT(1);
+
+static void ureg_changed(void)
+{
+	atomic64_inc_return(&ureg_gen);
+}
+
+u64 ureg_generation(void)
+{
+	return (u64)atomic64_read_acquire(&ureg_gen);
+}
+
 /* ---- sets ---------------------------------------------------------- */
 
 static struct ureg_set *ureg_set_alloc(u32 nr, gfp_t gfp)
@@ -133,6 +151,7 @@ static void ureg_mm_drop(struct ureg_mm *um)
 	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
 	RCU_INIT_POINTER(um->set, NULL);
 	spin_unlock(&um->lock);
+	ureg_changed();
 	ureg_set_put(old);
 	spin_lock(&ureg_hash_lock);
 	hash_del_rcu(&um->node);
@@ -196,7 +215,9 @@ static int ureg_mn_invalidate(struct mmu_notifier *mn,
 			    ureg_overlap(e->sf_lo, e->sf_hi, lo, hi))
 				WRITE_ONCE(old->ent[i].dead, true);
 		}
-		goto out;
+		spin_unlock(&um->lock);
+		ureg_changed();
+		return 0;
 	}
 	for (i = 0; i < old->nr; i++) {
 		e = &old->ent[i];
@@ -212,6 +233,7 @@ static int ureg_mn_invalidate(struct mmu_notifier *mn,
 	}
 	rcu_assign_pointer(um->set, s);
 	spin_unlock(&um->lock);
+	ureg_changed();
 	ureg_set_put(old);
 	return 0;
 out:
@@ -427,6 +449,8 @@ int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 		s = NULL;
 	}
 	spin_unlock(&um->lock);
+	if (!err)
+		ureg_changed();
 	if (err == -EEXIST)
 		ureg_refuse(err, "overlaps an existing registration");
 	else if (err == -EDQUOT)
@@ -493,6 +517,7 @@ int ureg_unregister(u64 sf, u64 lo, u64 hi)
 	}
 	rcu_assign_pointer(um->set, s);
 	spin_unlock(&um->lock);
+	ureg_changed();
 	ureg_set_put(old);
 	return 0;
 }
@@ -649,6 +674,7 @@ static void ureg_inherit(struct mm_struct *mm, struct ureg_set *set)
 	if (!old)
 		rcu_assign_pointer(um->set, s);
 	spin_unlock(&um->lock);
+	ureg_changed();
 	if (old)
 		ureg_set_put(s);	/* cannot happen before user code */
 unlock:
@@ -727,6 +753,11 @@ int ustack_registry_init(void)
 	err = udisc_init();
 	if (err)
 		return err;
+	err = uwalk_init();
+	if (err) {
+		udisc_exit();
+		return err;
+	}
 	ufork_refill(NULL);
 	for_each_kernel_tracepoint(ufork_find_tp, NULL);
 	if (!ufork_tp) {
@@ -741,6 +772,7 @@ int ustack_registry_init(void)
 fail:
 	while (ufork_nr)
 		kfree(ufork_pool[--ufork_nr]);
+	uwalk_exit();
 	udisc_exit();
 	return err;
 }
@@ -786,5 +818,6 @@ void ustack_registry_exit(void)
 	}
 	mmu_notifier_synchronize();
 	rcu_barrier();
+	uwalk_exit();
 	udisc_exit();
 }

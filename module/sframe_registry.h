@@ -35,6 +35,17 @@ bool ureg_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec,
 		 u64 *gap_lo, u64 *gap_hi);
 
 /*
+ * The registries' generation: changes after every registration,
+ * unregistration, unmapping of a registered range and mm teardown
+ * (acquire: a lookup after it sees those changes).
+ */
+u64 ureg_generation(void);
+
+/* The walk's per-CPU rule cache (uwalk.c), set up with the registry. */
+int uwalk_init(void);
+void uwalk_exit(void);
+
+/*
  * ELF discovery: the PT_GNU_SFRAME section of the file mapped executable at
  * @pc in current->mm.  0 and *@sec (text range = that mapping), or
  * -ENOENT with [*@lo, *@hi) the range known to have none.  Sleeps.

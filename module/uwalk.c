@@ -10,11 +10,22 @@
  * interrupted registers come from the ucontext on the user stack and the
  * walk goes on from there (METHOD_SIGNAL).  No lock is held across a user
  * memory read; the registry is read under RCU and copied out first.
+ *
+ * Rules of registered sections are kept in a per-CPU rule cache (the core's
+ * struct sframe_cache), tagged with the mm and the registry generation it
+ * was filled under: any registration change anywhere makes it stale, so a
+ * walk never uses a rule of a section unregistered (or unmapped) before it
+ * started.  It is used with preemption and page faults disabled (a stack
+ * read that would fault ends the cached run; the frame is then taken the
+ * slow way), a bounded number of frames at a time.  Rules found through
+ * ELF discovery are not cached (a mapping can change without a generation).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
@@ -41,11 +52,38 @@ static const u8 uwalk_sc_dwarf[SFRAME_NR_REGS] = {
 	16,				/* rip */
 };
 
+/* Frames taken from the rule cache per preemption-off stretch. */
+#define UWALK_CACHED_BURST	64
+
+/* The per-CPU rule cache: rules of @mm's registered sections at @gen. */
+struct uwalk_rcache {
+	struct mm_struct *mm;
+	u64 gen;
+	struct sframe_cache c;
+};
+
+static struct uwalk_rcache __percpu *uwalk_rc;
+
+int uwalk_init(void)
+{
+	uwalk_rc = alloc_percpu(struct uwalk_rcache);	/* zeroed: no owner */
+	return uwalk_rc ? 0 : -ENOMEM;
+}
+
+/* After the last walk (module exit). */
+void uwalk_exit(void)
+{
+	free_percpu(uwalk_rc);
+	uwalk_rc = NULL;
+}
+
 /* The section answer for a range of PCs, reused while PCs stay inside. */
 struct uwalk_cache {
 	struct sframe_sec sec;
 	u64 lo, hi;
+	u64 gen;		/* registry generation read before the lookup */
 	bool valid, have;
+	bool reg;		/* @sec is a registered section */
 };
 
 static const struct sframe_sec *uwalk_find(struct uwalk_cache *c,
@@ -56,8 +94,11 @@ static const struct sframe_sec *uwalk_find(struct uwalk_cache *c,
 	if (c->valid && pc >= c->lo && pc < c->hi)
 		return c->have ? &c->sec : NULL;
 	c->valid = true;
+	c->reg = false;
+	c->gen = ureg_generation();
 	if (ureg_lookup(mm, pc, &c->sec, &glo, &ghi)) {
 		c->have = true;
+		c->reg = true;
 		c->lo = c->sec.text_lo;
 		c->hi = c->sec.text_hi;
 		return &c->sec;
@@ -148,6 +189,79 @@ struct uwalk {
 	u32 nsig;
 };
 
+/* Remember the rule @r of @pc, found in a registered section. */
+static void uwalk_cache_put(struct uwalk *w, u64 pc,
+			    const struct sframe_rule *r)
+{
+	struct uwalk_rcache *rc;
+
+	if (!uwalk_rc)
+		return;
+	rc = get_cpu_ptr(uwalk_rc);
+	if (rc->mm != w->mm || rc->gen != w->c.gen) {
+		/* a new owner, unless the registry moved on since the lookup */
+		if (ureg_generation() != w->c.gen)
+			goto out;
+		sframe_cache_reset(&rc->c);
+		rc->mm = w->mm;
+		rc->gen = w->c.gen;
+	}
+	sframe_cache_put(&rc->c, pc, r);
+out:
+	put_cpu_ptr(uwalk_rc);
+}
+
+/* The cached rule for @pc, if the cache is @w's and current. */
+static bool uwalk_cache_get(struct uwalk *w, u64 pc, struct sframe_rule *r)
+{
+	const struct sframe_cache_ent *e;
+	struct uwalk_rcache *rc;
+	bool hit = false;
+
+	if (!uwalk_rc)
+		return false;
+	rc = get_cpu_ptr(uwalk_rc);
+	if (rc->mm == w->mm && rc->gen == ureg_generation()) {
+		e = sframe_cache_get(&rc->c, pc);
+		if (e) {
+			sframe_cache_rule(e, r);
+			hit = true;
+		}
+	}
+	put_cpu_ptr(uwalk_rc);
+	return hit;
+}
+
+/*
+ * As many frames as the rule cache knows, from @w->st: the new nr.  No
+ * fault is taken (pagefault_disable(): get_user() fails instead); the
+ * walk stops before 16-byte aligned return addresses (possible
+ * __restore_rt, checked by uwalk_step()).
+ */
+static u32 uwalk_cached(struct uwalk *w, u64 *ips, u8 *methods, u32 nr,
+			u32 max)
+{
+	struct uwalk_rcache *rc;
+	u32 lim;
+
+	if (!uwalk_rc)
+		return nr;
+	do {
+		lim = min_t(u32, max, nr + UWALK_CACHED_BURST);
+		rc = get_cpu_ptr(uwalk_rc);
+		if (rc->mm != w->mm || rc->gen != ureg_generation()) {
+			put_cpu_ptr(uwalk_rc);
+			break;
+		}
+		pagefault_disable();
+		nr = sframe_cache_walk(&rc->c, &w->st, ips, methods, nr, lim,
+				       15);
+		pagefault_enable();
+		put_cpu_ptr(uwalk_rc);
+	} while (nr == lim && nr < max);
+	return nr;
+}
+
 /* @w->st is at a signal trampoline: step to the interrupted frame. */
 static int uwalk_signal_step(struct uwalk *w, u8 *method, u8 *end)
 {
@@ -182,8 +296,14 @@ static int uwalk_step(struct uwalk *w, u8 *method, u8 *end)
 	if (!st->topmost && !(st->ip & 15) && uwalk_is_sigreturn(st->ip))
 		return uwalk_signal_step(w, method, end);
 	pc = st->exact_ip ? st->ip : st->ip - 1;
-	sec = uwalk_find(&w->c, w->mm, pc);
-	err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+	if (uwalk_cache_get(w, pc, &r)) {
+		err = 0;
+	} else {
+		sec = uwalk_find(&w->c, w->mm, pc);
+		err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+		if (!err && w->c.reg)
+			uwalk_cache_put(w, pc, &r);
+	}
 	if (!err) {
 		if (r.flags & SFRAME_R_OUTERMOST) {
 			*end = USTACK_END_OUTERMOST;
@@ -248,6 +368,7 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 	w.st.exact_ip = true;
 
 	for (;;) {
+		nr = uwalk_cached(&w, ips, methods, nr, max);
 		if (nr >= max) {
 			*end = USTACK_END_DEPTH;
 			break;
