@@ -53,3 +53,31 @@ if make -s -C "$tmp/inst-src" KDIR="$KDIR" install DESTDIR="$tmp/root" >"$tmp/in
 else
 	echo "FAIL: packaging/make-install: $(grep -m1 -i error "$tmp/install.log")"
 fi
+
+# Kernel coding style: Debian's linux-source-6.1 checkpatch.pl (a tool,
+# extracted into a cache, never committed) over the module and the UAPI
+# header.  Only compat.h may compare LINUX_VERSION_CODE: that is its job.
+cp_dir=/var/cache/ustack/checkpatch
+if [ ! -f "$cp_dir/scripts/checkpatch.pl" ] && [ -f /usr/src/linux-source-6.1.tar.xz ]; then
+	mkdir -p "$cp_dir"
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cp_dir" --strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch' 2>/dev/null
+fi
+if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
+	echo "FAIL: packaging/checkpatch: no checkpatch.pl (linux-source-6.1 missing)"
+else
+	bad=
+	for f in $(git -C "$top" ls-files --cached --others --exclude-standard \
+		   'module/*.[ch]' include/uapi/ustack.h | sed "s|^|$top/|"); do
+		ign=
+		[ "${f##*/}" = compat.h ] && ign="--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON"
+		out=$(perl "$cp_dir/scripts/checkpatch.pl" --no-tree --quiet --show-types $ign -f "$f" 2>&1 |
+			grep -E '^(ERROR|WARNING|CHECK)')
+		[ -n "$out" ] && bad="$bad ${f#$top/}: $(echo "$out" | head -n1);"
+	done
+	if [ -z "$bad" ]; then
+		echo "PASS: packaging/checkpatch"
+	else
+		echo "FAIL: packaging/checkpatch:$bad"
+	fi
+fi
