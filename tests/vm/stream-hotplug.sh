@@ -1,0 +1,78 @@
+# CPU hotplug while sampling (2 vCPUs): a CPU-bound program pinned to cpu 1
+# gets cpu=1 samples; cpu 1 goes offline under it (the program moves to
+# cpu 0): no sample says cpu=1 while it is offline, sampling goes on on
+# cpu 0; cpu 1 comes back, the program is pinned to it again and cpu=1
+# samples come back.  Four offline/online cycles with the reader open (one
+# changes sample_hz while cpu 1 is offline), then the reader closes (the
+# cpuhp state goes away) and the module unloads.  Phases are delimited by
+# CLOCK_MONOTONIC marks, the clock of the records' time=.
+# timeout: 300
+. ./lib.sh
+on=/sys/devices/system/cpu/cpu1/online
+[ -w $on ] || fail "cpu 1 cannot go offline here (no $on)"
+[ "$(cat $on)" = 1 ] || fail "cpu 1 is not online"
+states=/sys/devices/system/cpu/hotplug/states
+ustack_load sample_hz=999 buffer_kb=32768
+record_start /tmp/rec
+if [ -f $states ]; then
+	grep -q 'ustack:sample' $states || fail "no ustack:sample cpuhp state with a reader open"
+fi
+./bin/hotplug spin 1 600 &
+P=$!
+param_set pid $P
+now() { ./bin/hotplug now; }
+: >/tmp/phases
+phase() {	# phase NAME SECONDS: mark [start, end] of a phase of SECONDS
+	t0=$(now); sleep "$2"; t1=$(now)
+	echo "$1 $t0 $t1" >>/tmp/phases
+}
+phase start 2
+for cycle in 1 2 3 4; do
+	echo 0 >$on || fail "cycle $cycle: offline cpu 1"
+	[ "$(cat $on)" = 0 ] || fail "cycle $cycle: cpu 1 still online"
+	[ $cycle = 3 ] && param_set sample_hz 499
+	phase off$cycle 1
+	[ $cycle = 3 ] && param_set sample_hz 999
+	echo 1 >$on || fail "cycle $cycle: online cpu 1"
+	taskset -p 2 $P >/dev/null || fail "cycle $cycle: pin to cpu 1 again"
+	sleep 0.2	# the pin takes effect at the next tick
+	phase on$cycle 1
+done
+kill $P; wait $P 2>/dev/null
+record_stop
+if [ -f $states ]; then
+	! grep -q 'ustack:sample' $states || fail "the cpuhp state outlives the last reader"
+fi
+cat /tmp/phases
+# Per phase: every sample (any task) must not say cpu=1 while cpu 1 is
+# offline; the program's samples are on cpu 0 while it is offline and on
+# cpu 1 once pinned back.
+awk -v pid=$P '
+	function kv(k,  i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+	FILENAME == "/tmp/phases" { n++; name[n] = $1; lo[n] = $2; hi[n] = $3; next }
+	/^sample / {
+		t = kv("time"); c = kv("cpu"); p = kv("pid")
+		for (i = 1; i <= n; i++) if (t >= lo[i] && t <= hi[i]) {
+			if (name[i] ~ /^off/ && c == 1) { bad++; if (bad < 5) print "offline cpu 1 sampled in " name[i] ": " $0 }
+			if (p == pid && kv("event") == "cpu-clock") cnt[i, c]++
+		}
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			printf "%s: program samples cpu0=%d cpu1=%d\n", name[i], cnt[i, 0], cnt[i, 1]
+			if (name[i] ~ /^off/ && cnt[i, 0] < 50) { bad++; print name[i] ": sampling stopped on cpu 0" }
+			if (name[i] ~ /^(on|start)/ && cnt[i, 1] < 100) { bad++; print name[i] ": too few cpu=1 samples" }
+			if (name[i] ~ /^(on|start)/ && cnt[i, 0] > cnt[i, 1] / 10) { bad++; print name[i] ": pinned to cpu 1, sampled on cpu 0" }
+		}
+		exit bad > 0
+	}' /tmp/phases /tmp/rec || fail "samples across hotplug"
+# Every sample of the program still has its user stack.
+if ! awk -f stream-check.awk -v comm=hotplug -v syms=bin/hotplug.syms \
+	-v obj=/tests/vm/bin/hotplug -v hot=spin_inner -v chain=run_spin,main \
+	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=1000 /tmp/rec; then
+	grep -B2 -A8 'hotplug+' /tmp/rec | head -40
+	fail "stream check"
+fi
+! grep -q '^lost' /tmp/rec || fail "records lost: $(grep '^lost' /tmp/rec | head -3)"
+grep -E '^(requests|walks|deliveries|regs_mismatch|dropped) ' /sys/kernel/debug/ustack/stats | tr '\n' ' '; echo
+ustack_unload
