@@ -583,6 +583,12 @@ static void test_walk(void)
 			same &= w.nr == 4 && !memcmp(ips, ref, 4 * sizeof(u64)) &&
 				w.end == USTACK_END_OUTERMOST;
 		}
+		/* wrong next-entry guesses only cost a set probe */
+		for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
+			cache.e[k].next = (u16)(k * 40503u + 7);
+		memset(ips, 0, sizeof(ips));
+		sframe_walk(&w);
+		same &= w.nr == 4 && !memcmp(ips, ref, 4 * sizeof(u64));
 		int hits = 0;
 
 		for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
@@ -668,6 +674,82 @@ static void test_walk_signal(void)
 	free(b);
 }
 
+/* The rule cache: what it keeps, set overflow, refusals. */
+static void test_cache(void)
+{
+	static struct sframe_cache c;
+	struct sframe_rule r, back;
+	const struct sframe_cache_ent *e;
+	int ok = 1, k;
+
+	sframe_cache_reset(&c);
+	memset(&r, 0, sizeof(r));
+	r.cfa.kind = SFRAME_LOC_REG_VAL;
+	r.cfa.reg = SFRAME_REG_RSP;
+	r.ra.kind = SFRAME_LOC_CFA_DEREF;
+	r.ra.off = -8;
+	r.fp.kind = SFRAME_LOC_CFA_DEREF;
+	/* six PCs of one set (index from pc + 1): the four newest stay */
+	for (k = 0; k < 6; k++) {
+		r.cfa.off = 16 + 8 * k;
+		r.fp.off = -16 - 8 * k;
+		ok &= sframe_cache_put(&c, 0x10000ULL * (k + 1) + 0x10, &r);
+	}
+	for (k = 0; k < 6; k++) {
+		e = sframe_cache_get(&c, 0x10000ULL * (k + 1) + 0x10);
+		if (k < 2) {
+			ok &= !e;
+			continue;
+		}
+		ok &= e != NULL;
+		if (!e)
+			continue;
+		sframe_cache_rule(e, &back);
+		ok &= back.cfa.kind == SFRAME_LOC_REG_VAL &&
+		      back.cfa.reg == SFRAME_REG_RSP &&
+		      back.cfa.off == 16 + 8 * k &&
+		      back.ra.kind == SFRAME_LOC_CFA_DEREF && back.ra.off == -8 &&
+		      back.fp.kind == SFRAME_LOC_CFA_DEREF &&
+		      back.fp.off == -16 - 8 * k && !back.flags;
+	}
+	ok &= !sframe_cache_get(&c, 0x10011);
+	check("cache-set-overflow", ok, "entries wrong");
+
+	/* re-putting a PC replaces its entry, no duplicate */
+	r.cfa.reg = SFRAME_REG_RBP;
+	r.cfa.off = 16;
+	r.fp.kind = SFRAME_LOC_SAME;
+	r.fp.off = 0;
+	ok = sframe_cache_put(&c, 0x60010, &r);
+	e = sframe_cache_get(&c, 0x60010);
+	ok &= e && e == &c.e[e - c.e] && !(e->kind & SFRAME_CK_SP) &&
+	      !(e->kind & SFRAME_CK_FP_SAVED);
+	for (k = 0; k < SFRAME_CACHE_SIZE; k++)
+		ok &= &c.e[k] == e || c.e[k].pc != 0x60010 || !c.e[k].kind;
+	check("cache-replace", ok, "entry wrong");
+
+	/* not cached: flex, signal, FP offsets beyond s8, RA not at CFA-8 */
+	r.flags = SFRAME_R_FLEX;
+	ok = !sframe_cache_put(&c, 0x1234, &r);
+	r.flags = SFRAME_R_SIGNAL;
+	ok &= !sframe_cache_put(&c, 0x1234, &r);
+	r.flags = 0;
+	r.fp.kind = SFRAME_LOC_CFA_DEREF;
+	r.fp.off = -136;
+	ok &= !sframe_cache_put(&c, 0x1234, &r);
+	r.fp.off = -16;
+	r.ra.off = -16;
+	ok &= !sframe_cache_put(&c, 0x1234, &r);
+	ok &= !sframe_cache_get(&c, 0x1234);
+	r.ra.off = -8;
+	r.flags = SFRAME_R_OUTERMOST;
+	ok &= sframe_cache_put(&c, 0x1234, &r);
+	e = sframe_cache_get(&c, 0x1234);
+	ok &= e && (e->kind & SFRAME_CK_OUTERMOST) &&
+	      !(e->kind & SFRAME_CK_STEP);
+	check("cache-refusals", ok, "wrong");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -678,5 +760,6 @@ int main(void)
 	test_step_checks();
 	test_walk();
 	test_walk_signal();
+	test_cache();
 	return 0;
 }
