@@ -55,3 +55,13 @@ record_stop() {
 }
 
 param_set() { echo "$2" >"/sys/module/ustack/parameters/$1" || fail "set $1=$2"; }
+
+# While a reader is open: every online CPU samples, with hardware cycles
+# where the PMU has them, else cpu-clock.  Prints the event name to expect.
+sampling_event() {
+	_c=$(sed -n 's/^sampling_cycles_cpus //p' /sys/kernel/debug/ustack/stats)
+	_k=$(sed -n 's/^sampling_cpu_clock_cpus //p' /sys/kernel/debug/ustack/stats)
+	[ $((_c + _k)) = "$(grep -c '^processor' /proc/cpuinfo)" ] ||
+		fail "sampling on $_c + $_k CPUs, $(grep -c '^processor' /proc/cpuinfo) online"
+	if [ "$_c" -gt 0 ]; then echo cycles; else echo cpu-clock; fi
+}

@@ -6,11 +6,12 @@
 ustack_load sample_hz=999
 [ -x /usr/bin/sframe-register ] || fail "no sframe-register"
 record_start /tmp/rec
+ev=$(sampling_event); case $ev in cycles | cpu-clock) ;; *) fail "$ev" ;; esac
 sframe-register run ./bin/workload_sf cpu 2 || fail "workload"
 record_stop
 if ! awk -f stream-check.awk -v comm=workload_sf -v syms=bin/workload_sf.syms \
 	-v obj=/tests/vm/bin/workload_sf -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
-	-v event=cpu-clock -v min_samples=200 /tmp/rec; then
+	-v event=$ev -v min_samples=200 /tmp/rec; then
 	grep -B2 -A8 'workload_sf+' /tmp/rec | head -40
 	fail "stream check"
 fi
