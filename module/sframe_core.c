@@ -102,30 +102,6 @@ int sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 	return 0;
 }
 
-/* Start address of FDE @idx (idx < num_fdes): only the first field. */
-static __always_inline int sf_fde_start(const struct sframe_sec *sec, u32 idx,
-					u64 *start)
-{
-	u32 off = sec->fde_off + idx * sec->fde_size;
-	u8 b[8];
-	u64 rel;
-
-	if (sec->version == SFRAME_VERSION_3) {
-		if (sf_copy(b, sec->base + off, 8))
-			return SFRAME_E_FAULT;
-		rel = sf_le64(b);
-	} else {
-		if (sf_copy(b, sec->base + off, 4))
-			return SFRAME_E_FAULT;
-		rel = (u64)(s64)(s32)sf_le32(b);
-	}
-	if (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL)
-		*start = sec->vaddr + off + rel;
-	else
-		*start = sec->vaddr + rel;
-	return 0;
-}
-
 int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		    struct sframe_fde *fde)
 {
@@ -234,6 +210,11 @@ static __always_inline int sf_win_get(const struct sframe_sec *sec,
 
 	if (pos < sec->fre_off || pos > end || end - pos < need)
 		return SFRAME_E_FRE_OVERRUN;
+#ifdef SF_ENV_DIRECT
+	/* local memory: the checked bytes in place, no copy */
+	*p = sf_env_direct(sec->base + pos);
+	return 0;
+#endif
 	if (pos < w->at || pos - w->at + need > w->len) {
 		err = sf_win_fill(sec, w, pos);
 		if (err)
@@ -433,8 +414,14 @@ int sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
 /* Index of the last FDE starting at or below @pc, checking order. */
 static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 {
-	u32 lo = 0, hi, mid;
+	const unsigned long at = sec->base;
+	const u32 fde_off = sec->fde_off, fde_size = sec->fde_size;
+	const bool v3 = sec->version == SFRAME_VERSION_3;
+	const bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
+	const u64 add = sec->vaddr;
+	u32 lo = 0, hi, mid, off;
 	u64 lo_val = 0, hi_val = ~0ULL, s;
+	u8 b[8];
 	int err;
 
 	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
@@ -453,16 +440,25 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 		return SFRAME_E_NOINFO;
 	}
 	/*
-	 * Binary search reading only the start field of each probe.  Every
-	 * probe must lie between the starts already seen below and above it:
-	 * sortedness is checked on the path taken.
+	 * Binary search reading only the start field of each probe, with the
+	 * section's fields in locals.  Every probe must lie between the
+	 * starts already seen below and above it: sortedness is checked on
+	 * the path taken.
 	 */
 	hi = sec->num_fdes;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		err = sf_fde_start(sec, mid, &s);
-		if (err)
-			return err;
+		off = fde_off + mid * fde_size;
+		if (v3) {
+			if (sf_copy(b, at + off, 8))
+				return SFRAME_E_FAULT;
+			s = sf_le64(b);
+		} else {
+			if (sf_copy(b, at + off, 4))
+				return SFRAME_E_FAULT;
+			s = (u64)(s64)(s32)sf_le32(b);
+		}
+		s += pcrel ? add + off : add;
 		if (s < lo_val || s > hi_val)
 			return SFRAME_E_UNSORTED;
 		if (s <= pc) {

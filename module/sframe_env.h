@@ -90,6 +90,17 @@ static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
 	return 0;
 }
 
+/*
+ * The section is local memory: the core may read checked bytes in place
+ * (the FRE window) instead of copying them first.
+ */
+#define SF_ENV_DIRECT	1
+
+static __always_inline const u8 *sf_env_direct(unsigned long addr)
+{
+	return (const u8 *)addr;
+}
+
 #endif /* __KERNEL__ */
 
 #endif /* USTACK_SFRAME_ENV_H */
