@@ -186,7 +186,8 @@ out:
 		raw_spin_unlock(&stream.lock);
 	else
 		stream_unlock(flags);
-	if (ok)
+	/* No interrupt for a reader that is not asleep: it reads on. */
+	if (ok && wq_has_sleeper(&stream.wait))
 		irq_work_queue(&stream.wakeup);
 	return ok;
 }

@@ -40,31 +40,67 @@ static u32 strtab_add(struct user_rec_buf *b, u32 *len, const char *name)
 	return off;
 }
 
-static const char *object_of(struct user_rec_buf *b, struct vm_area_struct *vma,
-			     u64 ip, u64 *offset)
+/* The file offset of @ip in its mapping (offset from the vDSO's start). */
+static u64 offset_in(struct vm_area_struct *vma, u64 ip)
+{
+	if (!vma)
+		return ip;
+	if (vma->vm_file)
+		return ip - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
+	if (vma->vm_mm && vma->vm_start == (unsigned long)vma->vm_mm->context.vdso)
+		return ip - vma->vm_start;
+	return ip;
+}
+
+static const char *name_of(struct user_rec_buf *b, struct vm_area_struct *vma)
 {
 	char *p;
 
-	*offset = ip;
 	if (!vma)
 		return "[unknown]";
 	if (vma->vm_file) {
-		*offset = ip - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
 		p = file_path(vma->vm_file, b->path, PATH_MAX);
 		return IS_ERR(p) ? "[unknown]" : p;
 	}
-	if (vma->vm_mm && vma->vm_start == (unsigned long)vma->vm_mm->context.vdso) {
-		*offset = ip - vma->vm_start;
+	if (vma->vm_mm && vma->vm_start == (unsigned long)vma->vm_mm->context.vdso)
 		return "[vdso]";
-	}
 	return "[anon]";
+}
+
+/*
+ * Name each frame's object.  Neighbouring frames mostly share a mapping,
+ * so the mapping and its name are looked up again only when it changes.
+ */
+static u32 name_frames(struct user_rec_buf *b, const struct ustack_task *st,
+		       struct mm_struct *mm)
+{
+	struct vm_area_struct *vma, *last = NULL;
+	u32 i, strtab_len = 0, last_obj = 0;
+
+	for (i = 0; i < st->nr; i++) {
+		u64 ip = st->ips[i];
+
+		if (last && ip >= last->vm_start && ip < last->vm_end)
+			vma = last;
+		else
+			vma = mm ? vma_lookup(mm, ip) : NULL;
+		if (i == 0 || vma != last)
+			last_obj = strtab_add(b, &strtab_len, name_of(b, vma));
+		last = vma;
+		b->frames[i].ip = ip;
+		b->frames[i].offset = offset_in(vma, ip);
+		b->frames[i].method = st->methods[i];
+		memset(b->frames[i].reserved, 0, sizeof(b->frames[i].reserved));
+		b->frames[i].object = last_obj;
+	}
+	return strtab_len;
 }
 
 static void deliver(const struct ustack_task *st)
 {
 	struct user_rec_buf *b;
 	struct mm_struct *mm = current->mm;
-	u32 i, strtab_len = 0, alen;
+	u32 strtab_len, alen;
 
 	if (!ustack_stream_active())
 		return;
@@ -79,15 +115,7 @@ static void deliver(const struct ustack_task *st)
 	}
 	if (mm && st->nr)
 		mmap_read_lock(mm);
-	for (i = 0; i < st->nr; i++) {
-		struct vm_area_struct *vma = mm ? vma_lookup(mm, st->ips[i]) : NULL;
-		const char *obj = object_of(b, vma, st->ips[i], &b->frames[i].offset);
-
-		b->frames[i].ip = st->ips[i];
-		b->frames[i].method = st->methods[i];
-		memset(b->frames[i].reserved, 0, sizeof(b->frames[i].reserved));
-		b->frames[i].object = strtab_add(b, &strtab_len, obj);
-	}
+	strtab_len = name_frames(b, st, mm);
 	if (mm && st->nr)
 		mmap_read_unlock(mm);
 
