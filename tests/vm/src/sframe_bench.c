@@ -5,9 +5,12 @@
  *     user-space walker (sframe_walk() of the same core) over the same
  *     stack and section, measured side by side in one run;
  *   - kernel memory per registration (MemFree before and after holder
- *     processes register 256 sections each, minus the same without).
+ *     processes register 256 sections each, minus the same without);
+ *   - built as sframe_bench_fp (frame pointers, no SFrame anywhere: the
+ *     kernel walk falls back to frame pointers), `walkfp`: the same kernel
+ *     self-walk over an equally deep stack, kwalk_fp_per_frame.
  *
- *   sframe_bench walk | mem NPROC
+ *   sframe_bench walk | mem NPROC      sframe_bench_fp walkfp
  */
 #include "sframe_common.h"
 #include "sframe_core.h"
@@ -19,9 +22,15 @@
 #define DEPTH 64
 #define REPS 2000
 
+#ifndef SFRAME_BENCH_FP
+#define SFRAME_BENCH_FP 0
+#endif
+
 static struct obj self;
 static struct sframe_sec usec;
-static double t_k1, t_kn, t_u, t_fp;
+static double t_k1, t_k8, t_kn, t_u, t_fp;
+static uint8_t fp_methods[DEPTH + 16];
+static unsigned int fp_end;
 static int nk, nu;
 
 static double now(void)
@@ -55,6 +64,15 @@ static NOINLINE void measure(void)
 	for (i = 0; i < REPS; i++)
 		nk = self_stack(ips, NULL, DEPTH + 16, &end);
 	t_kn = (now() - t) / REPS;
+	/* 8 frames: the same lookups as the whole walk, minus nk - 8 frames. */
+	t = now();
+	for (i = 0; i < REPS; i++)
+		self_stack(ips, NULL, 8, &end);
+	t_k8 = (now() - t) / REPS;
+	if (SFRAME_BENCH_FP) {
+		nk = self_stack(ips, fp_methods, DEPTH + 16, &fp_end);
+		return;
+	}
 
 	t = now();
 	for (i = 0; i < REPS; i++) {
@@ -177,12 +195,35 @@ int main(int argc, char **argv)
 		if (nk < DEPTH - 8 || nu < DEPTH - 8)
 			die("short walks: kernel %d, user %d frames", nk, nu);
 		printf("frames: kernel %d user %d\n", nk, nu);
+		printf("marginal: %.1f ns per frame from 8 to %d frames\n",
+		       (t_kn - t_k8) / (nk - 8), nk);
 		printf("bench kwalk_ioctl_overhead %.0f ns\n", t_k1);
 		printf("bench kwalk_sframe_per_frame %.1f ns\n", (t_kn - t_k1) / (nk - 1));
 		printf("bench uwalk_sframe_per_frame %.1f ns\n", t_u / nu);
 		printf("bench kwalk_vs_uwalk_per_frame %.2f x\n",
 		       ((t_kn - t_k1) / (nk - 1)) / (t_u / nu));
 		(void)t_fp;
+		return 0;
+	}
+	if (!strcmp(argv[1], "walkfp") && SFRAME_BENCH_FP) {
+		int i, nfp = 0;
+
+		/* No SFrame here: every frame of ours must come from frame pointers. */
+		if (!find_obj("", &self))
+			die("sframe_bench_fp has an .sframe section");
+		chain(DEPTH - 8);
+		chain(DEPTH - 8);
+		if (nk < DEPTH - 8)
+			die("short walk: kernel %d frames", nk);
+		for (i = 1; i < nk; i++)
+			nfp += fp_methods[i] == USTACK_METHOD_FP;
+		printf("frames: kernel %d (%d by frame pointers) end %u\n", nk, nfp, fp_end);
+		if (nfp + 2 < nk)
+			die("frames not walked by frame pointers: %d of %d", nfp, nk);
+		printf("marginal: %.1f ns per frame from 8 to %d frames\n",
+		       (t_kn - t_k8) / (nk - 8), nk);
+		printf("bench kwalk_fp_ioctl_overhead %.0f ns\n", t_k1);
+		printf("bench kwalk_fp_per_frame %.1f ns\n", (t_kn - t_k1) / (nk - 1));
 		return 0;
 	}
 	if (!strcmp(argv[1], "mem") && argc > 2) {
