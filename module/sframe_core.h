@@ -230,9 +230,10 @@ int sframe_errno(int code);
  * here): 4-way set associative by lookup PC, 16 bytes an entry, a set per
  * cache line.  Each entry also remembers where its caller's entry was the
  * last time (checked before use), so a repeated stack chains entry to
- * entry without waiting for the return address to be hashed.  It holds the default-shape rules (CFA = SP/FP + off, RA at
- * CFA-8, FP unchanged or at CFA+off) and outermost markers; flex and signal
- * rules are looked up each time.  Entries are keyed by PC only: reset the
+ * entry without waiting for the return address to be hashed.  It holds the
+ * default-shape rules (CFA = SP/FP + off, RA at CFA-8, FP unchanged or at
+ * CFA+off, off within s8) and outermost markers; flex and signal rules are
+ * looked up each time.  Entries are keyed by PC only: reset the
  * cache whenever a section it may have seen goes away or changes, or tag
  * the whole cache with the owner of its sections (uwalk.c).
  */
@@ -264,7 +265,11 @@ struct sframe_cache {
 /* Entry for lookup PC @pc, or NULL. */
 const struct sframe_cache_ent *sframe_cache_get(const struct sframe_cache *c,
 						u64 pc);
-/* Remember @r for @pc; false (not stored) for a flex or signal rule. */
+/*
+ * Remember @r for @pc (newest first in its set, the oldest of a full set
+ * goes); false, not stored, for a rule of another shape (flex, signal, FP
+ * slot beyond s8 of the CFA).
+ */
 bool sframe_cache_put(struct sframe_cache *c, u64 pc,
 		      const struct sframe_rule *r);
 /* The rule an entry stands for. */
