@@ -4,7 +4,10 @@
  * functions), in one process:
  *   sframe     module/sframe_core.c's sframe_walk() over this program's own
  *              .sframe (gas --gsframe, v1), chain built without frame pointers
- *   sframe_cached  the same with the optional rule cache
+ *   sframe_cached  the same with the optional rule cache, warm: every walk
+ *              is of the same stack, so after the first one every rule
+ *              and every next-entry guess is in the cache (the cold cost
+ *              of a frame is the uncached one)
  *   fp         a frame-pointer walk of the chain built with frame pointers
  *              (fp_core: the core's FP fallback; fp: a bare FP loop)
  *   backtrace  glibc backtrace() (libgcc's .eh_frame unwinder)
