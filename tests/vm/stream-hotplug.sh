@@ -20,6 +20,13 @@ fi
 ./bin/hotplug spin 1 600 &
 P=$!
 param_set pid $P
+# It pins itself once started: its start-up may run on cpu 0.
+i=0
+until grep -q '^Cpus_allowed_list:[[:space:]]*1$' /proc/$P/status 2>/dev/null; do
+	i=$((i + 1)); [ $i -lt 100 ] || fail "the program did not pin itself to cpu 1"
+	sleep 0.05
+done
+sleep 0.2
 now() { ./bin/hotplug now; }
 : >/tmp/phases
 phase() {	# phase NAME SECONDS: mark [start, end] of a phase of SECONDS
