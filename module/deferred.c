@@ -279,7 +279,7 @@ static void nmi_kick_fn(struct irq_work *work)
 
 static bool may_request(struct task_struct *t)
 {
-	return t->mm && !(t->flags & (PF_KTHREAD | PF_EXITING | USTACK_PF_WORKERS));
+	return ustack_runs_user_code(t) && !(t->flags & PF_EXITING);
 }
 
 static void task_work_fn(struct callback_head *head);

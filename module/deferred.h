@@ -6,6 +6,8 @@
 #include <linux/atomic.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/types.h>
 #include <linux/user-return-notifier.h>
 #include "compat.h"
@@ -51,6 +53,18 @@ struct ustack_client {
 	/* In task context (faultable), current == st->task. */
 	void (*deliver)(const struct ustack_task *st);
 };
+
+/*
+ * A task that runs user code: not a kernel thread, not an io_uring or other
+ * user worker (PF_USER_WORKER), and with user-mode registers saved.  The
+ * last test catches an io-wq worker in its exit, which clears PF_IO_WORKER
+ * (6.1); such threads were created with zeroed registers.
+ */
+static inline bool ustack_runs_user_code(struct task_struct *t)
+{
+	return t->mm && !(t->flags & (PF_KTHREAD | USTACK_PF_WORKERS)) &&
+	       user_mode(task_pt_regs(t));
+}
 
 void ustack_client_register(unsigned int id, const struct ustack_client *c);
 void ustack_client_unregister(unsigned int id);

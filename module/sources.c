@@ -64,7 +64,7 @@ static bool wanted(struct task_struct *t)
 {
 	int pid = READ_ONCE(ustack_pid);
 
-	if (!t->mm || (t->flags & (PF_KTHREAD | USTACK_PF_WORKERS)))
+	if (!ustack_runs_user_code(t))
 		return false;
 	return !pid || task_tgid_nr(t) == pid;
 }
