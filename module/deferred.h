@@ -56,14 +56,16 @@ struct ustack_client {
 
 /*
  * A task that runs user code: not a kernel thread, not an io_uring or other
- * user worker (PF_USER_WORKER), and with user-mode registers saved.  The
- * last test catches an io-wq worker in its exit, which clears PF_IO_WORKER
- * (6.1); such threads were created with zeroed registers.
+ * user worker.  An io-wq worker clears PF_IO_WORKER in its exit (6.1), so
+ * its registers tell too: copy_thread() gives such threads user-mode
+ * registers with IP and SP 0, which no task returning to user space has.
  */
 static inline bool ustack_runs_user_code(struct task_struct *t)
 {
+	struct pt_regs *regs = task_pt_regs(t);
+
 	return t->mm && !(t->flags & (PF_KTHREAD | USTACK_PF_WORKERS)) &&
-	       user_mode(task_pt_regs(t));
+	       user_mode(regs) && (regs->ip || regs->sp);
 }
 
 void ustack_client_register(unsigned int id, const struct ustack_client *c);
