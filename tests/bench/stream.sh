@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Sampling cost and bytes per sample, ustack next to perf (--call-graph dwarf
-# and fp), measured in one guest boot of Debian's 6.1 kernel (QEMU TCG:
-# absolute times are emulated; the ratios are the result).
+# Sampling cost and bytes per sample, ustack next to perf (without a call
+# graph: the sampling interrupt alone; --call-graph dwarf and fp), measured
+# in one guest boot of Debian's 6.1 kernel (QEMU TCG: absolute times are
+# emulated; the ratios are the result, and only on a quiet host: the runs
+# are wall-clock times of an emulated guest).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 USTACK_VM_PERF=1 USTACK_LOG_SUFFIX=.bench bash "$top/scripts/vm-test.sh" 6.1 _bench-stream |
 	grep -v '^PASS'
