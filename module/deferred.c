@@ -475,6 +475,7 @@ static void task_work_fn(struct callback_head *head)
 	if (!st->pending && (current->flags & PF_EXITING)) {
 		urn_disarm(st);
 		stay_reset(st);
+		atomic_long_inc(&ustack_stats.stays);
 	}
 	busy_leave();
 	local_irq_enable();
