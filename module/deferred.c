@@ -405,6 +405,19 @@ static bool exec_since_request(const struct ustack_task *st, bool regs_moved)
 	return current->mm != st->mm || (st->in_exec && regs_moved);
 }
 
+/*
+ * The kernel set up a signal frame after the request (a tick during the
+ * frame's setup, once get_signal() had run the pending task_work): the
+ * registers now enter the handler of the signal in DI.
+ */
+static bool signal_frame_since_request(const struct pt_regs *live)
+{
+	unsigned long sig = live->di;
+
+	return sig >= 1 && sig <= _NSIG &&
+	       live->ip == (unsigned long)READ_ONCE(current->sighand->action[sig - 1].sa.sa_handler);
+}
+
 static void walk(struct ustack_task *st)
 {
 	struct pt_regs *live = task_pt_regs(current);
@@ -422,9 +435,11 @@ static void walk(struct ustack_task *st)
 		/*
 		 * The walk starts from the registers of the request.  Besides
 		 * a bug, only the kernel changes them meanwhile: a signal
-		 * frame set up after the request, ptrace.
+		 * frame set up after the request (counted apart), ptrace.
 		 */
-		if (moved)
+		if (moved && signal_frame_since_request(live))
+			atomic_long_inc(&ustack_stats.regs_signal);
+		else if (moved)
 			atomic_long_inc(&ustack_stats.regs_mismatch);
 		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,
 					  pool_frames, &st->end);

@@ -20,6 +20,7 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(stays);
 	SHOW(nomem);
 	SHOW(regs_mismatch);
+	SHOW(regs_signal);
 	SHOW(max_depth);
 	SHOW(walk_ns);
 	SHOW(nmi_requests);
