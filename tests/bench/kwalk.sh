@@ -13,15 +13,4 @@
 #   bench kmem_per_registration    kernel memory per registration, bytes
 # Usage: tests/bench/kwalk.sh [KERNEL]   (default 6.12)
 top=$(cd "$(dirname "$0")/../.." && pwd)
-k=${1:-6.12}
-logs=$(mktemp -d)
-USTACK_LOG_DIR=$logs bash "$top/scripts/vm-test.sh" "$k" sframe-bench >"$logs/verdict" 2>&1
-if ! grep -q "^PASS: vm/$k/sframe-bench" "$logs/verdict"; then
-	echo "kwalk: VM run failed:" >&2
-	cat "$logs/verdict" >&2
-	rm -rf "$logs"
-	exit 1
-fi
-echo "# kernel $k under QEMU TCG"
-cat "$logs"/vm-*.log | tr -d '\r' | sed -n 's/^ *\(bench [a-z_]* -\{0,1\}[0-9.]* [a-zA-Z]*\)$/\1/p'
-rm -rf "$logs"
+exec bash "$top/scripts/vm-bench.sh" "${1:-6.12}" sframe-bench

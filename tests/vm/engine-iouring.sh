@@ -83,12 +83,12 @@ check() {	# check LABEL stream-check.awk ARGS...
 # the kernel and the host (single-threaded TCG, KASAN): at least 10 such
 # stacks, whose chain is checked, except under KASAN (the debug kernel),
 # where it hardly runs user code.
-check cpu-clock -v hot=spin_inner -v min_hot_pct=0 -v chain=run_rounds,main \
+check cpu-clock -v hot=cpu_inner -v min_hot_pct=0 -v chain=run_rounds,main \
 	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=100
 hot=$(sed -n 's/.* hot=\([0-9]*\) .*/\1/p' /tmp/check.out | tail -n1)
 case $(uname -r) in
 *-ustack-debug) ;;
-*) [ "${hot:-0}" -ge 10 ] || bad="$bad; only ${hot:-0} main-thread stacks in spin_inner" ;;
+*) [ "${hot:-0}" -ge 10 ] || bad="$bad; only ${hot:-0} main-thread stacks in cpu_inner" ;;
 esac
 check offcpu -v ends=outermost,bad-frame,no-info,fault,exit -v event=offcpu -v min_samples=5
 [ -z "$bad" ] || fail "${bad#; }"

@@ -75,7 +75,7 @@ awk -v pid=$P '
 	}' /tmp/phases /tmp/rec || fail "samples across hotplug"
 # Every sample of the program still has its user stack.
 if ! awk -f stream-check.awk -v comm=hotplug -v syms=bin/hotplug.syms \
-	-v obj=/tests/vm/bin/hotplug -v hot=spin_inner -v chain=run_spin,main \
+	-v obj=/tests/vm/bin/hotplug -v hot=cpu_inner -v chain=run_cpu,main \
 	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=1000 /tmp/rec; then
 	grep -B2 -A8 'hotplug+' /tmp/rec | head -40
 	fail "stream check"

@@ -4,7 +4,7 @@
  *   hotplug now          print CLOCK_MONOTONIC in ns (the clock of the
  *                        records' time=), to mark the test's phases
  *   hotplug spin CPU S   pin to CPU (-1: no pinning), then spin for S seconds
- *                        in main > run_spin > spin_outer > spin_inner
+ *                        in main > run_cpu > cpu_outer > cpu_inner
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -15,41 +15,7 @@
 #include <sys/time.h>
 #include <time.h>
 
-#define NOINLINE __attribute__((noinline))
-
-static volatile unsigned long sink;
-static volatile sig_atomic_t done;
-
-NOINLINE void spin_inner(unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		sink += i * 7;
-}
-
-NOINLINE void spin_outer(unsigned long n)
-{
-	spin_inner(n);
-	sink++;
-}
-
-static void on_alarm(int sig)
-{
-	done = sig;
-}
-
-/* No clock reads in the loop: under QEMU TCG they attract the samples. */
-NOINLINE void run_spin(double secs)
-{
-	struct itimerval it = { .it_value = {
-		.tv_sec = (long)secs,
-		.tv_usec = (long)((secs - (long)secs) * 1e6),
-	} };
-
-	signal(SIGALRM, on_alarm);
-	setitimer(ITIMER_REAL, &it, NULL);
-	while (!done)
-		spin_outer(200000);
-}
+#include "cpu_loop.h"
 
 int main(int argc, char **argv)
 {
@@ -73,7 +39,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-		run_spin(atof(argv[3]));
+		run_cpu(atof(argv[3]));
 		return 0;
 	}
 	fprintf(stderr, "usage: hotplug now | spin CPU SECONDS\n");

@@ -12,8 +12,8 @@
  * IOSQE_ASYNC reads of /dev/zero (4 MiB each: its io-wq workers burn CPU in
  * the kernel), waits for them and exits (its workers exit with it); the
  * main thread submits 2 reads on an SQPOLL ring (one inline in the SQPOLL
- * thread, one IOSQE_ASYNC), spins meanwhile (main > run_rounds > spin_outer
- * > spin_inner), then waits in io_uring_enter.  Last, an IOSQE_ASYNC openat
+ * thread, one IOSQE_ASYNC), spins meanwhile (main > run_rounds > cpu_outer
+ * > cpu_inner), then waits in io_uring_enter.  Last, an IOSQE_ASYNC openat
  * of a FIFO blocks a worker until the main thread opens the write end 300 ms
  * later, and the workers idle-sleep for a second.  Every io thread seen in /proc/self/task
  * is printed at the end:
@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
+#include "cpu_loop.h"
 #define BUF_SIZE (4u << 20)
 #define NR_ASYNC 4
 #define FIFO "/tmp/iouring.fifo"
@@ -237,28 +238,7 @@ static void scan_tasks(void)
 	closedir(d);
 }
 
-/* ---- the main thread's own work ----------------------------------------- */
-
-static volatile unsigned long sink;
-
-NOINLINE void spin_inner(unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		sink += i * 7;
-}
-
-NOINLINE void spin_outer(unsigned long n)
-{
-	spin_inner(n);
-	sink++;
-}
-
-static volatile sig_atomic_t done;
-
-static void on_alarm(int sig)
-{
-	done = sig;
-}
+/* ---- the main thread's own work (and cpu_loop.h) ------------------------- */
 
 /*
  * One round's submitter: a thread of its own, so that its io-wq (one per
@@ -289,23 +269,18 @@ NOINLINE void *submit_thread(void *arg)
 NOINLINE long run_rounds(double secs, struct ring *b, int zero, char **bufs,
 			 long *rounds)
 {
-	struct itimerval it = { .it_value = {
-		.tv_sec = (long)secs,
-		.tv_usec = (long)((secs - (long)secs) * 1e6),
-	} };
 	struct submitter sub = { .zero = zero, .bufs = bufs };
 	long bytes = 0;
 
-	signal(SIGALRM, on_alarm);
-	setitimer(ITIMER_REAL, &it, NULL);
-	while (!done) {
+	cpu_alarm(secs);
+	while (!cpu_done) {
 		if (pthread_create(&sub.thread, NULL, submit_thread, &sub))
 			die("pthread_create");
 		prep_read(ring_sqe(b), zero, bufs[NR_ASYNC], BUF_SIZE, 0);
 		prep_read(ring_sqe(b), zero, bufs[NR_ASYNC + 1], BUF_SIZE, IOSQE_ASYNC);
 		ring_submit(b, 2, 1);
 		scan_tasks();
-		spin_outer(2000000);
+		cpu_outer(2000000);
 		scan_tasks();
 		bytes += ring_wait_all(b);
 		pthread_join(sub.thread, NULL);

@@ -19,41 +19,7 @@
 #include <fcntl.h>
 
 #define NOINLINE __attribute__((noinline))
-
-static volatile unsigned long sink;
-
-NOINLINE void cpu_inner(unsigned long n)
-{
-	for (unsigned long i = 0; i < n; i++)
-		sink += i * 7;
-}
-
-NOINLINE void cpu_outer(unsigned long n)
-{
-	cpu_inner(n);
-	sink++;
-}
-
-static volatile sig_atomic_t cpu_done;
-
-static void on_alarm(int sig)
-{
-	cpu_done = sig;
-}
-
-/* No clock reads in the loop: under QEMU TCG they attract the samples. */
-NOINLINE void run_cpu(double secs)
-{
-	struct itimerval it = { .it_value = {
-		.tv_sec = (long)secs,
-		.tv_usec = (long)((secs - (long)secs) * 1e6),
-	} };
-
-	signal(SIGALRM, on_alarm);
-	setitimer(ITIMER_REAL, &it, NULL);
-	while (!cpu_done)
-		cpu_outer(200000);
-}
+#include "cpu_loop.h"
 
 NOINLINE void write_one(int fd)
 {
