@@ -34,11 +34,15 @@ for t in $tests; do
 	tmo=${tmo:-$per_test_timeout}
 	timeout -s KILL "$tmo" sh "./$t.sh" >/tmp/test.out 2>&1
 	rc=$?
-	# Nothing a test started may outlive it (a timed-out test's children
-	# would write into the next test's output).
+	# Nothing a test started may outlive it: a failed or timed-out test's
+	# children would write into the next test's output, or hold
+	# /dev/ustack open (and the module) into the next test.  Kernel
+	# threads have an empty cmdline (procfs sizes are 0: read it).
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
-		[ "$p" -gt 1 ] && [ "$p" != $$ ] && [ -s /proc/$p/cmdline ] && kill -9 "$p" 2>/dev/null
+		[ "$p" -gt 1 ] && [ "$p" != $$ ] &&
+			[ -n "$(tr -d '\0' </proc/$p/cmdline 2>/dev/null)" ] &&
+			kill -9 "$p" 2>/dev/null
 	done
 	sleep 0.2
 	sed 's/^/    /' /tmp/test.out
