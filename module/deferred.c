@@ -50,6 +50,7 @@
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
@@ -495,6 +496,29 @@ static void task_work_fn(struct callback_head *head)
 	busy_leave();
 	local_irq_enable();
 	module_put(THIS_MODULE);
+}
+
+/*
+ * debugfs "pending": the tasks whose walk is queued, one line each
+ * ("tid comm state"), each holding a module reference until it returns
+ * to user space or exits.  A task's struct outlives its state's task
+ * pointer by an RCU grace period (the pointer is cleared at its last
+ * switch-out), so reading it under RCU is safe.
+ */
+int ustack_pending_show(struct seq_file *m, void *v)
+{
+	u32 i;
+
+	rcu_read_lock();
+	for (i = 0; i < ustack_max_tasks; i++) {
+		struct task_struct *t = READ_ONCE(pool[i].task);
+
+		if (t && READ_ONCE(pool[i].pending))
+			seq_printf(m, "%d %s %c\n", task_pid_nr(t), t->comm,
+				   task_state_to_char(t));
+	}
+	rcu_read_unlock();
+	return 0;
 }
 
 void ustack_client_register(unsigned int id, const struct ustack_client *c)

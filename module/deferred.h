@@ -71,6 +71,8 @@ static inline bool ustack_runs_user_code(struct task_struct *t)
 void ustack_client_register(unsigned int id, const struct ustack_client *c);
 void ustack_client_unregister(unsigned int id);
 int ustack_request(unsigned int client, struct pt_regs *regs, u64 *cookie);
+struct seq_file;
+int ustack_pending_show(struct seq_file *m, void *v);
 void ustack_stream_user_init(void);
 void ustack_stream_user_exit(void);
 

@@ -42,10 +42,17 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
+static int pending_show(struct seq_file *m, void *v)
+{
+	return ustack_pending_show(m, v);
+}
+DEFINE_SHOW_ATTRIBUTE(pending);
+
 int ustack_stats_init(void)
 {
 	dir = debugfs_create_dir("ustack", NULL);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	debugfs_create_file("pending", 0400, dir, NULL, &pending_fops);
 	ustack_nmi_test_init(dir);
 	return 0;
 }

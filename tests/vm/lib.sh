@@ -15,7 +15,8 @@ ustack_unload() {
 	i=0
 	while [ -d /sys/module/ustack ]; do
 		modprobe -r ustack 2>/dev/null && return 0
-		i=$((i + 1)); [ $i -lt 50 ] || fail "modprobe -r ustack: $(modprobe -r ustack 2>&1)"
+		i=$((i + 1)); [ $i -lt 50 ] ||
+			fail "modprobe -r ustack: $(modprobe -r ustack 2>&1); refcnt $(cat /sys/module/ustack/refcnt); walks pending in: $(tr '\n' ';' </sys/kernel/debug/ustack/pending)"
 		sleep 0.1
 	done
 }
