@@ -816,6 +816,9 @@ bool sframe_cache_put(struct sframe_cache *c, u64 pc,
 		if (r->fp.kind == SFRAME_LOC_CFA_DEREF) {
 			n.kind |= SFRAME_CK_FP_SAVED;
 			n.fp_off = (s8)r->fp.off;
+		} else if ((n.kind & SFRAME_CK_SP) && n.cfa_off > 0 &&
+			   !(n.cfa_off & 7)) {
+			n.kind |= SFRAME_CK_SP8;
 		}
 	}
 	/* newest first; the oldest of a full set goes */
@@ -909,14 +912,16 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 					 u8 *methods, u32 nr, u32 max,
 					 u64 stop_mask)
 {
-	u64 ip = st->ip, sp = st->sp, fp = st->fp;
+	u64 sp = st->sp, fp = st->fp;
 	u64 lo = 0, span = ~0ULL, hi = ~0ULL;
 	struct sframe_cache_ent *e, *n;
-	u64 cfa, ra, nfp;
+	u64 *out, *out_end;
+	u8 *mout;
+	u64 cfa, ra;
 	u8 kind;
 
 	if (nr >= max || (st->exact_ip && !st->topmost) ||
-	    (stop_mask && !st->topmost && !(ip & stop_mask)))
+	    (stop_mask && !st->topmost && !(st->ip & stop_mask)))
 		return nr;
 	if (st->stack_hi) {
 		lo = st->stack_lo;
@@ -925,37 +930,52 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 			return nr;
 		span = hi - 8 - lo;
 	}
-	e = (struct sframe_cache_ent *)sf_cache_find(c, st->topmost ? ip :
-						      ip - 1);
+	e = (struct sframe_cache_ent *)sf_cache_find(c, st->topmost ? st->ip :
+						      st->ip - 1);
 	if (!e)
 		return nr;
+	out = ips + nr;
+	out_end = ips + max;
+	mout = methods ? methods + nr : NULL;
 	if (st->topmost) {
 		/* the interrupted frame: exact IP, CFA may equal SP */
 		kind = e->kind;
-		nfp = fp;
 		/* RA slot cfa - 8 at or above lo: cfa >= lo + 8 */
 		if (!(kind & SFRAME_CK_STEP) ||
 		    !sf_cache_step(e, kind, sp, sp > lo + 8 ? sp : lo + 8,
-				   &nfp, &cfa, &ra, lo, span, hi))
+				   &fp, &cfa, &ra, lo, span, hi))
 			return nr;
 		goto stepped;
 	}
+	/*
+	 * Caller frames: sp is the last CFA, 8-aligned and at or above
+	 * lo + 8, so min_cfa is sp + 1.  The SP-based shape without a saved
+	 * FP and with an aligned offset (most frames of code without frame
+	 * pointers) has a path of its own: the same checks, less the
+	 * selects and the alignment test (sp and cfa_off are aligned).
+	 */
 	for (;;) {
 		kind = e->kind;
-		if (unlikely(!(kind & SFRAME_CK_STEP)))
+		if (likely(kind == (SFRAME_CK_VALID | SFRAME_CK_STEP |
+				    SFRAME_CK_SP | SFRAME_CK_SP8))) {
+			cfa = sp + (s64)e->cfa_off;
+			if (unlikely(cfa <= sp || cfa > hi))
+				break;
+			if (unlikely(sf_read_word(&ra,
+						  (unsigned long)(cfa - 8)) ||
+				     !ra))
+				break;
+		} else if (!(kind & SFRAME_CK_STEP) ||
+			   !sf_cache_step(e, kind, sp, sp + 1, &fp, &cfa, &ra,
+					  lo, span, hi)) {
 			break;
-		nfp = fp;
-		if (!sf_cache_step(e, kind, sp, sp + 1, &nfp, &cfa, &ra, lo,
-				   span, hi))
-			break;
+		}
 stepped:
 		sp = cfa;
-		fp = nfp;
-		ip = ra;
-		ips[nr] = ra;
 		if (methods)
-			methods[nr] = USTACK_METHOD_SFRAME;
-		if (unlikely(++nr >= max))
+			*mout++ = USTACK_METHOD_SFRAME;
+		*out++ = ra;
+		if (unlikely(out >= out_end))
 			break;
 		if (stop_mask && !(ra & stop_mask))
 			break;
@@ -969,13 +989,15 @@ stepped:
 		}
 		e = n;
 	}
-	st->ip = ip;
+	if (out == ips + nr)	/* not one step */
+		return nr;
+	st->ip = out[-1];
 	st->sp = sp;
 	st->fp = fp;
 	st->gpr = NULL;
 	st->topmost = false;
 	st->exact_ip = false;
-	return nr;
+	return (u32)(out - ips);
 }
 
 u32 sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,

@@ -247,6 +247,9 @@ int sframe_errno(int code);
 #define SFRAME_CK_FP_SAVED	0x4	/* FP at CFA + fp_off (else same) */
 #define SFRAME_CK_OUTERMOST	0x8
 #define SFRAME_CK_STEP		0x10	/* valid and not outermost */
+#define SFRAME_CK_SP8		0x20	/* SP-based, FP unchanged, cfa_off a
+					 * positive multiple of 8
+					 */
 
 struct sframe_cache_ent {
 	u64 pc;			/* lookup PC */
