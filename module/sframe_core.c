@@ -1116,7 +1116,7 @@ const char *sframe_strerror(int code)
 	return sf_names[-code];
 }
 
-int sframe_errno(int code)
+int sframe_errno(int code, int malformed)
 {
 	switch (code) {
 	case SFRAME_OK:
@@ -1129,6 +1129,6 @@ int sframe_errno(int code)
 	case SFRAME_E_ABI:
 		return -EOPNOTSUPP;
 	default:
-		return -EINVAL;
+		return malformed;
 	}
 }

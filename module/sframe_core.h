@@ -221,7 +221,8 @@ int sframe_step(const struct sframe_rule *r, struct sframe_state *st);
 int sframe_fp_step(struct sframe_state *st);
 
 const char *sframe_strerror(int code);
-int sframe_errno(int code);
+/* @malformed: the errno for a malformed section (-EINVAL, -EBADMSG) */
+int sframe_errno(int code, int malformed);
 
 /* ---- a whole walk ------------------------------------------------------ */
 

@@ -329,19 +329,6 @@ static int ureg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
 	return 0;
 }
 
-static int ureg_sec_errno(int code)
-{
-	switch (code) {
-	case SFRAME_E_FAULT:
-		return -EFAULT;
-	case SFRAME_E_VERSION:
-	case SFRAME_E_ABI:
-		return -EOPNOTSUPP;
-	default:
-		return -EBADMSG;
-	}
-}
-
 int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 {
 	struct mm_struct *mm = current->mm;
@@ -379,7 +366,7 @@ int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 		pr_info_ratelimited("pid %d (%s): sframe register refused: section: %s\n",
 				    task_tgid_nr(current), current->comm,
 				    sframe_strerror(err));
-		return ureg_sec_errno(err);
+		return sframe_errno(err, -EBADMSG);
 	}
 	e.sf_lo = sf;
 	e.sf_hi = sf + sf_len;

@@ -67,7 +67,7 @@ int sframe_load_file(const char *prog, const char *path, struct elf_sframe *es,
 		fprintf(stderr, "%s: %s: bad .sframe: %s\n", prog, path,
 			sframe_strerror(err));
 		elf_sframe_free(es);
-		return sframe_errno(err);
+		return sframe_errno(err, -EINVAL);
 	}
 	return 0;
 }
