@@ -46,7 +46,7 @@ struct ureg_ent {
 struct ureg_set {
 	refcount_t ref;
 	struct rcu_head rcu;
-	u32 nr;
+	u32 nr, cap;
 	u64 bytes;
 	struct ureg_ent ent[];	/* by text start, text ranges disjoint */
 };
@@ -74,6 +74,14 @@ static atomic_t ureg_nr_mm = ATOMIC_INIT(0);
  */
 static atomic64_t ureg_gen = ATOMIC64_INIT(1);
 
+/* Bytes of live registry memory (sets and per-mm state), for the stats. */
+static atomic_long_t ureg_bytes = ATOMIC_LONG_INIT(0);
+
+long ureg_memory(void)
+{
+	return atomic_long_read(&ureg_bytes);
+}
+
 static void ureg_changed(void)
 {
 	atomic64_inc_return(&ureg_gen);
@@ -93,16 +101,29 @@ static struct ureg_set *ureg_set_alloc(u32 nr, gfp_t gfp)
 	s = kvmalloc(struct_size(s, ent, nr), gfp);
 	if (!s)
 		return NULL;
+	atomic_long_add(struct_size(s, ent, nr), &ureg_bytes);
 	refcount_set(&s->ref, 1);
 	s->nr = 0;
+	s->cap = nr;
 	s->bytes = 0;
 	return s;
 }
 
+/* A set no reader has seen, or NULL. */
+static void ureg_set_free(struct ureg_set *s)
+{
+	if (!s)
+		return;
+	atomic_long_sub(struct_size(s, ent, s->cap), &ureg_bytes);
+	kvfree(s);
+}
+
 static void ureg_set_put(struct ureg_set *s)
 {
-	if (s && refcount_dec_and_test(&s->ref))
+	if (s && refcount_dec_and_test(&s->ref)) {
+		atomic_long_sub(struct_size(s, ent, s->cap), &ureg_bytes);
 		kvfree_rcu(s, rcu);
+	}
 }
 
 static void ureg_set_add(struct ureg_set *s, const struct ureg_ent *e)
@@ -228,7 +249,7 @@ static int ureg_mn_invalidate(struct mmu_notifier *mn,
 		ureg_set_add(s, e);
 	}
 	if (!s->nr) {
-		kvfree(s);
+		ureg_set_free(s);
 		s = NULL;
 	}
 	rcu_assign_pointer(um->set, s);
@@ -251,6 +272,7 @@ static struct mmu_notifier *ureg_mn_alloc(struct mm_struct *mm)
 	INIT_HLIST_NODE(&um->node);
 	um->mm = mm;
 	atomic_inc(&ureg_nr_mm);
+	atomic_long_add(sizeof(*um), &ureg_bytes);
 	return &um->mn;
 }
 
@@ -260,6 +282,7 @@ static void ureg_mn_free(struct mmu_notifier *mn)
 
 	kfree_rcu(um, rcu);
 	atomic_dec(&ureg_nr_mm);
+	atomic_long_sub(sizeof(*um), &ureg_bytes);
 }
 
 static const struct mmu_notifier_ops ureg_mn_ops = {
@@ -398,7 +421,7 @@ int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 			break;
 		want = ureg_live(old) + 1;
 		spin_unlock(&um->lock);
-		kvfree(s);
+		ureg_set_free(s);
 		if (want > UREG_MAX_ENTRIES) {
 			err = ureg_refuse(-ENOSPC, "too many registrations");
 			goto unlock;
@@ -446,7 +469,7 @@ int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 		ureg_set_put(old);
 unlock:
 	mmap_write_unlock(mm);
-	kvfree(s);
+	ureg_set_free(s);
 	return err;
 }
 
@@ -482,20 +505,20 @@ int ureg_unregister(u64 sf, u64 lo, u64 hi)
 		}
 		if (found < 0) {
 			spin_unlock(&um->lock);
-			kvfree(s);
+			ureg_set_free(s);
 			return -ENOENT;
 		}
 		if (ureg_live(old) == 1 || (s && want == ureg_live(old) - 1))
 			break;
 		want = ureg_live(old) - 1;
 		spin_unlock(&um->lock);
-		kvfree(s);
+		ureg_set_free(s);
 		s = ureg_set_alloc(want, GFP_KERNEL);
 		if (!s)
 			return -ENOMEM;
 	}
 	if (ureg_live(old) == 1) {
-		kvfree(s);
+		ureg_set_free(s);
 		s = NULL;
 	} else {
 		for (i = 0; i < old->nr; i++)

@@ -40,6 +40,8 @@ bool ureg_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec,
  * (acquire: a lookup after it sees those changes).
  */
 u64 ureg_generation(void);
+/* Bytes of live registry memory (stats). */
+long ureg_memory(void);
 
 /* The walk's per-CPU rule cache (uwalk.c), set up with the registry. */
 int uwalk_init(void);
