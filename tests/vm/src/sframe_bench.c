@@ -104,34 +104,31 @@ static NOINLINE int chain(int d)
 	return 0;
 }
 
-static long memfree_kb(void)
+/* The number after the first line of @path that matches @fmt ("key %ld"). */
+static long file_value(const char *path, const char *fmt)
 {
 	char line[128];
 	long v = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f = fopen(path, "r");
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemFree: %ld kB", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
-
-static long registry_bytes(void)
-{
-	char line[128];
-	long v = -1;
-	FILE *f = fopen("/sys/kernel/debug/ustack/stats", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "registry_bytes %ld", &v) == 1)
+		if (sscanf(line, fmt, &v) == 1)
 			break;
 	if (f)
 		fclose(f);
 	if (v < 0)
-		die("no registry_bytes in the stats");
+		die("%s: no line \"%s\"", path, fmt);
 	return v;
+}
+
+static long memfree_kb(void)
+{
+	return file_value("/proc/meminfo", "MemFree: %ld kB");
+}
+
+static long registry_bytes(void)
+{
+	return file_value("/sys/kernel/debug/ustack/stats", "registry_bytes %ld");
 }
 
 /*
