@@ -41,7 +41,7 @@ for t in $tests; do
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
 		[ "$p" -gt 1 ] && [ "$p" != $$ ] &&
-			[ -n "$(tr -d '\0' </proc/$p/cmdline 2>/dev/null)" ] &&
+			[ -n "$(tr -d '\0' 2>/dev/null </proc/$p/cmdline)" ] &&
 			kill -9 "$p" 2>/dev/null
 	done
 	sleep 0.2

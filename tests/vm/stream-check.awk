@@ -4,8 +4,8 @@
 #       [-v exact_samples=N] [-v kchain=sym] [-v ends=outermost] \
 #       [-v hot=f,g [-v min_hot_pct=50]] RECORDING
 # comm's samples (of `event`, if set) must each have a user record with the
-# same cookie and tid; the user record of each such sample ends with one of
-# `ends`; user frames in `obj`, symbolized with `syms` (nm -n), contain
+# same cookie and tid, before or after them; the user record of each such
+# sample ends with one of `ends`; user frames in `obj`, symbolized with `syms` (nm -n), contain
 # `chain` (innermost first) in order; user-record cookies are unique;
 # `kchain`, if set, must appear in each sample's kernel stack.  With `hot`,
 # the end and chain checks apply only to stacks whose first frame is in one
@@ -70,8 +70,9 @@ BEGIN {
 	cur_user = ""
 	if (c in user_seen) { fail("two user records for cookie " c); next }
 	user_seen[c] = 1
-	if (!(c in sample_tid)) next
-	cur_user = c; user_tid[c] = kv("tid"); nuser++
+	# kept whether or not its samples came yet: a sample taken on the
+	# way back to user space after the walk follows the user record
+	cur_user = c; user_tid[c] = kv("tid")
 	user_end[c] = kv("end")
 	frames[c] = ""
 	next
@@ -94,6 +95,7 @@ END {
 	for (c in sample_tid) {
 		ncookies++
 		if (!(c in user_tid)) { fail("sample " c " has no user record"); nmissing++; continue }
+		nuser++
 		if (user_tid[c] != sample_tid[c]) fail("cookie " c ": sample tid " sample_tid[c] ", user tid " user_tid[c])
 		if (!kfound[c]) fail("sample " c ": no " kchain " in its kernel stack")
 		n = split(frames[c], fr, " ")
