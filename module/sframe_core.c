@@ -915,9 +915,9 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 	u64 sp = st->sp, fp = st->fp;
 	u64 lo = 0, span = ~0ULL, hi = ~0ULL;
 	struct sframe_cache_ent *e, *n;
-	u64 *out, *out_end;
-	u8 *mout;
+	u32 i = nr;
 	u64 cfa, ra;
+	u32 next;
 	u8 kind;
 
 	if (nr >= max || (st->exact_ip && !st->topmost) ||
@@ -934,9 +934,6 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 						      st->ip - 1);
 	if (!e)
 		return nr;
-	out = ips + nr;
-	out_end = ips + max;
-	mout = methods ? methods + nr : NULL;
 	if (st->topmost) {
 		/* the interrupted frame: exact IP, CFA may equal SP */
 		kind = e->kind;
@@ -973,15 +970,19 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 stepped:
 		sp = cfa;
 		if (methods)
-			*mout++ = USTACK_METHOD_SFRAME;
-		*out++ = ra;
-		if (unlikely(out >= out_end))
+			methods[i] = USTACK_METHOD_SFRAME;
+		ips[i++] = ra;
+		if (unlikely(i >= max))
 			break;
 		if (stop_mask && !(ra & stop_mask))
 			break;
-		n = (struct sframe_cache_ent *)((char *)c->e +
-						(e->next & SF_CACHE_OFF_MASK));
-		if (unlikely(n->pc != ra - 1)) {
+		/*
+		 * The next guess is a load away, no arithmetic: this chain
+		 * of loads bounds the loop.  Its range check is a branch.
+		 */
+		next = e->next;
+		n = (struct sframe_cache_ent *)((char *)c->e + next);
+		if (unlikely((next & ~SF_CACHE_OFF_MASK) || n->pc != ra - 1)) {
 			n = (struct sframe_cache_ent *)sf_cache_find(c, ra - 1);
 			if (!n)
 				break;
@@ -989,15 +990,15 @@ stepped:
 		}
 		e = n;
 	}
-	if (out == ips + nr)	/* not one step */
+	if (i == nr)	/* not one step */
 		return nr;
-	st->ip = out[-1];
+	st->ip = ips[i - 1];
 	st->sp = sp;
 	st->fp = fp;
 	st->gpr = NULL;
 	st->topmost = false;
 	st->exact_ip = false;
-	return (u32)(out - ips);
+	return i;
 }
 
 u32 sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,

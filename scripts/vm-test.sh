@@ -82,6 +82,10 @@ if [ "${USTACK_VM_PYTHON:-0}" = 1 ]; then
 fi
 
 initrd=$work/initramfs.cpio
+# For naming a stalled guest's vCPU places (boot.sh): the kernel's symbols,
+# cached per image, and the module's.
+export USTACK_VM_KALLSYMS=$cache/vm/kallsyms.$(cksum <"$VMLINUZ" | cut -d" " -f1)
+export USTACK_VM_KO=$build/module/ustack.ko
 "$top/scripts/vm/initramfs.sh" "$initrd" "$KREL" "$MODROOT" "$stage"
 
 # Boot.  Tests named smp4-* need 4 vCPUs (migration): they get a boot of

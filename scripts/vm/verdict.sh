@@ -22,6 +22,7 @@ if echo "$clean" | grep -q '^USTACK-DONE'; then
 	echo "PASS: vm/$label/boot-complete"
 else
 	echo "FAIL: vm/$label/boot-complete: $note, no end marker (see $log)"
+	echo "$clean" | grep -v '^ *$' | tail -n 12 | sed 's/^/    | /'
 fi
 
 # The whole log: the console (live, in case the guest died) and the full

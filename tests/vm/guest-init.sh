@@ -20,20 +20,55 @@ per_test_timeout=$(param ustack_timeout)
 export USTACK_KREL=$(uname -r)
 
 echo "USTACK-BOOTED $(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)"
+# The host keeps the kernel's text symbols (nokaslr) to name where the vCPUs
+# of a stalled guest are: the first boot of an image sends them.
+[ "$(param ustack_kallsyms)" = 1 ] && grep ' [tT] ' /proc/kallsyms >/dev/ttyS1
 # Debug kernels: forget what boot itself left unreferenced, so that the
 # final scan reports only what the tests did.
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo scan >/sys/kernel/debug/kmemleak
 	echo clear >/sys/kernel/debug/kmemleak
 fi
+finish() {	# the kernel log, taint flags and the end of the VM
+	if [ -w /sys/kernel/debug/kmemleak ]; then
+		echo scan >/sys/kernel/debug/kmemleak; sleep 5
+		echo scan >/sys/kernel/debug/kmemleak
+		# Only leaks with a module in their backtrace count: 6.1 itself leaks a
+		# few ACPI objects at boot (tests/debugkernel/NOTES.md).
+		echo "USTACK-KMEMLEAK-BEGIN"
+		if [ -f /opt/ustack/kmemleak-filter.awk ]; then
+			awk -f /opt/ustack/kmemleak-filter.awk /sys/kernel/debug/kmemleak
+		else
+			cat /sys/kernel/debug/kmemleak
+		fi
+		echo "USTACK-KMEMLEAK-END"
+	fi
+	echo "USTACK-TAINTED $(cat /proc/sys/kernel/tainted)"
+	echo "USTACK-DMESG-BEGIN"
+	dmesg
+	echo "USTACK-DMESG-END"
+	echo "USTACK-DONE"
+	sync
+	reboot -f
+}
+
 cd /tests/vm || exit 1
 for t in $tests; do
 	echo "USTACK-TEST-BEGIN $t at $(cut -d" " -f1 /proc/uptime)s"
 	# A test may ask for more time with a line "# timeout: SECONDS".
 	tmo=$(sed -n 's/^# timeout: \([0-9]*\)$/\1/p' "./$t.sh" | head -n1)
 	tmo=${tmo:-$per_test_timeout}
+	# A test stuck in the kernel outlives even SIGKILL (and timeout waits
+	# for it): then the blocked tasks and every CPU's stack go to the
+	# kernel log, and the boot ends here.
+	( sleep $((tmo + 30))
+	  echo "USTACK-RESULT FAIL $t: still there 30 s after its ${tmo}s limit (stuck in the kernel; blocked tasks and CPUs in the kernel log)"
+	  echo w >/proc/sysrq-trigger; echo l >/proc/sysrq-trigger
+	  finish ) &
+	watchdog=$!
 	timeout -s KILL "$tmo" sh "./$t.sh" >/tmp/test.out 2>&1
 	rc=$?
+	kill $watchdog
 	# Nothing a test started may outlive it: a failed or timed-out test's
 	# children would write into the next test's output, or hold
 	# /dev/ustack open (and the module) into the next test.  Kernel
@@ -55,23 +90,4 @@ for t in $tests; do
 	fi
 done
 
-if [ -w /sys/kernel/debug/kmemleak ]; then
-	echo scan >/sys/kernel/debug/kmemleak; sleep 5
-	echo scan >/sys/kernel/debug/kmemleak
-	# Only leaks with a module in their backtrace count: 6.1 itself leaks a
-	# few ACPI objects at boot (tests/debugkernel/NOTES.md).
-	echo "USTACK-KMEMLEAK-BEGIN"
-	if [ -f /opt/ustack/kmemleak-filter.awk ]; then
-		awk -f /opt/ustack/kmemleak-filter.awk /sys/kernel/debug/kmemleak
-	else
-		cat /sys/kernel/debug/kmemleak
-	fi
-	echo "USTACK-KMEMLEAK-END"
-fi
-echo "USTACK-TAINTED $(cat /proc/sys/kernel/tainted)"
-echo "USTACK-DMESG-BEGIN"
-dmesg
-echo "USTACK-DMESG-END"
-echo "USTACK-DONE"
-sync
-reboot -f
+finish

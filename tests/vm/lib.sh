@@ -26,6 +26,8 @@ ustack_load() {
 	ustack_unload
 	[ -f "/lib/modules/$KREL/updates/ustack.ko" ] || ustack_install
 	modprobe ustack "$@" || fail "modprobe ustack"
+	# Where its code is, for the host to name a stalled vCPU's place.
+	echo "ustack: .text at $(cat /sys/module/ustack/sections/.text)" >/dev/kmsg
 }
 
 
