@@ -20,7 +20,8 @@
 # line, and the guest is stopped.
 # A boot that fails by the emulator is booted once more, and says so (RETRY
 # line; the first log is kept as LOG.first): an int3 oops or stall in its
-# kernel log, a stall with a vCPU in int3 handling, or a stall with every
+# kernel log, a stall where QEMU's monitor does not answer (QEMU itself
+# hung), a stall with a vCPU in int3 handling, or a stall with every
 # vCPU idle in every sample, long after the running test's time limit (the
 # guest's timers stopped: its own timeout never fired).  Any other stall
 # is a failure, reported with the vCPUs' places.
@@ -121,13 +122,15 @@ run_qemu() {	# a guest stuck in that race, or stalled, is stopped at once
 	kill $reader 2>/dev/null
 	return $rc
 }
-emulator_stall() {	# why a stall is the emulator's, if it is: a vCPU in
-	# int3 handling (the race above), or every vCPU idle in every sample
-	# long past the running test's time limit: the guest's timers stopped
-	# (its own timeout never fired)
+emulator_stall() {	# why a stall is the emulator's, if it is: QEMU
+	# does not answer, a vCPU is in int3 handling (the race above), or
+	# every vCPU is idle in every sample long past the running test's time
+	# limit: the guest's timers stopped (its own timeout never fired)
 	local places=${stall#*vCPUs: }
 	[ -n "$stall" ] || return 1
-	if [[ $places == *int3* ]]; then
+	if [[ $places == "no answer from the QEMU monitor" ]]; then
+		echo "QEMU itself hung (its monitor does not answer)"
+	elif [[ $places == *int3* ]]; then
 		echo "the emulator's text-patching race (a stalled vCPU in int3 handling)"
 	elif [ "$(grep -o 'vCPU[0-9]* [^,;]*' <<<"$places" | grep -vc '(halted)$')" = 0 ]; then
 		echo "the guest's timers stopped (every vCPU idle past the test's time limit)"
