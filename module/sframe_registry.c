@@ -109,19 +109,25 @@ static struct ureg_set *ureg_set_alloc(u32 nr, gfp_t gfp)
 	return s;
 }
 
+/* The set's bytes leave the registry's count. */
+static void ureg_set_uncount(const struct ureg_set *s)
+{
+	atomic_long_sub(struct_size(s, ent, s->cap), &ureg_bytes);
+}
+
 /* A set no reader has seen, or NULL. */
 static void ureg_set_free(struct ureg_set *s)
 {
 	if (!s)
 		return;
-	atomic_long_sub(struct_size(s, ent, s->cap), &ureg_bytes);
+	ureg_set_uncount(s);
 	kvfree(s);
 }
 
 static void ureg_set_put(struct ureg_set *s)
 {
 	if (s && refcount_dec_and_test(&s->ref)) {
-		atomic_long_sub(struct_size(s, ent, s->cap), &ureg_bytes);
+		ureg_set_uncount(s);
 		kvfree_rcu(s, rcu);
 	}
 }
