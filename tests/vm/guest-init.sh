@@ -63,6 +63,11 @@ for t in $tests; do
 	# kernel log, and the boot ends here.
 	( sleep $((tmo + 30))
 	  echo "USTACK-RESULT FAIL $t: still there 30 s after its ${tmo}s limit (stuck in the kernel; blocked tasks and CPUs in the kernel log)"
+	  for p in /proc/[0-9]*; do	# each user task's state and kernel stack
+		[ -n "$(tr -d '\0' 2>/dev/null <$p/cmdline)" ] || continue
+		echo "    ${p#/proc/} $(cat $p/comm 2>/dev/null): $(sed -n 's/^State:\t//p' $p/status 2>/dev/null)"
+		sed 's/^/        /' $p/stack 2>/dev/null
+	  done
 	  echo w >/proc/sysrq-trigger; echo l >/proc/sysrq-trigger
 	  finish ) &
 	watchdog=$!
