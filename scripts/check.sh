@@ -5,6 +5,7 @@
 #   AREAS="sframe report"   host areas to run (default: all; "none" for none)
 #   KERNELS="6.1 6.12"      kernels (default: kernels.conf, plus debug)
 #   TESTS="load modinfo"    VM tests (default: all of tests/vm)
+#   USTACK_CHECK_BUDGET=4200 seconds after which no further kernel is started
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -21,7 +22,10 @@ run() {	# run LABEL CMD...: stream a step's lines, keep its PASS/FAIL lines
 	local t0=$SECONDS
 	echo "== $1" | tee -a "$log"
 	shift
-	"$@" 2>&1 | tee -a "$log" | grep --line-buffered -E '^(PASS|FAIL): ' | tee -a "$results"
+	# (STALL and RETRY lines, and a failed boot's last console lines, are
+	# shown too; only PASS and FAIL lines count)
+	"$@" 2>&1 | tee -a "$log" | grep --line-buffered -E '^(PASS|FAIL|STALL|RETRY): |^    \| ' |
+		tee -a "$results"
 	local dt=$((SECONDS - t0))
 	echo "   took ${dt} s" | tee -a "$log"
 }
@@ -40,8 +44,17 @@ done
 
 default_kernels="${KERNEL_NAMES[*]}"
 [ -x scripts/debug-kernel.sh ] && default_kernels="$default_kernels debug"
+# A kernel is started only within the time budget (CI stops at 90 min; a
+# whole run takes about 35 on a fresh machine): past it, it is a failure
+# that says so, not a run cut off without a count.
+budget=${USTACK_CHECK_BUDGET:-4200}
 for k in ${KERNELS:-$default_kernels}; do
 	[ "$k" = none ] && continue
+	if [ $SECONDS -gt "$budget" ]; then
+		echo "FAIL: vm/$k: not run: make check has used its ${budget} s budget (USTACK_CHECK_BUDGET)" |
+			tee -a "$log" "$results"
+		continue
+	fi
 	# shellcheck disable=SC2086
 	USTACK_LOG_SUFFIX= run "vm: $k" bash scripts/vm-test.sh "$k" ${TESTS:-}
 done
