@@ -67,3 +67,22 @@ BUG: KASAN: slab-out-of-bounds in ustack_read+0x1/0x2 [ustack]
 unreferenced object 0xffff888003c1c000 (size 64):
 general protection fault, probably for non-canonical address 0xdead000000000100
 SAMPLES
+
+# A stalled guest's vCPUs are named from QEMU's "info registers -a": a
+# kernel address by kallsyms, a module address by ustack.ko's .text
+# symbols and where that .text was loaded, HLT=1 as halted.
+printf '%s\n' 'ffffffff81000000 T _text' 'ffffffff81a59280 t native_safe_halt' \
+	'ffffffff81a59300 T next_fn' 'ffffffff81b00000 D some_data' >"$tmp/kmap"
+printf '%s\n' '0000000000000000 ustack_first' '0000000000000100 ustack_walk' >"$tmp/modmap"
+out=$(printf '%s\n' 'info registers -a' 'CPU#0' 'RAX=0000000000000000 RBX=0000000000000000' \
+	'RIP=ffffffff81a592eb RFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=1' \
+	'CPU#1' 'RIP=ffffffffc0201123 RFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=0' \
+	'CPU#2' 'RIP=0000000000401000 RFL=00000246 [---Z-P-] CPL=3 II=0 A20=1 SMM=0 HLT=0' |
+	awk -v kmap="$tmp/kmap" -v modmap="$tmp/modmap" -v modbase=0xffffffffc0201000 \
+		-f "$top/scripts/vm/vcpu-places.awk")
+want='vCPU0 native_safe_halt+0x6b (halted), vCPU1 ustack_walk+0x23 [ustack], vCPU2 0000000000401000'
+if [ "$out" = "$want" ]; then
+	echo "PASS: vmbench/vcpu-places"
+else
+	echo "FAIL: vmbench/vcpu-places: got '$out', want '$want'"
+fi
