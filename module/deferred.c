@@ -419,6 +419,17 @@ static bool signal_frame_since_request(const struct pt_regs *live)
 	       live->ip == (unsigned long)READ_ONCE(current->sighand->action[sig - 1].sa.sa_handler);
 }
 
+/*
+ * The kernel restarted the interrupted system call of the request (a tick
+ * between get_signal() and the restart on the way out): the IP is back on
+ * the 2-byte syscall instruction, the stack untouched.
+ */
+static bool syscall_restart_since_request(const struct ustack_task *st,
+					  const struct pt_regs *live)
+{
+	return live->sp == st->regs.sp && live->ip == st->regs.ip - 2;
+}
+
 static void walk(struct ustack_task *st)
 {
 	struct pt_regs *live = task_pt_regs(current);
@@ -436,10 +447,13 @@ static void walk(struct ustack_task *st)
 		/*
 		 * The walk starts from the registers of the request.  Besides
 		 * a bug, only the kernel changes them meanwhile: a signal
-		 * frame set up after the request (counted apart), ptrace.
+		 * frame set up after the request, a system call restart
+		 * (both counted apart), ptrace.
 		 */
 		if (moved && signal_frame_since_request(live))
 			atomic_long_inc(&ustack_stats.regs_signal);
+		else if (moved && syscall_restart_since_request(st, live))
+			atomic_long_inc(&ustack_stats.regs_restart);
 		else if (moved)
 			atomic_long_inc(&ustack_stats.regs_mismatch);
 		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,

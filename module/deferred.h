@@ -80,7 +80,7 @@ void ustack_stream_user_exit(void);
 struct ustack_stats {
 	atomic_long_t requests, coalesced, walks, deliveries, stays;
 	atomic_long_t nomem, regs_mismatch, max_depth, walk_ns;
-	atomic_long_t nmi_requests, nmi_refused, regs_signal;
+	atomic_long_t nmi_requests, nmi_refused, regs_signal, regs_restart;
 	atomic_long_t methods[USTACK_METHOD_MAX];
 	atomic_long_t ends[USTACK_END_MAX];
 };

@@ -22,6 +22,7 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(nomem);
 	SHOW(regs_mismatch);
 	SHOW(regs_signal);
+	SHOW(regs_restart);
 	SHOW(max_depth);
 	SHOW(walk_ns);
 	SHOW(nmi_requests);
