@@ -9,6 +9,12 @@
  * Readers share the ring: each record goes to exactly one read() (like a
  * pipe); text is rendered at read time, binary records are copied as they
  * are.  The ring exists while at least one reader holds /dev/ustack open.
+ *
+ * Wake-ups are batched, as perf batches them: a sleeping reader is woken
+ * WAKE_DELAY_MS after the first record it waits for, or at once when the
+ * ring is a quarter full.  One wake-up per record (two per sample) cost a
+ * CPU-bound task sampled at 999 Hz a third of its speed under TCG: an
+ * irq_work interrupt and a cross-CPU wake-up each time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,6 +28,7 @@
 #include <linux/kallsyms.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <uapi/ustack.h>
@@ -37,6 +44,9 @@ struct stream {
 	atomic_t nmi_lost;	/* samples an NMI found the lock taken for */
 	wait_queue_head_t wait;
 	struct irq_work wakeup;	/* wake readers from any context */
+	struct timer_list wake_timer;
+	unsigned long wake_armed;	/* bit 0: a wake-up is on its way */
+	atomic64_t wakeups;		/* reader wake-ups, for the stats */
 };
 
 static struct stream stream = {
@@ -89,9 +99,43 @@ static bool stream_lock_nmi(void)
 	return false;
 }
 
+#define WAKE_DELAY_MS	10
+
+static void stream_wake_now(void)
+{
+	clear_bit(0, &stream.wake_armed);
+	atomic64_inc(&stream.wakeups);
+	wake_up_interruptible(&stream.wait);
+}
+
+static void stream_wake_timer(struct timer_list *t)
+{
+	stream_wake_now();
+}
+
+/* Unlocked: a stale size or head only moves a wake-up by WAKE_DELAY_MS. */
+static bool stream_quarter_full(void)
+{
+	return READ_ONCE(stream.head) - READ_ONCE(stream.tail) >=
+	       READ_ONCE(stream.size) / 4;
+}
+
 static void stream_wakeup(struct irq_work *work)
 {
-	wake_up_interruptible(&stream.wait);
+	if (stream_quarter_full())
+		stream_wake_now();
+	else
+		mod_timer(&stream.wake_timer,
+			  jiffies + msecs_to_jiffies(WAKE_DELAY_MS));
+}
+
+/* After a record was written: start a wake-up unless one is on its way. */
+static void stream_kick_reader(void)
+{
+	if (!wq_has_sleeper(&stream.wait))
+		return;	/* a reader that is not asleep reads on */
+	if (!test_and_set_bit(0, &stream.wake_armed) || stream_quarter_full())
+		irq_work_queue(&stream.wakeup);
 }
 
 static void ring_copy_in(u64 pos, const void *src, u32 len)
@@ -186,9 +230,8 @@ out:
 		raw_spin_unlock(&stream.lock);
 	else
 		stream_unlock(flags);
-	/* No interrupt for a reader that is not asleep: it reads on. */
-	if (ok && wq_has_sleeper(&stream.wait))
-		irq_work_queue(&stream.wakeup);
+	if (ok)
+		stream_kick_reader();
 	return ok;
 }
 
@@ -206,6 +249,11 @@ u64 ustack_stream_queued(void)
 u64 ustack_stream_dropped(void)
 {
 	return READ_ONCE(stream.dropped_total);
+}
+
+u64 ustack_stream_wakeups(void)
+{
+	return atomic64_read(&stream.wakeups);
 }
 
 /* Pop the next record into @dst (@cap bytes).  Returns its size, 0 if none. */
@@ -404,6 +452,8 @@ static void stream_stop(void)
 	WRITE_ONCE(stream.buf, NULL);
 	stream_unlock(flags);
 	irq_work_sync(&stream.wakeup);
+	del_timer_sync(&stream.wake_timer);
+	clear_bit(0, &stream.wake_armed);	/* a cancelled timer's */
 	vfree(buf);
 }
 
@@ -593,10 +643,14 @@ static struct miscdevice ustack_misc = {
 int ustack_dev_init(void)
 {
 	init_irq_work(&stream.wakeup, stream_wakeup);
+	timer_setup(&stream.wake_timer, stream_wake_timer, 0);
 	return misc_register(&ustack_misc);
 }
 
 void ustack_dev_exit(void)
 {
 	misc_deregister(&ustack_misc);
+	/* A writer that raced the last close may have started a wake-up. */
+	irq_work_sync(&stream.wakeup);
+	del_timer_sync(&stream.wake_timer);
 }

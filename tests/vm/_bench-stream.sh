@@ -7,11 +7,11 @@
 # `sframe-register run`, so is their baseline (workload_base_shim_ms);
 # perf's runs are plain, so is theirs (workload_base_ms).  elapsed_ns is
 # timed inside the program around the work loop only.  Under TCG on a
-# loaded host the run-to-run noise is large: BENCH_ROUNDS (default 3)
-# rounds over all configurations, the best of each.
+# loaded host the run-to-run noise is large: BENCH_ROUNDS (default 5)
+# rounds over all configurations, the best of each; the workload runs about 0.85 s.
 . ./lib.sh
-N=${BENCH_WORK:-800}
-R=${BENCH_ROUNDS:-3}
+N=${BENCH_WORK:-2400}
+R=${BENCH_ROUNDS:-5}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
 one() {	# one CONFIG: elapsed_ns of one timed run of the workload

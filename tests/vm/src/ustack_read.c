@@ -6,6 +6,7 @@
  *                             poll times out, then reports data
  *   ustack_read binary SECS   binary mode: every record well-formed;
  *                             prints the count of each type
+ *   ustack_read batched SECS  blocking reads return batches of records
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -137,6 +138,39 @@ static int binary(double secs)
 	return 0;
 }
 
+/*
+ * Blocking reads for SECS seconds of a stream of about 1000 records a
+ * second: wake-ups come in batches, so a read returns several records.
+ */
+static int batched(double secs)
+{
+	static char buf[1 << 20];
+	unsigned long reads = 0, records = 0;
+	struct timespec t0, t;
+	int fd = open("/dev/ustack", O_RDONLY);
+	unsigned int fmt = USTACK_FORMAT_BINARY;
+
+	if (fd < 0 || ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt))
+		DIE("batched: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ssize_t n = read(fd, buf, sizeof(buf)), off = 0;
+
+		if (n <= 0)
+			DIE("batched read: %s", n ? strerror(errno) : "EOF");
+		reads++;
+		while (off < n) {
+			records++;
+			off += ((struct ustack_rec_hdr *)(buf + off))->size;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	printf("batched reads=%lu records=%lu\n", reads, records);
+	if (records < 100 || records < 4 * reads)
+		DIE("blocking reads got %lu records in %lu reads: not batched", records, reads);
+	return 0;
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_term(int sig)
@@ -186,8 +220,10 @@ int main(int argc, char **argv)
 		return nonblock();
 	if (argc == 3 && !strcmp(argv[1], "dump"))
 		return dump(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "batched"))
+		return batched(atof(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "binary"))
 		return binary(atof(argv[2]));
-	fprintf(stderr, "usage: ustack_read perm | nonblock | binary SECS\n");
+	fprintf(stderr, "usage: ustack_read perm | nonblock | binary SECS | batched SECS\n");
 	return 2;
 }
