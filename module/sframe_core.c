@@ -794,7 +794,8 @@ bool sframe_cache_put(struct sframe_cache *c, u64 pc,
 	n.pc = pc;
 	n.cfa_off = 0;
 	n.fp_off = 0;
-	n.next = 0;
+	n.next = NULL;
+	memset(n.pad, 0, sizeof(n.pad));
 	if (r->flags & SFRAME_R_OUTERMOST) {
 		if (r->flags & (SFRAME_R_FLEX | SFRAME_R_SIGNAL))
 			return false;
@@ -858,12 +859,10 @@ void sframe_cache_reset(struct sframe_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* next is a u16 byte offset of a 16-byte entry */
-_Static_assert(sizeof(struct sframe_cache_ent) == 16, "cache entry size");
-_Static_assert(SFRAME_CACHE_SIZE * 16 <= 65536, "cache too large");
+_Static_assert(sizeof(struct sframe_cache_ent) == 32, "cache entry size");
 _Static_assert(!(SFRAME_CACHE_SETS & (SFRAME_CACHE_SETS - 1)), "sets");
 
-/* e[] byte offsets of entries: 16-byte aligned, inside the array */
+/* e[] byte offsets of entries: 32-byte aligned, inside the array */
 #define SF_CACHE_OFF_MASK	((SFRAME_CACHE_SIZE - 1) * \
 				 sizeof(struct sframe_cache_ent))
 
@@ -917,7 +916,6 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 	struct sframe_cache_ent *e, *n;
 	u32 i = nr;
 	u64 cfa, ra;
-	u32 next;
 	u8 kind;
 
 	if (nr >= max || (st->exact_ip && !st->topmost) ||
@@ -980,13 +978,13 @@ stepped:
 		 * The next guess is a load away, no arithmetic: this chain
 		 * of loads bounds the loop.  Its range check is a branch.
 		 */
-		next = e->next;
-		n = (struct sframe_cache_ent *)((char *)c->e + next);
-		if (unlikely((next & ~SF_CACHE_OFF_MASK) || n->pc != ra - 1)) {
+		n = e->next;
+		if (unlikely((((unsigned long)n - (unsigned long)c->e) &
+			      ~SF_CACHE_OFF_MASK) || n->pc != ra - 1)) {
 			n = (struct sframe_cache_ent *)sf_cache_find(c, ra - 1);
 			if (!n)
 				break;
-			e->next = (u16)((char *)n - (char *)c->e);
+			e->next = n;
 		}
 		e = n;
 	}

@@ -228,10 +228,11 @@ int sframe_errno(int code, int malformed);
 
 /*
  * Optional rule cache for sframe_walk(), owned by the caller (no allocation
- * here): 4-way set associative by lookup PC, 16 bytes an entry, a set per
- * cache line.  Each entry also remembers where its caller's entry was the
- * last time (checked before use), so a repeated stack chains entry to
- * entry without waiting for the return address to be hashed.  It holds the
+ * here): 4-way set associative by lookup PC, 32 bytes an entry, 16 KiB.
+ * Each entry also points to its caller's entry of the last time (checked
+ * before use), so a repeated stack chains entry to entry, one load a
+ * frame, without waiting for the return address to be hashed.  The cache
+ * must not be copied: the pointers are into its own array.  It holds the
  * default-shape rules (CFA = SP/FP + off, RA at CFA-8, FP unchanged or at
  * CFA+off, off within s8) and outermost markers; flex and signal rules are
  * looked up each time.  Entries are keyed by PC only: reset the
@@ -239,7 +240,7 @@ int sframe_errno(int code, int malformed);
  * the whole cache with the owner of its sections (uwalk.c).
  */
 #define SFRAME_CACHE_WAYS	4
-#define SFRAME_CACHE_SETS	256	/* a power of two */
+#define SFRAME_CACHE_SETS	128	/* a power of two */
 #define SFRAME_CACHE_SIZE	(SFRAME_CACHE_WAYS * SFRAME_CACHE_SETS)
 
 /* sframe_cache_ent.kind; 0: empty */
@@ -254,12 +255,13 @@ int sframe_errno(int code, int malformed);
 
 struct sframe_cache_ent {
 	u64 pc;			/* lookup PC */
+	struct sframe_cache_ent *next;	/* the caller's entry last time:
+					 * a guess, checked before use
+					 */
 	s32 cfa_off;
-	u16 next;		/* byte offset in e[] of the caller's entry
-				 * last time: a guess, checked before use
-				 */
 	s8 fp_off;
 	u8 kind;		/* SFRAME_CK_* */
+	u8 pad[10];		/* zero */
 };
 
 struct sframe_cache {

@@ -118,8 +118,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < 3; i++) {
 			if (i == 2)	/* wrong next-entry guesses: only slower */
 				for (k = 0; k < SFRAME_CACHE_SIZE; k++)
-					cache.e[k].next = (u16)(k * 40503u +
-								size);
+					cache.e[k].next =
+						(struct sframe_cache_ent *)
+						((uintptr_t)cache.e +
+						 (k * 40503u + size) %
+						 (sizeof(cache.e) + 64));
 			sframe_walk(&w);
 			if (w.nr != ref_nr || w.end != ref_end ||
 			    memcmp(ips, ref, ref_nr * sizeof(u64)))

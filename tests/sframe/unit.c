@@ -585,7 +585,8 @@ static void test_walk(void)
 		}
 		/* wrong next-entry guesses only cost a set probe */
 		for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
-			cache.e[k].next = (u16)(k * 40503u + 7);
+			cache.e[k].next = (struct sframe_cache_ent *)
+				((uintptr_t)cache.e + (k * 40503u + 7) % (sizeof(cache.e) + 64));
 		memset(ips, 0, sizeof(ips));
 		sframe_walk(&w);
 		same &= w.nr == 4 && !memcmp(ips, ref, 4 * sizeof(u64));
