@@ -32,6 +32,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "dropped %llu\n", ustack_stream_dropped());
 	seq_printf(m, "active %d\n", ustack_stream_active());
 	seq_printf(m, "queued %llu\n", ustack_stream_queued());
+	seq_printf(m, "written_bytes %llu\n", ustack_stream_written());
+	seq_printf(m, "read_bytes %llu\n", ustack_stream_read_bytes());
 	seq_printf(m, "reader_wakeups %llu\n", ustack_stream_wakeups());
 	ustack_sampling_counters(&cycles, &cpu_clock);
 	seq_printf(m, "sampling_cycles_cpus %d\n", cycles);

@@ -251,6 +251,17 @@ u64 ustack_stream_dropped(void)
 	return READ_ONCE(stream.dropped_total);
 }
 
+/* Bytes written and read since the ring was made: free-running. */
+u64 ustack_stream_written(void)
+{
+	return READ_ONCE(stream.head);
+}
+
+u64 ustack_stream_read_bytes(void)
+{
+	return READ_ONCE(stream.tail);
+}
+
 u64 ustack_stream_wakeups(void)
 {
 	return atomic64_read(&stream.wakeups);

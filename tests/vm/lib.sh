@@ -46,13 +46,21 @@ record_start() {
 	done
 }
 
-record_stop() {
-	sleep ${1:-0.5}
-	# Let the reader drain what is queued (at most ~60 s).
+# Wait (at most ~60 s) until the readers have read all that was written
+# before the call.  Not "queued 0": a woken reader finds the records of the
+# last 10 ms, and this loop's own processes make new ones meanwhile.
+stream_drain() {
+	w=$(sed -n 's/^written_bytes //p' /sys/kernel/debug/ustack/stats)
 	i=0
-	while ! grep -q '^queued 0$' /sys/kernel/debug/ustack/stats && [ $i -lt 600 ]; do
+	while [ "$(sed -n 's/^read_bytes //p' /sys/kernel/debug/ustack/stats)" -lt "$w" ] &&
+		[ $i -lt 600 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
+}
+
+record_stop() {
+	sleep ${1:-0.5}
+	stream_drain
 	kill "$RECORDER" 2>/dev/null
 	wait "$RECORDER" 2>/dev/null
 }

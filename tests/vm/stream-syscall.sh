@@ -17,8 +17,7 @@ w=$!
 param_set pid $w
 echo >/tmp/go
 wait $w || fail "workload"
-i=0
-while ! grep -q '^queued 0$' /sys/kernel/debug/ustack/stats && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+stream_drain
 kill -TERM $r; wait $r
 cat /tmp/dump.txt
 ustack-report --folded --event syscall:write --kallsyms /proc/kallsyms /tmp/rec.bin >/tmp/folded || fail "ustack-report"
