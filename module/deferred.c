@@ -430,6 +430,17 @@ static bool syscall_restart_since_request(const struct ustack_task *st,
 	return live->sp == st->regs.sp && live->ip == st->regs.ip - 2;
 }
 
+/* Counted, and said with both register sets: a bug here or a new case. */
+static void regs_mismatch(const struct ustack_task *st,
+			  const struct pt_regs *live)
+{
+	atomic_long_inc(&ustack_stats.regs_mismatch);
+	pr_info_ratelimited("pid %d (%s): user registers moved between request and walk: ip %lx -> %lx, sp %lx -> %lx, ax %lx -> %lx\n",
+			    task_pid_nr(current), current->comm, st->regs.ip,
+			    live->ip, st->regs.sp, live->sp, st->regs.ax,
+			    live->ax);
+}
+
 static void walk(struct ustack_task *st)
 {
 	struct pt_regs *live = task_pt_regs(current);
@@ -455,7 +466,7 @@ static void walk(struct ustack_task *st)
 		else if (moved && syscall_restart_since_request(st, live))
 			atomic_long_inc(&ustack_stats.regs_restart);
 		else if (moved)
-			atomic_long_inc(&ustack_stats.regs_mismatch);
+			regs_mismatch(st, live);
 		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,
 					  pool_frames, &st->end);
 	}
