@@ -37,7 +37,6 @@ u64 ustack_stream_dropped(void);
 u64 ustack_stream_wakeups(void);
 u64 ustack_stream_written(void);
 u64 ustack_stream_read_bytes(void);
-u64 ustack_stream_queued(void);
 const char *ustack_method_name(unsigned int m);	/* "sframe", ... */
 const char *ustack_end_name(unsigned int e);	/* "outermost", ... */
 

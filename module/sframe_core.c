@@ -788,14 +788,9 @@ const struct sframe_cache_ent *sframe_cache_get(const struct sframe_cache *c,
 bool sframe_cache_put(struct sframe_cache *c, u64 pc,
 		      const struct sframe_rule *r)
 {
-	struct sframe_cache_ent *e, n;
+	struct sframe_cache_ent *e, n = { .pc = pc };	/* the rest zero */
 	int i;
 
-	n.pc = pc;
-	n.cfa_off = 0;
-	n.fp_off = 0;
-	n.next = NULL;
-	memset(n.pad, 0, sizeof(n.pad));
 	if (r->flags & SFRAME_R_OUTERMOST) {
 		if (r->flags & (SFRAME_R_FLEX | SFRAME_R_SIGNAL))
 			return false;

@@ -12,6 +12,7 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	struct ustack_stats *s = &ustack_stats;
 	int i, cycles, cpu_clock;
+	u64 written, read;
 
 #define SHOW(f) seq_printf(m, "%s %ld\n", #f, atomic_long_read(&s->f))
 	SHOW(requests);
@@ -31,9 +32,11 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "registry_bytes %ld\n", ureg_memory());
 	seq_printf(m, "dropped %llu\n", ustack_stream_dropped());
 	seq_printf(m, "active %d\n", ustack_stream_active());
-	seq_printf(m, "queued %llu\n", ustack_stream_queued());
-	seq_printf(m, "written_bytes %llu\n", ustack_stream_written());
-	seq_printf(m, "read_bytes %llu\n", ustack_stream_read_bytes());
+	read = ustack_stream_read_bytes();	/* first: tail <= head */
+	written = ustack_stream_written();
+	seq_printf(m, "queued %llu\n", written - read);
+	seq_printf(m, "written_bytes %llu\n", written);
+	seq_printf(m, "read_bytes %llu\n", read);
 	seq_printf(m, "reader_wakeups %llu\n", ustack_stream_wakeups());
 	ustack_sampling_counters(&cycles, &cpu_clock);
 	seq_printf(m, "sampling_cycles_cpus %d\n", cycles);

@@ -129,6 +129,14 @@ static void stream_wakeup(struct irq_work *work)
 			  jiffies + msecs_to_jiffies(WAKE_DELAY_MS));
 }
 
+/* No wake-up on its way: none queued, none armed, the bit clear. */
+static void stream_wake_cancel(void)
+{
+	irq_work_sync(&stream.wakeup);
+	del_timer_sync(&stream.wake_timer);
+	clear_bit(0, &stream.wake_armed);	/* a cancelled timer's */
+}
+
 /* After a record was written: start a wake-up unless one is on its way. */
 static void stream_kick_reader(void)
 {
@@ -238,12 +246,6 @@ out:
 bool ustack_stream_active(void)
 {
 	return READ_ONCE(stream.buf) != NULL;
-}
-
-/* Bytes written but not yet read. */
-u64 ustack_stream_queued(void)
-{
-	return READ_ONCE(stream.head) - READ_ONCE(stream.tail);
 }
 
 u64 ustack_stream_dropped(void)
@@ -462,9 +464,7 @@ static void stream_stop(void)
 	buf = stream.buf;
 	WRITE_ONCE(stream.buf, NULL);
 	stream_unlock(flags);
-	irq_work_sync(&stream.wakeup);
-	del_timer_sync(&stream.wake_timer);
-	clear_bit(0, &stream.wake_armed);	/* a cancelled timer's */
+	stream_wake_cancel();
 	vfree(buf);
 }
 
@@ -662,6 +662,5 @@ void ustack_dev_exit(void)
 {
 	misc_deregister(&ustack_misc);
 	/* A writer that raced the last close may have started a wake-up. */
-	irq_work_sync(&stream.wakeup);
-	del_timer_sync(&stream.wake_timer);
+	stream_wake_cancel();
 }

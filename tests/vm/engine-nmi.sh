@@ -11,7 +11,6 @@
 # timeout: 300
 . ./lib.sh
 s=/sys/kernel/debug/ustack/stats
-stat_of() { sed -n "s/^$1 //p" $s; }
 refusing=0
 case $KREL in *ustack-debug*) refusing=1 ;; esac
 

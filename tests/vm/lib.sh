@@ -50,10 +50,9 @@ record_start() {
 # before the call.  Not "queued 0": a woken reader finds the records of the
 # last 10 ms, and this loop's own processes make new ones meanwhile.
 stream_drain() {
-	w=$(sed -n 's/^written_bytes //p' /sys/kernel/debug/ustack/stats)
+	w=$(stat_of written_bytes)
 	i=0
-	while [ "$(sed -n 's/^read_bytes //p' /sys/kernel/debug/ustack/stats)" -lt "$w" ] &&
-		[ $i -lt 600 ]; do
+	while [ "$(stat_of read_bytes)" -lt "$w" ] && [ $i -lt 600 ]; do
 		sleep 0.1; i=$((i + 1))
 	done
 }
@@ -64,6 +63,9 @@ record_stop() {
 	kill "$RECORDER" 2>/dev/null
 	wait "$RECORDER" 2>/dev/null
 }
+
+# stat_of NAME: a counter of /sys/kernel/debug/ustack/stats.
+stat_of() { sed -n "s/^$1 //p" /sys/kernel/debug/ustack/stats; }
 
 param_set() { echo "$2" >"/sys/module/ustack/parameters/$1" || fail "set $1=$2"; }
 

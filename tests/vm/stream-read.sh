@@ -1,7 +1,6 @@
 # Reading: O_NONBLOCK and poll on an empty stream, the binary mode's
 # records well-formed, a blocking reader woken by new records, in batches.
 . ./lib.sh
-wakeups() { sed -n 's/^reader_wakeups //p' /sys/kernel/debug/ustack/stats; }
 ustack_load sample_hz=0 syscalls=write
 ./bin/ustack_read nonblock || fail "nonblock"
 param_set syscalls ""
@@ -9,11 +8,11 @@ param_set sample_hz 499
 ./bin/workload_fp cpu 1 &
 ./bin/ustack_read binary 1.5 || fail "binary"
 wait
-w0=$(wakeups)
+w0=$(stat_of reader_wakeups)
 ./bin/workload_fp cpu 2 &
 ./bin/ustack_read batched 1.5 || fail "batched"
 wait
-w1=$(wakeups)
+w1=$(stat_of reader_wakeups)
 echo "reader wake-ups: $((w1 - w0))"
 [ $((w1 - w0)) -gt 0 ] || fail "a blocked reader was never woken"
 ustack_unload
