@@ -58,11 +58,11 @@ void ustack_nmi_test_init(struct dentry *dir);
 void ustack_nmi_test_exit(void);
 
 /* /dev/sframe (sframe_dev.c). */
-int sframe_dev_init(void);
-void sframe_dev_exit(void);
+int ustack_sframe_dev_init(void);
+void ustack_sframe_dev_exit(void);
 
 /*
- * Registration and the user walk (sframe_registry.c, uwalk.c, ...).
+ * Registration and the user walk (registry.c, walk.c, ...).
  * ustack_walk_user() walks the current task's user stack from @regs (its
  * user-mode registers) in faultable task context: SFrame where the PC has a
  * registered or discovered section, else frame pointers.  It stores up to

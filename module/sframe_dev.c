@@ -14,7 +14,7 @@
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
 #include "internal.h"
-#include "sframe_registry.h"
+#include "registry.h"
 
 static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)
 {
@@ -29,9 +29,9 @@ static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)
 		return -EINVAL;
 	}
 	if (cmd == SFRAME_IOC_REGISTER)
-		return ureg_register(r.sframe_start, r.sframe_len,
+		return ustack_registry_register(r.sframe_start, r.sframe_len,
 				     r.text_start, r.text_end);
-	return ureg_unregister(r.sframe_start, r.text_start, r.text_end);
+	return ustack_registry_unregister(r.sframe_start, r.text_start, r.text_end);
 }
 
 static long sframe_self_ioctl(void __user *uarg)
@@ -99,12 +99,12 @@ static struct miscdevice sframe_misc = {
 	.mode = 0666,
 };
 
-int sframe_dev_init(void)
+int ustack_sframe_dev_init(void)
 {
 	return misc_register(&sframe_misc);
 }
 
-void sframe_dev_exit(void)
+void ustack_sframe_dev_exit(void)
 {
 	misc_deregister(&sframe_misc);
 }

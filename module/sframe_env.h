@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * the accessor layer under sframe_core.c.
+ * the accessor layer under ustack_sframe.c.
  *
- * sframe_core.c is compiled twice: into ustack.ko, where the section and the
+ * ustack_sframe.c is compiled twice: into ustack.ko, where the section and the
  * stack are user memory read with copy_from_user()/get_user() in faultable
  * context, and into the user-space tools, tests and benchmarks, where they are
  * local memory.  Everything the core needs from its environment is here:

@@ -4,7 +4,7 @@
 #include <linux/seq_file.h>
 #include "internal.h"
 #include "deferred.h"
-#include "sframe_registry.h"
+#include "registry.h"
 
 static struct dentry *dir;
 
@@ -29,7 +29,7 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(nmi_requests);
 	SHOW(nmi_refused);
 #undef SHOW
-	seq_printf(m, "registry_bytes %ld\n", ureg_memory());
+	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	seq_printf(m, "dropped %llu\n", ustack_stream_dropped());
 	seq_printf(m, "active %d\n", ustack_stream_active());
 	read = ustack_stream_read_bytes();	/* first: tail <= head */

@@ -94,7 +94,7 @@ static int __init ustack_init(void)
 	ret = ustack_registry_init();
 	if (ret)
 		goto err_registry;
-	ret = sframe_dev_init();
+	ret = ustack_sframe_dev_init();
 	if (ret)
 		goto err_sframe;
 	ret = ustack_dev_init();
@@ -105,7 +105,7 @@ static int __init ustack_init(void)
 	return 0;
 
 err_ustack:
-	sframe_dev_exit();
+	ustack_sframe_dev_exit();
 err_sframe:
 	ustack_registry_exit();
 err_registry:
@@ -118,7 +118,7 @@ static void __exit ustack_exit(void)
 {
 	ustack_stats_exit();
 	ustack_dev_exit();
-	sframe_dev_exit();
+	ustack_sframe_dev_exit();
 	ustack_registry_exit();
 	ustack_stream_user_exit();
 	ustack_deferred_exit();

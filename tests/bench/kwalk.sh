@@ -3,7 +3,7 @@
 # absolute times are emulated; compare the ratio, measured side by side)
 # and prints the guest's `bench` lines, tagged with the kernel:
 #   bench kwalk_sframe_per_frame   kernel self-walk (SFrame), ns per frame
-#   bench uwalk_sframe_per_frame   user-space sframe_walk(), same stack
+#   bench walk_sframe_per_frame   user-space ustack_sframe_walk(), same stack
 #   bench kwalk_vs_uwalk_per_frame ratio of the two
 #   bench kwalk_fp_per_frame       kernel self-walk by frame pointers (a build
 #                                  with frame pointers and no SFrame), ns per frame

@@ -9,7 +9,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 #include "uapi/ustack.h"
 
 #define VADDR	0x400000ULL
@@ -34,7 +34,7 @@ static void fz_step(const struct sframe_rule *r, const u64 *stack, size_t n,
 	st.stack_hi = st.sp + 8 * n;
 	st.topmost = pc & 1;
 	st.gpr = (pc & 2) ? gpr : NULL;
-	(void)sframe_step(r, &st);
+	(void)ustack_sframe_step(r, &st);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,9 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 	u32 k, nf;
 
-	if (sframe_sec_init(&fz_sec, (unsigned long)data, size, VADDR, 0, 0))
+	if (ustack_sframe_sec_init(&fz_sec, (unsigned long)data, size, VADDR, 0, 0))
 		return 0;
-	(void)sframe_validate(&fz_sec);
+	(void)ustack_sframe_validate(&fz_sec);
 
 	/* the stack and registers: input bytes, wrapped */
 	for (i = 0; i < 64; i++) {
@@ -73,20 +73,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static const s64 d[] = { -1, 0, 1, 5, 11, 16 };
 		u64 pcs[8];
 
-		if (sframe_read_fde(&fz_sec, k, &fde))
+		if (ustack_sframe_read_fde(&fz_sec, k, &fde))
 			continue;
 		for (i = 0; i < 6; i++)
 			pcs[i] = fde.func_start + d[i];
 		pcs[6] = fde.func_start + fde.func_size - 1;
 		pcs[7] = fde.func_start + fde.func_size;
 		for (i = 0; i < 8; i++)
-			if (!sframe_find(&fz_sec, pcs[i], &r))
+			if (!ustack_sframe_find(&fz_sec, pcs[i], &r))
 				fz_step(&r, stack, 64, pcs[i], gpr);
 	}
 	for (i = 0; i < 8; i++) {
 		u64 pc = VADDR + (stack[i * 7 % 64] % 0x20000);
 
-		if (!sframe_find(&fz_sec, pc, &r))
+		if (!ustack_sframe_find(&fz_sec, pc, &r))
 			fz_step(&r, stack, 64, pc, gpr);
 	}
 
@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w.ips = ips;
 	w.methods = methods;
 	w.max_frames = 32;
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	if (w.nr > w.max_frames || w.end >= USTACK_END_MAX)
 		__builtin_trap();
 
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		u8 ref_end = w.end;
 
 		memcpy(ref, ips, sizeof(ref));
-		sframe_cache_reset(&cache);
+		ustack_sframe_cache_reset(&cache);
 		w.cache = &cache;
 		for (i = 0; i < 3; i++) {
 			if (i == 2)	/* wrong next-entry guesses: only slower */
@@ -123,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						((uintptr_t)cache.e +
 						 (k * 40503u + size) %
 						 (sizeof(cache.e) + 64));
-			sframe_walk(&w);
+			ustack_sframe_walk(&w);
 			if (w.nr != ref_nr || w.end != ref_end ||
 			    memcmp(ips, ref, ref_nr * sizeof(u64)))
 				__builtin_trap();

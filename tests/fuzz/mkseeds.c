@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 #include "sframe_encode.h"
 #include "elf_sframe.h"
 
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 
 		base = base ? base + 1 : argv[a];
 		if (elf_sframe_read(argv[a], &es, &msg) ||
-		    sframe_sec_init(&sec, (unsigned long)es.data, es.size, 0x400000, 0, 0)) {
+		    ustack_sframe_sec_init(&sec, (unsigned long)es.data, es.size, 0x400000, 0, 0)) {
 			fprintf(stderr, "%s: no usable .sframe\n", argv[a]);
 			return 1;
 		}
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 			struct sframe_rule r;
 			u32 pos;
 
-			if (sframe_read_fde(&sec, i, &fde))
+			if (ustack_sframe_read_fde(&sec, i, &fde))
 				return 1;
 			fdes[i].start = fde.func_start;
 			fdes[i].size = fde.func_size;
@@ -67,8 +67,8 @@ int main(int argc, char **argv)
 			fdes[i].nfres = fde.num_fres;
 			pos = fde.fres_off;
 			for (u32 j = 0; j < fde.num_fres; j++, k++) {
-				if (sframe_read_fre(&sec, &fde, &pos, &fre) ||
-				    sframe_fre_rule(&sec, &fde, &fre, &r))
+				if (ustack_sframe_read_fre(&sec, &fde, &pos, &fre) ||
+				    ustack_sframe_fre_rule(&sec, &fde, &fre, &r))
 					return 1;
 				fres[k].start = fre.start;
 				fres[k].cfa_base = r.cfa.reg == SFRAME_REG_RSP;

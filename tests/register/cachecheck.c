@@ -3,7 +3,7 @@
  * cachecheck CACHE GENFILE BASE: relocate the shim's cache entry CACHE as
  * the shim does (shim_sframe_relocate) for an object loaded with bias BASE,
  * then compare, PC by PC, its rules at pc + BASE (sframe_core's
- * sframe_find) with those of GENFILE's .sframe (`gen --version 3` output of
+ * ustack_sframe_find) with those of GENFILE's .sframe (`gen --version 3` output of
  * the same object) at pc.  Prints "cachecheck: N PCs, M differ".
  */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "cache_fmt.h"
 #include "shim_sframe.h"
 #include "elf_sframe.h"
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 
 static int same(const struct sframe_rule *a, const struct sframe_rule *b)
 {
@@ -53,13 +53,13 @@ int main(int argc, char **argv)
 		printf("cachecheck: relocate refused\n");
 		return 1;
 	}
-	if (sframe_sec_init(&c, (unsigned long)buf, h.sframe_len,
-			    (uintptr_t)buf, 0, 0) || sframe_validate(&c)) {
+	if (ustack_sframe_sec_init(&c, (unsigned long)buf, h.sframe_len,
+			    (uintptr_t)buf, 0, 0) || ustack_sframe_validate(&c)) {
 		printf("cachecheck: relocated section invalid\n");
 		return 1;
 	}
 	if (elf_sframe_read(argv[2], &es, &msg) ||
-	    sframe_sec_init(&g, (unsigned long)es.data, es.size, es.vaddr,
+	    ustack_sframe_sec_init(&g, (unsigned long)es.data, es.size, es.vaddr,
 			    0, 0)) {
 		printf("cachecheck: %s: %s\n", argv[2], msg);
 		return 1;
@@ -70,13 +70,13 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < g.num_fdes; i++) {
 		struct sframe_fde fde;
 
-		if (sframe_read_fde(&g, i, &fde))
+		if (ustack_sframe_read_fde(&g, i, &fde))
 			break;
 		for (uint64_t pc = fde.func_start;
 		     pc < fde.func_start + fde.func_size; pc++) {
 			struct sframe_rule a, b;
-			int ra = sframe_find(&g, pc, &a);
-			int rb = sframe_find(&c, pc + base, &b);
+			int ra = ustack_sframe_find(&g, pc, &a);
+			int rb = ustack_sframe_find(&c, pc + base, &b);
 
 			n++;
 			if (ra != rb || (!ra && !same(&a, &b))) {

@@ -3,10 +3,10 @@
  * fakedev.so - a user-space stand-in for /dev/sframe's registration ioctls,
  * for host tests of the shim.  Preload it before libsframe-register.so:
  * open("/dev/sframe") gives a /dev/null descriptor, and SFRAME_IOC_REGISTER /
- * UNREGISTER on it are checked like the kernel would (sframe_sec_init +
- * sframe_validate of the section in place, at its own address) and kept in
+ * UNREGISTER on it are checked like the kernel would (ustack_sframe_sec_init +
+ * ustack_sframe_validate of the section in place, at its own address) and kept in
  * a table.  fakedev_walk() then walks the caller's stack over that table
- * with module/sframe_core.c's sframe_walk (SFrame only, no frame pointers):
+ * with module/ustack_sframe.c's sframe_walk (SFrame only, no frame pointers):
  * what SFRAME_IOC_SELF_STACK will do in the kernel.
  */
 #define _GNU_SOURCE
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 #include "uapi/ustack.h"
 
 #define MAXREG 256
@@ -102,10 +102,10 @@ int ioctl(int fd, unsigned long req, ...)
 
 		if (r->size < sizeof(*r) || r->flags || nregs == MAXREG ||
 		    r->text_start >= r->text_end ||
-		    sframe_sec_init(&s, r->sframe_start, r->sframe_len,
+		    ustack_sframe_sec_init(&s, r->sframe_start, r->sframe_len,
 				    r->sframe_start, r->text_start,
 				    r->text_end) ||
-		    sframe_validate(&s)) {
+		    ustack_sframe_validate(&s)) {
 			errno = EINVAL;
 			return -1;
 		}
@@ -163,7 +163,7 @@ __attribute__((noinline)) int fakedev_walk(uint64_t *ips, int max, int *end)
 	w.ips = (u64 *)ips;
 	w.max_frames = max;
 	w.flags = SFRAME_WALK_NO_FP;
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	*end = w.end;
 	return (int)w.nr;
 }

@@ -311,7 +311,7 @@ if [ -e /dev/sframe ]; then
 	exit 0
 fi
 if ! gcc $CFLAGS_T -o "$W/cachecheck" "$R/cachecheck.c" "$T/shim_sframe.c" \
-	"$ROOT/module/sframe_core.c" "$T/elf_sframe.c" -lelf 2>"$W/cc.err" ||
+	"$ROOT/module/ustack_sframe.c" "$T/elf_sframe.c" -lelf 2>"$W/cc.err" ||
 	! gcc -O2 -shared -fPIC -o "$W/sub/libb.so" "$R/libb.c" 2>>"$W/cc.err" ||
 	! gcc -O2 -shared -fPIC -o "$W/liba.so" "$R/liba.c" \
 		-Wl,--enable-new-dtags,-rpath,'$ORIGIN/sub' 2>>"$W/cc.err" ||
@@ -477,13 +477,13 @@ fi
 
 # End to end on the host: with fakedev.so standing in for /dev/sframe (it
 # validates each registration as the kernel would and keeps a table), a
-# walk with module/sframe_core.c over what the shim registered (SFrame only,
+# walk with module/ustack_sframe.c over what the shim registered (SFrame only,
 # no frame-pointer fallback) equals glibc's backtrace() frame for frame,
 # through an -O2 main without frame pointers, a dlopen'd library and libc's
 # qsort internals (libc, ld.so, main, libcb and the vDSO from the generated
 # cache; the shim and fakedev.so from their own PT_GNU_SFRAME).
 if gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
-	"$ROOT/module/sframe_core.c" -ldl 2>"$W/cc.err" &&
+	"$ROOT/module/ustack_sframe.c" -ldl 2>"$W/cc.err" &&
 	gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err" &&
 	gcc -O2 -fomit-frame-pointer -o "$W/btmain" "$R/btmain.c" 2>>"$W/cc.err"; then
 	for round in cold warm; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sframe: the SFrame decoder/step core (module/sframe_core.c).
+# tests/sframe: the SFrame decoder/step core (module/ustack_sframe.c).
 #  corpus   C and C++ programs built here with gcc -Wa,--gsframe (v1) at
 #           -O0/-O2/-O3/-Os, with and without frame pointers; every PC checked
 #           by sfcheck against .eh_frame (libdw), libsframe 2.40 and the
@@ -37,7 +37,7 @@ done
 b=$out/corpus/sfcheck-sframe
 gcc -O2 -Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/module" \
 	-I"$root/tools/sframe-register" -o "$b" sfcheck.c ls_oracle.c \
-	"$root/module/sframe_core.c" "$root/tools/sframe-register/sframe_encode.c" \
+	"$root/module/ustack_sframe.c" "$root/tools/sframe-register/sframe_encode.c" \
 	"$root/tools/sframe-register/elf_sframe.c" -lelf -ldw -lsframe 2>>"$out/corpus.log" &&
 	bins+=("$b") || echo "FAIL: sframe/corpus-build/sfcheck-sframe: gcc failed"
 

@@ -20,7 +20,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdarg.h>
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 #include "sframe_encode.h"
 #include "elf_sframe.h"
 
@@ -255,7 +255,7 @@ static int build_model(const struct sframe_sec *sec, struct model *m)
 		struct sfe_fde *f = &m->fdes[i];
 		u32 pos;
 
-		err = sframe_read_fde(sec, i, &fde);
+		err = ustack_sframe_read_fde(sec, i, &fde);
 		if (err)
 			return err;
 		f->start = fde.func_start;
@@ -272,9 +272,9 @@ static int build_model(const struct sframe_sec *sec, struct model *m)
 
 			if (k >= sec->num_fres)
 				return SFRAME_E_NUM_FRES;
-			err = sframe_read_fre(sec, &fde, &pos, &fre);
+			err = ustack_sframe_read_fre(sec, &fde, &pos, &fre);
 			if (!err)
-				err = sframe_fre_rule(sec, &fde, &fre, &r);
+				err = ustack_sframe_fre_rule(sec, &fde, &fre, &r);
 			if (err)
 				return err;
 			o->start = fre.start;
@@ -306,7 +306,7 @@ static long same_bytes(const struct sframe_sec *a, const struct sframe_sec *b)
 		struct sframe_fre ra, rb;
 		u32 pa, pb;
 
-		if (sframe_read_fde(a, i, &fa) || sframe_read_fde(b, i, &fb) ||
+		if (ustack_sframe_read_fde(a, i, &fa) || ustack_sframe_read_fde(b, i, &fb) ||
 		    fa.func_start != fb.func_start ||
 		    fa.func_size != fb.func_size ||
 		    (fa.info & ~0xfu) != (fb.info & ~0xfu) ||
@@ -316,8 +316,8 @@ static long same_bytes(const struct sframe_sec *a, const struct sframe_sec *b)
 		pa = fa.fres_off;
 		pb = fb.fres_off;
 		for (u32 j = 0; j < fa.num_fres; j++) {
-			if (sframe_read_fre(a, &fa, &pa, &ra) ||
-			    sframe_read_fre(b, &fb, &pb, &rb) ||
+			if (ustack_sframe_read_fre(a, &fa, &pa, &ra) ||
+			    ustack_sframe_read_fre(b, &fb, &pb, &rb) ||
 			    ra.start != rb.start || ra.info != rb.info ||
 			    memcmp(ra.uwords, rb.uwords,
 				   ra.nwords * sizeof(ra.uwords[0])))
@@ -343,6 +343,12 @@ static int in_fde(const struct model *m, uint64_t pc)
 	return lo && pc - m->fdes[lo - 1].start < m->fdes[lo - 1].size;
 }
 
+/* Field by field: struct sframe_loc has padding that find leaves as it was. */
+static bool loc_eq(const struct sframe_loc *a, const struct sframe_loc *b)
+{
+	return a->kind == b->kind && a->reg == b->reg && a->off == b->off;
+}
+
 int main(int argc, char **argv)
 {
 	struct elf_sframe es;
@@ -366,17 +372,17 @@ int main(int argc, char **argv)
 		result("load", 1, "%s", msg);
 		return 1;
 	}
-	err = sframe_sec_init(&sec, (unsigned long)es.data, es.size, es.vaddr,
+	err = ustack_sframe_sec_init(&sec, (unsigned long)es.data, es.size, es.vaddr,
 			      0, 0);
 	if (!err)
-		err = sframe_validate(&sec);
-	result("validate", err, "%s", sframe_strerror(err));
+		err = ustack_sframe_validate(&sec);
+	result("validate", err, "%s", ustack_sframe_strerror(err));
 	if (err)
 		return 1;
 	for (u32 i = 0; i < sec.num_fdes; i++) {
 		struct sframe_fde fde;
 
-		if (sframe_read_fde(&sec, i, &fde))
+		if (ustack_sframe_read_fde(&sec, i, &fde))
 			return 1;
 		if (fde.func_start < lo)
 			lo = fde.func_start;
@@ -388,7 +394,7 @@ int main(int argc, char **argv)
 
 	err = build_model(&sec, &m);
 	if (err) {
-		result("model", 1, "%s", sframe_strerror(err));
+		result("model", 1, "%s", ustack_sframe_strerror(err));
 		return 1;
 	}
 
@@ -404,11 +410,11 @@ int main(int argc, char **argv)
 		struct crule ours, eh, lsr;
 
 		n_pcs++;
-		err = sframe_find(&sec, pc, &r);
+		err = ustack_sframe_find(&sec, pc, &r);
 		if (err && err != SFRAME_E_NOINFO) {
 			if (dec_bad++ < 5)
 				fprintf(stderr, "%s: 0x%" PRIx64 ": %s\n", name,
-					pc, sframe_strerror(err));
+					pc, ustack_sframe_strerror(err));
 			continue;
 		}
 		if (err)
@@ -470,7 +476,7 @@ int main(int argc, char **argv)
 	}
 
 	/* re-encode in every version and compare answers PC by PC */
-	static const struct { int v; unsigned int f; const char *tag; } vs[] = {
+static const struct { int v; unsigned int f; const char *tag; } vs[] = {
 		{ 1, 0, "reencode-v1" }, { 2, 0, "reencode-v2" },
 		{ 2, SFRAME_F_FDE_FUNC_START_PCREL, "reencode-v2-pcrel" },
 		{ 3, 0, "reencode-v3" },
@@ -490,21 +496,21 @@ int main(int argc, char **argv)
 			result(vs[v].tag, 1, "encode: %s", strerror(-err));
 			continue;
 		}
-		err = sframe_sec_init(&s2, (unsigned long)buf, len, es.vaddr, 0, 0);
+		err = ustack_sframe_sec_init(&s2, (unsigned long)buf, len, es.vaddr, 0, 0);
 		if (!err)
-			err = sframe_validate(&s2);
+			err = ustack_sframe_validate(&s2);
 		if (err) {
-			result(vs[v].tag, 1, "decode: %s", sframe_strerror(err));
+			result(vs[v].tag, 1, "decode: %s", ustack_sframe_strerror(err));
 			free(buf);
 			continue;
 		}
 		for (pc = lo; pc < hi; pc++) {
-			int a = sframe_find(&sec, pc, &r);
-			int b = sframe_find(&s2, pc, &r2);
+			int a = ustack_sframe_find(&sec, pc, &r);
+			int b = ustack_sframe_find(&s2, pc, &r2);
 
-			if (a != b || (!a && (memcmp(&r.cfa, &r2.cfa, sizeof(r.cfa)) ||
-					      memcmp(&r.fp, &r2.fp, sizeof(r.fp)) ||
-					      memcmp(&r.ra, &r2.ra, sizeof(r.ra)) ||
+			if (a != b || (!a && (!loc_eq(&r.cfa, &r2.cfa) ||
+					      !loc_eq(&r.fp, &r2.fp) ||
+					      !loc_eq(&r.ra, &r2.ra) ||
 					      r.flags != r2.flags ||
 					      r.fre_start != r2.fre_start ||
 					      r.func_start != r2.func_start))) {

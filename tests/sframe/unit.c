@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 #include "sframe_encode.h"
 #include "uapi/ustack.h"
 
@@ -50,17 +50,17 @@ static u8 *enc(int v, unsigned int flags, const struct sfe_fde *f, size_t n,
 static int init_find(const u8 *b, size_t len, u64 pc, struct sframe_rule *r)
 {
 	struct sframe_sec sec;
-	int err = sframe_sec_init(&sec, (unsigned long)b, len, VADDR, 0, 0);
+	int err = ustack_sframe_sec_init(&sec, (unsigned long)b, len, VADDR, 0, 0);
 
-	return err ? err : sframe_find(&sec, pc, r);
+	return err ? err : ustack_sframe_find(&sec, pc, r);
 }
 
 static int init_validate(const u8 *b, size_t len)
 {
 	struct sframe_sec sec;
-	int err = sframe_sec_init(&sec, (unsigned long)b, len, VADDR, 0, 0);
+	int err = ustack_sframe_sec_init(&sec, (unsigned long)b, len, VADDR, 0, 0);
 
-	return err ? err : sframe_validate(&sec);
+	return err ? err : ustack_sframe_validate(&sec);
 }
 
 static const struct sframe_loc L_SAME = { SFRAME_LOC_SAME, 0, 0 };
@@ -134,7 +134,7 @@ static void test_default_all_versions(void)
 			if (err != cases[i].err) {
 				printf("# %s: 0x%llx: %s\n", name,
 				       (unsigned long long)cases[i].pc,
-				       sframe_strerror(err));
+				       ustack_sframe_strerror(err));
 				bad++;
 				continue;
 			}
@@ -187,7 +187,7 @@ static void test_outermost(void)
 	b = enc(2, 0, fdes, 1, &len);
 	e1 = b ? init_find(b, len, 0x1005, &r) : -100;
 	check("outermost-fre-v2", b && !e1 && (r.flags & SFRAME_R_OUTERMOST),
-	      "%s", sframe_strerror(e1));
+	      "%s", ustack_sframe_strerror(e1));
 	free(b);
 	b = enc(3, 0, fdes, 2, &len);
 	e1 = b ? init_find(b, len, 0x1003, &r) : -100;
@@ -196,8 +196,8 @@ static void test_outermost(void)
 	e3 = b ? init_find(b, len, 0x1018, &r) : -100;
 	check("outermost-v3", b && !e1 && o2 && !e3 &&
 	      (r.flags & SFRAME_R_OUTERMOST) && init_validate(b, len) == 0,
-	      "%s %s %s", sframe_strerror(e1), sframe_strerror(e2),
-	      sframe_strerror(e3));
+	      "%s %s %s", ustack_sframe_strerror(e1), ustack_sframe_strerror(e2),
+	      ustack_sframe_strerror(e3));
 	free(b);
 	/* v1 cannot express it; v2 has no FRE-less FDE */
 	check("outermost-v1-refused", sframe_encode(1, 0, VADDR, fdes, 1,
@@ -239,7 +239,7 @@ static void test_flex_signal(void)
 	check("flex-sp", !e && (r.flags & SFRAME_R_FLEX) &&
 	      loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, SFRAME_REG_RSP, 8) &&
 	      loc_eq(&r.ra, SFRAME_LOC_CFA_DEREF, 0, -8) &&
-	      r.fp.kind == SFRAME_LOC_SAME, "%s", sframe_strerror(e));
+	      r.fp.kind == SFRAME_LOC_SAME, "%s", ustack_sframe_strerror(e));
 
 	/* DRAP step: rbp = &stack[4]; stack[3] holds the CFA (&stack[10]) */
 	e = init_find(b, len, 0x1012, &r);
@@ -253,11 +253,11 @@ static void test_flex_signal(void)
 	st.stack_lo = base;
 	st.stack_hi = base + sizeof(stack);
 	st.topmost = true;
-	int se = e ? e : sframe_step(&r, &st);
+	int se = e ? e : ustack_sframe_step(&r, &st);
 
 	check("flex-drap", !se && loc_eq(&r.cfa, SFRAME_LOC_REG_DEREF, 6, -8) &&
 	      st.ip == 0x4444 && st.sp == base + 80 && st.fp == base + 200,
-	      "%s ip=%llx", sframe_strerror(se), (unsigned long long)st.ip);
+	      "%s ip=%llx", ustack_sframe_strerror(se), (unsigned long long)st.ip);
 
 	/* CFA on r10: topmost with registers only */
 	e = init_find(b, len, 0x1030, &r);
@@ -271,21 +271,21 @@ static void test_flex_signal(void)
 	st.topmost = true;
 	st.stack_lo = base;
 	st.stack_hi = base + sizeof(stack);
-	se = e ? e : sframe_step(&r, &st);
+	se = e ? e : ustack_sframe_step(&r, &st);
 	check("flex-reg-topmost", !se && st.ip == 0x5555 && st.sp == base + 64 &&
-	      st.fp == 7, "%s", sframe_strerror(se));
+	      st.fp == 7, "%s", ustack_sframe_strerror(se));
 	memset(&st, 0, sizeof(st));
 	st.sp = base;
 	st.gpr = gpr;
 	st.topmost = false;
-	se = e ? e : sframe_step(&r, &st);
+	se = e ? e : ustack_sframe_step(&r, &st);
 	check("flex-reg-not-topmost", se == SFRAME_E_REG, "%s",
-	      sframe_strerror(se));
+	      ustack_sframe_strerror(se));
 
 	e = init_find(b, len, 0x2004, &r);
 	check("signal-v3", !e && (r.flags & SFRAME_R_SIGNAL) &&
 	      loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, SFRAME_REG_RSP, 160),
-	      "%s", sframe_strerror(e));
+	      "%s", ustack_sframe_strerror(e));
 	free(b);
 	check("flex-v2-refused", sframe_encode(2, 0, VADDR, fdes, 1,
 		(void **)&b, &len) == -EOPNOTSUPP, "v2 accepted a flex FDE");
@@ -430,7 +430,7 @@ static void test_malformed(void)
 				 init_validate(b, len);
 		snprintf(name, sizeof(name), "malformed-%s", cs[i].name);
 		check(name, got == cs[i].want, "got %s, want %s",
-		      sframe_strerror(got), sframe_strerror(cs[i].want));
+		      ustack_sframe_strerror(got), ustack_sframe_strerror(cs[i].want));
 		free(b);
 	}
 
@@ -448,7 +448,7 @@ static void test_malformed(void)
 	/* distinct names for distinct codes */
 	for (int c = 0; c > SFRAME_E_MAX; c--)
 		for (int d = c - 1; d > SFRAME_E_MAX; d--)
-			bad += !strcmp(sframe_strerror(c), sframe_strerror(d));
+			bad += !strcmp(ustack_sframe_strerror(c), ustack_sframe_strerror(d));
 	check("error-names-distinct", !bad, "%d duplicate names", bad);
 	free(base);
 }
@@ -472,33 +472,33 @@ static void test_step_checks(void)
 	st.stack_lo = base; st.stack_hi = base + sizeof(stack); } while (0)
 	ST(base);
 	stack[1] = 0x1234;
-	e = sframe_step(&r, &st);
+	e = ustack_sframe_step(&r, &st);
 	check("step-ok", !e && st.ip == 0x1234 && st.sp == base + 16 &&
-	      st.fp == 3 && !st.exact_ip, "%s", sframe_strerror(e));
+	      st.fp == 3 && !st.exact_ip, "%s", ustack_sframe_strerror(e));
 	ST(base);
 	stack[1] = 0;
-	check("step-ra-zero", sframe_step(&r, &st) == SFRAME_E_RA, "accepted");
+	check("step-ra-zero", ustack_sframe_step(&r, &st) == SFRAME_E_RA, "accepted");
 	r.cfa.off = -8;
 	ST(base + 16);
-	check("step-cfa-below-sp", sframe_step(&r, &st) == SFRAME_E_CFA, "accepted");
+	check("step-cfa-below-sp", ustack_sframe_step(&r, &st) == SFRAME_E_CFA, "accepted");
 	r.cfa.off = 0;
 	ST(base + 16);
 	stack[1] = 9;
-	check("step-cfa-equal-sp", sframe_step(&r, &st) == SFRAME_E_CFA, "accepted");
+	check("step-cfa-equal-sp", ustack_sframe_step(&r, &st) == SFRAME_E_CFA, "accepted");
 	ST(base + 16);
 	st.topmost = true;
-	check("step-cfa-equal-sp-topmost", sframe_step(&r, &st) == 0, "refused");
+	check("step-cfa-equal-sp-topmost", ustack_sframe_step(&r, &st) == 0, "refused");
 	r.cfa.off = 12;
 	ST(base);
-	check("step-cfa-misaligned", sframe_step(&r, &st) == SFRAME_E_ALIGN, "accepted");
+	check("step-cfa-misaligned", ustack_sframe_step(&r, &st) == SFRAME_E_ALIGN, "accepted");
 	r.cfa.off = 8 * 20;
 	ST(base);
-	check("step-read-outside-stack", sframe_step(&r, &st) == SFRAME_E_FAULT,
+	check("step-read-outside-stack", ustack_sframe_step(&r, &st) == SFRAME_E_FAULT,
 	      "accepted");
 	r.cfa.off = 16;
 	r.flags = SFRAME_R_OUTERMOST;
 	ST(base);
-	check("step-outermost-refused", sframe_step(&r, &st) != 0, "stepped");
+	check("step-outermost-refused", ustack_sframe_step(&r, &st) != 0, "stepped");
 #undef ST
 }
 
@@ -532,7 +532,7 @@ static void test_walk(void)
 	size_t len;
 	u8 *b = enc(2, 0, fdes, 3, &len);
 
-	if (!b || sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR, 0x1000, 0x1300)) {
+	if (!b || ustack_sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR, 0x1000, 0x1300)) {
 		check("walk", 0, "setup");
 		free(b);
 		return;
@@ -560,13 +560,13 @@ static void test_walk(void)
 	w.ips = ips;
 	w.methods = methods;
 	w.max_frames = 16;
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	check("walk-outermost", w.nr == 4 && w.end == USTACK_END_OUTERMOST &&
 	      ips[0] == 0x1010 && ips[1] == 0x1150 && ips[2] == 0x3005 &&
 	      ips[3] == 0x1281 && methods[0] == USTACK_METHOD_REGS &&
 	      methods[1] == USTACK_METHOD_SFRAME &&
 	      methods[2] == USTACK_METHOD_SFRAME && methods[3] == USTACK_METHOD_FP,
-	      "nr %u end %u err %s", w.nr, w.end, sframe_strerror(w.err));
+	      "nr %u end %u err %s", w.nr, w.end, ustack_sframe_strerror(w.err));
 
 	/* the rule cache: a second walk hits it and gives the same frames */
 	{
@@ -575,11 +575,11 @@ static void test_walk(void)
 		int same = 1;
 
 		memcpy(ref, ips, sizeof(ref));
-		sframe_cache_reset(&cache);
+		ustack_sframe_cache_reset(&cache);
 		w.cache = &cache;
 		for (int k = 0; k < 2; k++) {
 			memset(ips, 0, sizeof(ips));
-			sframe_walk(&w);
+			ustack_sframe_walk(&w);
 			same &= w.nr == 4 && !memcmp(ips, ref, 4 * sizeof(u64)) &&
 				w.end == USTACK_END_OUTERMOST;
 		}
@@ -588,7 +588,7 @@ static void test_walk(void)
 			cache.e[k].next = (struct sframe_cache_ent *)
 				((uintptr_t)cache.e + (k * 40503u + 7) % (sizeof(cache.e) + 64));
 		memset(ips, 0, sizeof(ips));
-		sframe_walk(&w);
+		ustack_sframe_walk(&w);
 		same &= w.nr == 4 && !memcmp(ips, ref, 4 * sizeof(u64));
 		int hits = 0;
 
@@ -600,29 +600,29 @@ static void test_walk(void)
 	}
 
 	w.max_frames = 3;
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	check("walk-depth", w.nr == 3 && w.end == USTACK_END_DEPTH, "nr %u end %u",
 	      w.nr, w.end);
 	w.max_frames = 16;
 	w.flags = SFRAME_WALK_NO_FP;
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	check("walk-no-info", w.nr == 3 && w.end == USTACK_END_NO_INFO,
 	      "nr %u end %u", w.nr, w.end);
 	w.flags = 0;
 	stack[12] = 0;		/* rbp 0 in D's caller: FP says "outermost" */
 	stack[13] = 0x9999;
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	check("walk-fp-zero-outermost", w.nr == 4 && ips[3] == 0x9999 &&
 	      w.end == USTACK_END_OUTERMOST, "nr %u end %u", w.nr, w.end);
 	stack[6] = base + 4000;	/* B's saved fp points off the stack */
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	check("walk-fault", w.nr == 3 && w.end == USTACK_END_FAULT &&
 	      w.err == SFRAME_E_FAULT, "nr %u end %u", w.nr, w.end);
 	stack[6] = base + 8;	/* below the CFA: not a caller frame */
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	check("walk-bad-frame", w.nr == 3 && w.end == USTACK_END_BAD_FRAME &&
 	      w.err == SFRAME_E_CFA, "nr %u end %u err %s", w.nr, w.end,
-	      sframe_strerror(w.err));
+	      ustack_sframe_strerror(w.err));
 	free(b);
 }
 
@@ -645,7 +645,7 @@ static void test_walk_signal(void)
 	size_t len;
 	u8 *b = enc(3, SFRAME_F_FDE_FUNC_START_PCREL, fdes, 3, &len);
 
-	if (!b || sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR, 0, 0)) {
+	if (!b || ustack_sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR, 0, 0)) {
 		check("walk-signal", 0, "setup");
 		free(b);
 		return;
@@ -667,11 +667,11 @@ static void test_walk_signal(void)
 	w.methods = methods;
 	w.max_frames = 8;
 	w.flags = SFRAME_WALK_NO_FP;
-	sframe_walk(&w);
+	ustack_sframe_walk(&w);
 	check("walk-signal", w.nr == 3 && ips[1] == 0x2000 && ips[2] == 0x3004 &&
 	      methods[1] == USTACK_METHOD_SIGNAL &&
 	      methods[2] == USTACK_METHOD_SFRAME && w.end == USTACK_END_OUTERMOST,
-	      "nr %u end %u err %s", w.nr, w.end, sframe_strerror(w.err));
+	      "nr %u end %u err %s", w.nr, w.end, ustack_sframe_strerror(w.err));
 	free(b);
 }
 
@@ -683,7 +683,7 @@ static void test_cache(void)
 	const struct sframe_cache_ent *e;
 	int ok = 1, k;
 
-	sframe_cache_reset(&c);
+	ustack_sframe_cache_reset(&c);
 	memset(&r, 0, sizeof(r));
 	r.cfa.kind = SFRAME_LOC_REG_VAL;
 	r.cfa.reg = SFRAME_REG_RSP;
@@ -694,10 +694,10 @@ static void test_cache(void)
 	for (k = 0; k < 6; k++) {
 		r.cfa.off = 16 + 8 * k;
 		r.fp.off = -16 - 8 * k;
-		ok &= sframe_cache_put(&c, 0x10000ULL * (k + 1) + 0x10, &r);
+		ok &= ustack_sframe_cache_put(&c, 0x10000ULL * (k + 1) + 0x10, &r);
 	}
 	for (k = 0; k < 6; k++) {
-		e = sframe_cache_get(&c, 0x10000ULL * (k + 1) + 0x10);
+		e = ustack_sframe_cache_get(&c, 0x10000ULL * (k + 1) + 0x10);
 		if (k < 2) {
 			ok &= !e;
 			continue;
@@ -705,7 +705,7 @@ static void test_cache(void)
 		ok &= e != NULL;
 		if (!e)
 			continue;
-		sframe_cache_rule(e, &back);
+		ustack_sframe_cache_rule(e, &back);
 		ok &= back.cfa.kind == SFRAME_LOC_REG_VAL &&
 		      back.cfa.reg == SFRAME_REG_RSP &&
 		      back.cfa.off == 16 + 8 * k &&
@@ -713,7 +713,7 @@ static void test_cache(void)
 		      back.fp.kind == SFRAME_LOC_CFA_DEREF &&
 		      back.fp.off == -16 - 8 * k && !back.flags;
 	}
-	ok &= !sframe_cache_get(&c, 0x10011);
+	ok &= !ustack_sframe_cache_get(&c, 0x10011);
 	check("cache-set-overflow", ok, "entries wrong");
 
 	/* re-putting a PC replaces its entry, no duplicate */
@@ -721,8 +721,8 @@ static void test_cache(void)
 	r.cfa.off = 16;
 	r.fp.kind = SFRAME_LOC_SAME;
 	r.fp.off = 0;
-	ok = sframe_cache_put(&c, 0x60010, &r);
-	e = sframe_cache_get(&c, 0x60010);
+	ok = ustack_sframe_cache_put(&c, 0x60010, &r);
+	e = ustack_sframe_cache_get(&c, 0x60010);
 	ok &= e && e == &c.e[e - c.e] && !(e->kind & SFRAME_CK_SP) &&
 	      !(e->kind & SFRAME_CK_FP_SAVED);
 	for (k = 0; k < SFRAME_CACHE_SIZE; k++)
@@ -731,21 +731,21 @@ static void test_cache(void)
 
 	/* not cached: flex, signal, FP offsets beyond s8, RA not at CFA-8 */
 	r.flags = SFRAME_R_FLEX;
-	ok = !sframe_cache_put(&c, 0x1234, &r);
+	ok = !ustack_sframe_cache_put(&c, 0x1234, &r);
 	r.flags = SFRAME_R_SIGNAL;
-	ok &= !sframe_cache_put(&c, 0x1234, &r);
+	ok &= !ustack_sframe_cache_put(&c, 0x1234, &r);
 	r.flags = 0;
 	r.fp.kind = SFRAME_LOC_CFA_DEREF;
 	r.fp.off = -136;
-	ok &= !sframe_cache_put(&c, 0x1234, &r);
+	ok &= !ustack_sframe_cache_put(&c, 0x1234, &r);
 	r.fp.off = -16;
 	r.ra.off = -16;
-	ok &= !sframe_cache_put(&c, 0x1234, &r);
-	ok &= !sframe_cache_get(&c, 0x1234);
+	ok &= !ustack_sframe_cache_put(&c, 0x1234, &r);
+	ok &= !ustack_sframe_cache_get(&c, 0x1234);
 	r.ra.off = -8;
 	r.flags = SFRAME_R_OUTERMOST;
-	ok &= sframe_cache_put(&c, 0x1234, &r);
-	e = sframe_cache_get(&c, 0x1234);
+	ok &= ustack_sframe_cache_put(&c, 0x1234, &r);
+	e = ustack_sframe_cache_get(&c, 0x1234);
 	ok &= e && (e->kind & SFRAME_CK_OUTERMOST) &&
 	      !(e->kind & SFRAME_CK_STEP);
 	check("cache-refusals", ok, "wrong");

@@ -4,7 +4,7 @@
  *
  * Compare FILE's .sframe with its .eh_frame, PC by PC.  For every PC of
  * every .eh_frame FDE, the .eh_frame row (libdw, cfi_rules.c) is compared
- * with sframe_find()'s rule (module/sframe_core.c, the walker's decoder):
+ * with ustack_sframe_find()'s rule (module/ustack_sframe.c, the walker's decoder):
  * CFA base register and offset, rbp rule, RA rule, outermost.
  *
  * Per PC, one of:
@@ -29,7 +29,7 @@
 #include "cmds.h"
 #include "cfi_rules.h"
 #include "elf_sframe.h"
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 
 struct counts {
 	uint64_t pcs, agree, mismatch, missing, left_bad, left_outer, extra;
@@ -152,13 +152,13 @@ int cmd_check(int argc, char **argv)
 			rc == -ENOENT ? "no .sframe section" : msg);
 		return 1;
 	}
-	rc = sframe_sec_init(&sec, (unsigned long)es.data, es.size, es.vaddr,
+	rc = ustack_sframe_sec_init(&sec, (unsigned long)es.data, es.size, es.vaddr,
 			     0, 0);
 	if (!rc)
-		rc = sframe_validate(&sec);
+		rc = ustack_sframe_validate(&sec);
 	if (rc) {
 		fprintf(stderr, "check: %s: bad .sframe: %s\n", file,
-			sframe_strerror(rc));
+			ustack_sframe_strerror(rc));
 		elf_sframe_free(&es);
 		return 1;
 	}
@@ -183,7 +183,7 @@ int cmd_check(int argc, char **argv)
 				bool bad = false;
 
 				c.pcs++;
-				rc = sframe_find(&sec, pc, &s);
+				rc = ustack_sframe_find(&sec, pc, &s);
 				if (rc == SFRAME_E_NOINFO) {
 					if (f->worst == CFI_ROW_BAD ||
 					    f->worst == CFI_ROW_PLT)
@@ -197,7 +197,7 @@ int cmd_check(int argc, char **argv)
 				if (rc) {
 					fprintf(stderr, "check: %#llx: %s\n",
 						(unsigned long long)pc,
-						sframe_strerror(rc));
+						ustack_sframe_strerror(rc));
 					c.mismatch++;
 					continue;
 				}
@@ -229,7 +229,7 @@ int cmd_check(int argc, char **argv)
 	for (uint32_t i = 0; i < sec.num_fdes; i++) {
 		struct sframe_fde fde;
 
-		if (sframe_read_fde(&sec, i, &fde))
+		if (ustack_sframe_read_fde(&sec, i, &fde))
 			break;
 		if (fde.func_size > (1u << 24)) {
 			c.extra += fde.func_size;	/* do not walk 4 GiB */

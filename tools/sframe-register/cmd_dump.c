@@ -52,7 +52,7 @@ int cmd_dump(int argc, char **argv)
 	for (i = 0; i < sec.num_fdes; i++) {
 		bool mask;
 
-		err = sframe_read_fde(&sec, i, &fde);
+		err = ustack_sframe_read_fde(&sec, i, &fde);
 		if (err)
 			goto bad;
 		mask = fde.info & SFRAME_INFO_PCMASK;
@@ -72,9 +72,9 @@ int cmd_dump(int argc, char **argv)
 		if (!fde.num_fres)
 			printf("    (no FREs: outermost)\n");
 		for (j = 0; j < fde.num_fres; j++) {
-			err = sframe_read_fre(&sec, &fde, &pos, &fre);
+			err = ustack_sframe_read_fre(&sec, &fde, &pos, &fre);
 			if (!err)
-				err = sframe_fre_rule(&sec, &fde, &fre, &r);
+				err = ustack_sframe_fre_rule(&sec, &fde, &fre, &r);
 			if (err)
 				goto bad;
 			printf("    %016" PRIx64 "  ", mask ? (u64)fre.start :
@@ -91,11 +91,11 @@ int cmd_dump(int argc, char **argv)
 			       sframe_fmt_loc(c, &r.ra));
 		}
 	}
-	err = sframe_validate(&sec);
+	err = ustack_sframe_validate(&sec);
 	if (err) {
 bad:
 		fprintf(stderr, "sframe-register dump: %s: malformed: %s\n",
-			argv[1], sframe_strerror(err));
+			argv[1], ustack_sframe_strerror(err));
 		ret = 1;
 	}
 	elf_sframe_free(&es);

@@ -61,13 +61,13 @@ int sframe_load_file(const char *prog, const char *path, struct elf_sframe *es,
 		fprintf(stderr, "%s: %s: %s\n", prog, path, msg);
 		return err;
 	}
-	err = sframe_sec_init(sec, (unsigned long)es->data, es->size,
+	err = ustack_sframe_sec_init(sec, (unsigned long)es->data, es->size,
 			      es->vaddr, 0, 0);
 	if (err) {
 		fprintf(stderr, "%s: %s: bad .sframe: %s\n", prog, path,
-			sframe_strerror(err));
+			ustack_sframe_strerror(err));
 		elf_sframe_free(es);
-		return sframe_errno(err, -EINVAL);
+		return ustack_sframe_errno(err, -EINVAL);
 	}
 	return 0;
 }
@@ -98,11 +98,11 @@ int cmd_lookup(int argc, char **argv)
 			ret = 2;
 			continue;
 		}
-		err = sframe_find(&sec, pc, &r);
+		err = ustack_sframe_find(&sec, pc, &r);
 		if (err == SFRAME_E_NOINFO) {
 			printf("0x%" PRIx64 " none\n", pc);
 		} else if (err) {
-			printf("0x%" PRIx64 " error %s\n", pc, sframe_strerror(err));
+			printf("0x%" PRIx64 " error %s\n", pc, ustack_sframe_strerror(err));
 			ret = 1;
 		} else if (r.flags & SFRAME_R_OUTERMOST) {
 			printf("0x%" PRIx64 " outermost\n", pc);

@@ -32,7 +32,7 @@ void elf_sframe_free(struct elf_sframe *s);
 
 #endif
 
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 
 /*
  * Text of a rule in objdump's notation (`lookup` and `dump`; @buf needs 32

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sframe_encode.h - build an SFrame section (v1, v2, v3) from FDE/FRE lists.
- * User space only (allocates).  The decoder is module/sframe_core.h.
+ * User space only (allocates).  The decoder is module/ustack_sframe.h.
  */
 #ifndef SFRAME_ENCODE_H
 #define SFRAME_ENCODE_H
 
 #include <stddef.h>
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 
 #define SFE_BASE_FP	0
 #define SFE_BASE_SP	1

@@ -2,7 +2,7 @@
 /*
  * shim_sframe.c - the little the shim needs to know of an SFrame section:
  * its length from the header, and shifting v3 PCREL FDE starts.  Not a
- * decoder: the kernel validates and decodes (module/sframe_core.c).
+ * decoder: the kernel validates and decodes (module/ustack_sframe.c).
  */
 #include <stdint.h>
 #include <string.h>

@@ -2,7 +2,7 @@
 /*
  * Per-frame cost of walking the same 64-deep call stack (64 distinct
  * functions), in one process:
- *   sframe     module/sframe_core.c's sframe_walk() over this program's own
+ *   sframe     module/ustack_sframe.c's ustack_sframe_walk() over this program's own
  *              .sframe (gas --gsframe, v1), chain built without frame pointers
  *   sframe_cached  the same with the optional rule cache, warm: every walk
  *              is of the same stack, so after the first one every rule
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 #include "uapi/ustack.h"
 
 #define DEPTH	64
@@ -88,7 +88,7 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 	}
 	if (!sf)
 		return 0;
-	*(int *)data = sframe_sec_init(&self_sec, sf, sflen, sf, lo, hi);
+	*(int *)data = ustack_sframe_sec_init(&self_sec, sf, sflen, sf, lo, hi);
 	return 1;		/* the first object is the program */
 }
 
@@ -130,7 +130,7 @@ static unsigned int core_walk(u64 ip, u64 sp, u64 fp, u64 *ips, bool sframe,
 	w.cache = cached ? &cache : NULL;
 	w.ips = ips;
 	w.max_frames = DEPTH;
-	return sframe_walk(&w);
+	return ustack_sframe_walk(&w);
 }
 
 /* Leaf of the frame-pointer chain. */
@@ -218,10 +218,10 @@ int main(int argc, char **argv)
 	dl_iterate_phdr(find_self, &err);
 	if (err) {
 		fprintf(stderr, "walk: no usable PT_GNU_SFRAME: %s\n",
-			sframe_strerror(err));
+			ustack_sframe_strerror(err));
 		return 1;
 	}
-	sframe_cache_reset(&cache);
+	ustack_sframe_cache_reset(&cache);
 	void *lu = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 
 	unw_bt = lu ? (int (*)(void **, int))dlsym(lu, "unw_backtrace") : NULL;

@@ -2,7 +2,7 @@
 /*
  * Benchmarks of /dev/sframe, printed as `bench NAME VALUE UNIT` lines:
  *   - the kernel self-walk (SFRAME_IOC_SELF_STACK) per frame, next to the
- *     user-space walker (sframe_walk() of the same core) over the same
+ *     user-space walker (ustack_sframe_walk() of the same core) over the same
  *     stack and section, measured side by side in one run;
  *   - kernel memory per registration: the registry's own count of its
  *     live bytes (debugfs stats registry_bytes) before and after holder
@@ -17,7 +17,7 @@
  *   sframe_bench walk | mem NPROC      sframe_bench_fp walkfp
  */
 #include "sframe_common.h"
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 #include <signal.h>
 #include <time.h>
 #include <sys/mman.h>
@@ -88,7 +88,7 @@ static NOINLINE void measure(void)
 		w.find_sec = find_sec;
 		w.ips = ips;
 		w.max_frames = DEPTH + 16;
-		nu = (int)sframe_walk(&w);
+		nu = (int)ustack_sframe_walk(&w);
 	}
 	t_u = (now() - t) / REPS;
 }
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
 		die("usage: sframe_bench walk | mem NPROC");
 	sf_open();
 	if (!strcmp(argv[1], "walk")) {
-		if (find_obj("", &self) || sframe_sec_init(&usec, self.sf, self.sf_len,
+		if (find_obj("", &self) || ustack_sframe_sec_init(&usec, self.sf, self.sf_len,
 							   self.sf, self.text_lo,
 							   self.text_hi))
 			die("own .sframe");
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
 		       (t_kn - t_k8) / (nk - 8), nk);
 		printf("bench kwalk_ioctl_overhead %.0f ns\n", t_k1);
 		printf("bench kwalk_sframe_per_frame %.1f ns\n", (t_kn - t_k1) / (nk - 1));
-		printf("bench uwalk_sframe_per_frame %.1f ns\n", t_u / nu);
+		printf("bench walk_sframe_per_frame %.1f ns\n", t_u / nu);
 		printf("bench kwalk_vs_uwalk_per_frame %.2f x\n",
 		       ((t_kn - t_k1) / (nk - 1)) / (t_u / nu));
 		(void)t_fp;

@@ -7,7 +7,7 @@
  * loop is bounded by a count the header made consistent with the section
  * size, nothing is allocated and nothing is locked.
  */
-#include "sframe_core.h"
+#include "ustack_sframe.h"
 #include "uapi/ustack.h"
 
 #define SF_U32_MAX	0xffffffffULL
@@ -39,7 +39,7 @@ static const u8 sf_known_flags[4] = {
 	SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
 };
 
-int sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
+int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 		    u64 vaddr, u64 text_lo, u64 text_hi)
 {
 	u8 h[SFRAME_HDR_SIZE];
@@ -102,7 +102,7 @@ int sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 	return 0;
 }
 
-int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
+int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		    struct sframe_fde *fde)
 {
 	u8 b[SFRAME_FDE_SIZE_V2];
@@ -284,7 +284,7 @@ static int sf_fre_words(const struct sframe_sec *sec, struct sf_win *w,
 	return 0;
 }
 
-int sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde *fde,
+int ustack_sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    u32 *pos, struct sframe_fre *fre)
 {
 	unsigned int type = SFRAME_INFO_FRE_TYPE(fde->info);
@@ -349,7 +349,7 @@ static int sf_flex_opt(const struct sframe_fre *fre, unsigned int *i,
 	return err;
 }
 
-int sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
+int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    const struct sframe_fre *fre, struct sframe_rule *r)
 {
 	unsigned int n = fre->nwords, i;
@@ -429,7 +429,7 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 		u32 i;
 
 		for (i = 0; i < sec->num_fdes; i++) {
-			err = sframe_read_fde(sec, i, &f);
+			err = ustack_sframe_read_fde(sec, i, &f);
 			if (err)
 				return err;
 			if (pc - f.func_start < f.func_size) {
@@ -475,7 +475,7 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 	return 0;
 }
 
-int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
+int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 {
 	struct sframe_fde fde;
 	struct sframe_fre fre;
@@ -494,7 +494,7 @@ int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 	err = sf_search(sec, pc, &idx);
 	if (err)
 		return err;
-	err = sframe_read_fde(sec, idx, &fde);
+	err = ustack_sframe_read_fde(sec, idx, &fde);
 	if (err)
 		return err;
 	if (pc - fde.func_start >= fde.func_size)
@@ -512,7 +512,7 @@ int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 		fre.info = 0;
 		fre.nwords = 0;
 		r->fre_idx = 0;
-		return sframe_fre_rule(sec, &fde, &fre, r);
+		return ustack_sframe_fre_rule(sec, &fde, &fre, r);
 	}
 	type = SFRAME_INFO_FRE_TYPE(fde.info);
 	pos = fde.fres_off;
@@ -545,10 +545,10 @@ int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 	if (err)
 		return err;
 	r->fre_idx = best;
-	return sframe_fre_rule(sec, &fde, &fre, r);
+	return ustack_sframe_fre_rule(sec, &fde, &fre, r);
 }
 
-int sframe_validate(const struct sframe_sec *sec)
+int ustack_sframe_validate(const struct sframe_sec *sec)
 {
 	struct sframe_fde fde;
 	struct sframe_fre fre;
@@ -559,7 +559,7 @@ int sframe_validate(const struct sframe_sec *sec)
 
 	fre.start = 0;
 	for (i = 0; i < sec->num_fdes; i++) {
-		err = sframe_read_fde(sec, i, &fde);
+		err = ustack_sframe_read_fde(sec, i, &fde);
 		if (err)
 			return err;
 		if ((sec->flags & SFRAME_F_FDE_SORTED) && i &&
@@ -575,14 +575,14 @@ int sframe_validate(const struct sframe_sec *sec)
 		for (j = 0; j < fde.num_fres; j++) {
 			u32 prev = fre.start;
 
-			err = sframe_read_fre(sec, &fde, &pos, &fre);
+			err = ustack_sframe_read_fre(sec, &fde, &pos, &fre);
 			if (err)
 				return err;
 			if (j && fre.start <= prev)
 				return SFRAME_E_FRE_ORDER;
 			if (fre.start >= limit)
 				return SFRAME_E_FRE_START;
-			err = sframe_fre_rule(sec, &fde, &fre, &r);
+			err = ustack_sframe_fre_rule(sec, &fde, &fre, &r);
 			if (err)
 				return err;
 		}
@@ -718,7 +718,7 @@ static __always_inline int sf_step(const struct sframe_rule *r,
 	return 0;
 }
 
-int sframe_step(const struct sframe_rule *r, struct sframe_state *st)
+int ustack_sframe_step(const struct sframe_rule *r, struct sframe_state *st)
 {
 	return sf_step(r, st);
 }
@@ -743,7 +743,7 @@ static __always_inline int sf_fp_step(struct sframe_state *st)
 	return 0;
 }
 
-int sframe_fp_step(struct sframe_state *st)
+int ustack_sframe_fp_step(struct sframe_state *st)
 {
 	return sf_fp_step(st);
 }
@@ -779,13 +779,13 @@ sf_cache_find(const struct sframe_cache *c, u64 pc)
 	return NULL;
 }
 
-const struct sframe_cache_ent *sframe_cache_get(const struct sframe_cache *c,
+const struct sframe_cache_ent *ustack_sframe_cache_get(const struct sframe_cache *c,
 						u64 pc)
 {
 	return sf_cache_find(c, pc);
 }
 
-bool sframe_cache_put(struct sframe_cache *c, u64 pc,
+bool ustack_sframe_cache_put(struct sframe_cache *c, u64 pc,
 		      const struct sframe_rule *r)
 {
 	struct sframe_cache_ent *e, n = { .pc = pc };	/* the rest zero */
@@ -828,7 +828,7 @@ bool sframe_cache_put(struct sframe_cache *c, u64 pc,
 	return true;
 }
 
-void sframe_cache_rule(const struct sframe_cache_ent *e,
+void ustack_sframe_cache_rule(const struct sframe_cache_ent *e,
 		       struct sframe_rule *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -849,7 +849,7 @@ void sframe_cache_rule(const struct sframe_cache_ent *e,
 	}
 }
 
-void sframe_cache_reset(struct sframe_cache *c)
+void ustack_sframe_cache_reset(struct sframe_cache *c)
 {
 	memset(c, 0, sizeof(*c));
 }
@@ -994,13 +994,13 @@ stepped:
 	return i;
 }
 
-u32 sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
+u32 ustack_sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
 		      u64 *ips, u8 *methods, u32 nr, u32 max, u64 stop_mask)
 {
 	return sf_cache_walk(c, st, ips, methods, nr, max, stop_mask);
 }
 
-u32 sframe_walk(struct sframe_walk *w)
+u32 ustack_sframe_walk(struct sframe_walk *w)
 {
 	/* locals: stores to ips[] could alias *w and force reloads */
 	struct sframe_cache *cache = w->cache;
@@ -1041,15 +1041,15 @@ u32 sframe_walk(struct sframe_walk *w)
 		pc = st.exact_ip ? st.ip : st.ip - 1;
 		ce = cache ? sf_cache_find(cache, pc) : NULL;
 		if (ce) {
-			sframe_cache_rule(ce, &r);
+			ustack_sframe_cache_rule(ce, &r);
 			err = 0;
 		} else {
 			if (!sec || !sec->text_hi || pc < sec->text_lo ||
 			    pc >= sec->text_hi)
 				sec = find_sec ? find_sec(w->ctx, pc) : NULL;
-			err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+			err = sec ? ustack_sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
 			if (!err && cache)
-				sframe_cache_put(cache, pc, &r);
+				ustack_sframe_cache_put(cache, pc, &r);
 		}
 		if (likely(!err)) {
 			if (r.flags & SFRAME_R_OUTERMOST) {
@@ -1103,14 +1103,14 @@ static const char * const sf_names[] = {
 	"cfa-not-above-sp", "cfa-misaligned", "bad-return-address",
 };
 
-const char *sframe_strerror(int code)
+const char *ustack_sframe_strerror(int code)
 {
 	if (code > 0 || code <= SFRAME_E_MAX)
 		return "unknown";
 	return sf_names[-code];
 }
 
-int sframe_errno(int code, int malformed)
+int ustack_sframe_errno(int code, int malformed)
 {
 	switch (code) {
 	case SFRAME_OK:

@@ -31,54 +31,54 @@
 #include <asm/ptrace.h>
 #include <uapi/ustack.h>
 #include "internal.h"
-#include "sframe_registry.h"
+#include "registry.h"
 
 /* Nested signal frames in one walk (sigaltstack breaks the SP order). */
-#define UWALK_MAX_SIGNALS	16
+#define WALK_MAX_SIGNALS	16
 
 /* x86-64 rt_sigframe: after the handler returns, SP is at its ucontext. */
-#define UWALK_UC_MCONTEXT	40	/* offsetof(struct ucontext, uc_mcontext) */
-#define UWALK_SC_WORDS		17	/* r8 .. rip of struct sigcontext_64 */
+#define WALK_UC_MCONTEXT	40	/* offsetof(struct ucontext, uc_mcontext) */
+#define WALK_SC_WORDS		17	/* r8 .. rip of struct sigcontext_64 */
 
-static const u8 uwalk_sigreturn[] = {
+static const u8 walk_sigreturn[] = {
 	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $0xf,%rax */
 	0x0f, 0x05,					/* syscall */
 };
 
 /* sigcontext_64 word index of each DWARF register 0..16. */
-static const u8 uwalk_sc_dwarf[SFRAME_NR_REGS] = {
+static const u8 walk_sc_dwarf[SFRAME_NR_REGS] = {
 	13, 12, 14, 11, 9, 8, 10, 15,	/* rax rdx rcx rbx rsi rdi rbp rsp */
 	0, 1, 2, 3, 4, 5, 6, 7,		/* r8 .. r15 */
 	16,				/* rip */
 };
 
 /* Frames taken from the rule cache per preemption-off stretch. */
-#define UWALK_CACHED_BURST	64
+#define WALK_CACHED_BURST	64
 
 /* The per-CPU rule cache: rules of @mm's registered sections at @gen. */
-struct uwalk_rcache {
+struct walk_rcache {
 	struct mm_struct *mm;
 	u64 gen;
 	struct sframe_cache c;
 };
 
-static struct uwalk_rcache __percpu *uwalk_rc;
+static struct walk_rcache __percpu *walk_rc;
 
-int uwalk_init(void)
+int ustack_walk_init(void)
 {
-	uwalk_rc = alloc_percpu(struct uwalk_rcache);	/* zeroed: no owner */
-	return uwalk_rc ? 0 : -ENOMEM;
+	walk_rc = alloc_percpu(struct walk_rcache);	/* zeroed: no owner */
+	return walk_rc ? 0 : -ENOMEM;
 }
 
 /* After the last walk (module exit). */
-void uwalk_exit(void)
+void ustack_walk_exit(void)
 {
-	free_percpu(uwalk_rc);
-	uwalk_rc = NULL;
+	free_percpu(walk_rc);
+	walk_rc = NULL;
 }
 
 /* The section answer for a range of PCs, reused while PCs stay inside. */
-struct uwalk_cache {
+struct walk_cache {
 	struct sframe_sec sec;
 	u64 lo, hi;
 	u64 gen;		/* registry generation read before the lookup */
@@ -86,7 +86,7 @@ struct uwalk_cache {
 	bool reg;		/* @sec is a registered section */
 };
 
-static const struct sframe_sec *uwalk_find(struct uwalk_cache *c,
+static const struct sframe_sec *walk_find(struct walk_cache *c,
 					   struct mm_struct *mm, u64 pc)
 {
 	u64 glo, ghi, dlo, dhi;
@@ -95,15 +95,15 @@ static const struct sframe_sec *uwalk_find(struct uwalk_cache *c,
 		return c->have ? &c->sec : NULL;
 	c->valid = true;
 	c->reg = false;
-	c->gen = ureg_generation();
-	if (ureg_lookup(mm, pc, &c->sec, &glo, &ghi)) {
+	c->gen = ustack_registry_generation();
+	if (ustack_registry_lookup(mm, pc, &c->sec, &glo, &ghi)) {
 		c->have = true;
 		c->reg = true;
 		c->lo = c->sec.text_lo;
 		c->hi = c->sec.text_hi;
 		return &c->sec;
 	}
-	c->have = !udisc_lookup(pc, &c->sec, &dlo, &dhi);
+	c->have = !ustack_discovery_lookup(pc, &c->sec, &dlo, &dhi);
 	if (c->have) {
 		dlo = c->sec.text_lo;
 		dhi = c->sec.text_hi;
@@ -122,22 +122,22 @@ static const struct sframe_sec *uwalk_find(struct uwalk_cache *c,
 	return &c->sec;
 }
 
-static bool uwalk_is_sigreturn(u64 ip)
+static bool walk_is_sigreturn(u64 ip)
 {
-	u8 b[sizeof(uwalk_sigreturn)];
+	u8 b[sizeof(walk_sigreturn)];
 
 	if (ip > TASK_SIZE - sizeof(b))
 		return false;
 	if (copy_from_user(b, (const void __user *)ip, sizeof(b)))
 		return false;
-	return !memcmp(b, uwalk_sigreturn, sizeof(b));
+	return !memcmp(b, walk_sigreturn, sizeof(b));
 }
 
 /* @st is at the trampoline: continue from the interrupted registers. */
-static int uwalk_signal(struct sframe_state *st, u64 *gpr)
+static int walk_signal(struct sframe_state *st, u64 *gpr)
 {
-	u64 sc[UWALK_SC_WORDS];
-	unsigned long at = st->sp + UWALK_UC_MCONTEXT;
+	u64 sc[WALK_SC_WORDS];
+	unsigned long at = st->sp + WALK_UC_MCONTEXT;
 	int i;
 
 	if (at < st->sp || at > TASK_SIZE - sizeof(sc))
@@ -145,7 +145,7 @@ static int uwalk_signal(struct sframe_state *st, u64 *gpr)
 	if (copy_from_user(sc, (const void __user *)at, sizeof(sc)))
 		return SFRAME_E_FAULT;
 	for (i = 0; i < SFRAME_NR_REGS; i++)
-		gpr[i] = sc[uwalk_sc_dwarf[i]];
+		gpr[i] = sc[walk_sc_dwarf[i]];
 	st->ip = gpr[SFRAME_REG_RA];
 	st->sp = gpr[SFRAME_REG_RSP];
 	st->fp = gpr[SFRAME_REG_RBP];
@@ -155,7 +155,7 @@ static int uwalk_signal(struct sframe_state *st, u64 *gpr)
 	return st->ip ? 0 : SFRAME_E_RA;
 }
 
-static void uwalk_regs(const struct pt_regs *regs, u64 *gpr)
+static void walk_regs(const struct pt_regs *regs, u64 *gpr)
 {
 	gpr[0] = regs->ax;
 	gpr[1] = regs->dx;
@@ -176,7 +176,7 @@ static void uwalk_regs(const struct pt_regs *regs, u64 *gpr)
 	gpr[16] = regs->ip;
 }
 
-static u8 uwalk_end_of(int err)
+static u8 walk_end_of(int err)
 {
 	return err == SFRAME_E_FAULT ? USTACK_END_FAULT : USTACK_END_BAD_FRAME;
 }
@@ -184,51 +184,51 @@ static u8 uwalk_end_of(int err)
 struct uwalk {
 	struct mm_struct *mm;
 	struct sframe_state st;
-	struct uwalk_cache c;
+	struct walk_cache c;
 	u64 gpr[SFRAME_NR_REGS];
 	u32 nsig;
 };
 
 /* Remember the rule @r of @pc, found in a registered section. */
-static void uwalk_cache_put(struct uwalk *w, u64 pc,
+static void walk_cache_put(struct uwalk *w, u64 pc,
 			    const struct sframe_rule *r)
 {
-	struct uwalk_rcache *rc;
+	struct walk_rcache *rc;
 
-	if (!uwalk_rc)
+	if (!walk_rc)
 		return;
-	rc = get_cpu_ptr(uwalk_rc);
+	rc = get_cpu_ptr(walk_rc);
 	if (rc->mm != w->mm || rc->gen != w->c.gen) {
 		/* a new owner, unless the registry moved on since the lookup */
-		if (ureg_generation() != w->c.gen)
+		if (ustack_registry_generation() != w->c.gen)
 			goto out;
-		sframe_cache_reset(&rc->c);
+		ustack_sframe_cache_reset(&rc->c);
 		rc->mm = w->mm;
 		rc->gen = w->c.gen;
 	}
-	sframe_cache_put(&rc->c, pc, r);
+	ustack_sframe_cache_put(&rc->c, pc, r);
 out:
-	put_cpu_ptr(uwalk_rc);
+	put_cpu_ptr(walk_rc);
 }
 
 /* The cached rule for @pc, if the cache is @w's and current. */
-static bool uwalk_cache_get(struct uwalk *w, u64 pc, struct sframe_rule *r)
+static bool walk_cache_get(struct uwalk *w, u64 pc, struct sframe_rule *r)
 {
 	const struct sframe_cache_ent *e;
-	struct uwalk_rcache *rc;
+	struct walk_rcache *rc;
 	bool hit = false;
 
-	if (!uwalk_rc)
+	if (!walk_rc)
 		return false;
-	rc = get_cpu_ptr(uwalk_rc);
-	if (rc->mm == w->mm && rc->gen == ureg_generation()) {
-		e = sframe_cache_get(&rc->c, pc);
+	rc = get_cpu_ptr(walk_rc);
+	if (rc->mm == w->mm && rc->gen == ustack_registry_generation()) {
+		e = ustack_sframe_cache_get(&rc->c, pc);
 		if (e) {
-			sframe_cache_rule(e, r);
+			ustack_sframe_cache_rule(e, r);
 			hit = true;
 		}
 	}
-	put_cpu_ptr(uwalk_rc);
+	put_cpu_ptr(walk_rc);
 	return hit;
 }
 
@@ -236,44 +236,44 @@ static bool uwalk_cache_get(struct uwalk *w, u64 pc, struct sframe_rule *r)
  * As many frames as the rule cache knows, from @w->st: the new nr.  No
  * fault is taken (pagefault_disable(): get_user() fails instead); the
  * walk stops before 16-byte aligned return addresses (possible
- * __restore_rt, checked by uwalk_step()).
+ * __restore_rt, checked by walk_step()).
  */
-static u32 uwalk_cached(struct uwalk *w, u64 *ips, u8 *methods, u32 nr,
+static u32 walk_cached(struct uwalk *w, u64 *ips, u8 *methods, u32 nr,
 			u32 max)
 {
-	struct uwalk_rcache *rc;
+	struct walk_rcache *rc;
 	u32 lim;
 
-	if (!uwalk_rc)
+	if (!walk_rc)
 		return nr;
 	do {
-		lim = min_t(u32, max, nr + UWALK_CACHED_BURST);
-		rc = get_cpu_ptr(uwalk_rc);
-		if (rc->mm != w->mm || rc->gen != ureg_generation()) {
-			put_cpu_ptr(uwalk_rc);
+		lim = min_t(u32, max, nr + WALK_CACHED_BURST);
+		rc = get_cpu_ptr(walk_rc);
+		if (rc->mm != w->mm || rc->gen != ustack_registry_generation()) {
+			put_cpu_ptr(walk_rc);
 			break;
 		}
 		pagefault_disable();
-		nr = sframe_cache_walk(&rc->c, &w->st, ips, methods, nr, lim,
+		nr = ustack_sframe_cache_walk(&rc->c, &w->st, ips, methods, nr, lim,
 				       15);
 		pagefault_enable();
-		put_cpu_ptr(uwalk_rc);
+		put_cpu_ptr(walk_rc);
 	} while (nr == lim && nr < max);
 	return nr;
 }
 
 /* @w->st is at a signal trampoline: step to the interrupted frame. */
-static int uwalk_signal_step(struct uwalk *w, u8 *method, u8 *end)
+static int walk_signal_step(struct uwalk *w, u8 *method, u8 *end)
 {
 	int err;
 
-	if (++w->nsig > UWALK_MAX_SIGNALS) {
+	if (++w->nsig > WALK_MAX_SIGNALS) {
 		*end = USTACK_END_BAD_FRAME;
 		return -1;
 	}
-	err = uwalk_signal(&w->st, w->gpr);
+	err = walk_signal(&w->st, w->gpr);
 	if (err) {
-		*end = uwalk_end_of(err);
+		*end = walk_end_of(err);
 		return -1;
 	}
 	*method = USTACK_METHOD_SIGNAL;
@@ -281,7 +281,7 @@ static int uwalk_signal_step(struct uwalk *w, u8 *method, u8 *end)
 }
 
 /* One frame up: 0 and *@method, or -1 and *@end. */
-static int uwalk_step(struct uwalk *w, u8 *method, u8 *end)
+static int walk_step(struct uwalk *w, u8 *method, u8 *end)
 {
 	struct sframe_state *st = &w->st;
 	const struct sframe_sec *sec;
@@ -293,16 +293,16 @@ static int uwalk_step(struct uwalk *w, u8 *method, u8 *end)
 	 * glibc's __restore_rt is 16-byte aligned: look at the code there
 	 * first; elsewhere only where no SFrame rule covers the PC.
 	 */
-	if (!st->topmost && !(st->ip & 15) && uwalk_is_sigreturn(st->ip))
-		return uwalk_signal_step(w, method, end);
+	if (!st->topmost && !(st->ip & 15) && walk_is_sigreturn(st->ip))
+		return walk_signal_step(w, method, end);
 	pc = st->exact_ip ? st->ip : st->ip - 1;
-	if (uwalk_cache_get(w, pc, &r)) {
+	if (walk_cache_get(w, pc, &r)) {
 		err = 0;
 	} else {
-		sec = uwalk_find(&w->c, w->mm, pc);
-		err = sec ? sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+		sec = walk_find(&w->c, w->mm, pc);
+		err = sec ? ustack_sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
 		if (!err && w->c.reg)
-			uwalk_cache_put(w, pc, &r);
+			walk_cache_put(w, pc, &r);
 	}
 	if (!err) {
 		if (r.flags & SFRAME_R_OUTERMOST) {
@@ -311,17 +311,17 @@ static int uwalk_step(struct uwalk *w, u8 *method, u8 *end)
 		}
 		*method = (r.flags & SFRAME_R_SIGNAL) ?
 			  USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
-		err = sframe_step(&r, st);
+		err = ustack_sframe_step(&r, st);
 	} else if (err == SFRAME_E_NOINFO) {
-		if (!st->topmost && (st->ip & 15) && uwalk_is_sigreturn(st->ip))
-			return uwalk_signal_step(w, method, end);
+		if (!st->topmost && (st->ip & 15) && walk_is_sigreturn(st->ip))
+			return walk_signal_step(w, method, end);
 		if (!st->fp) {
 			/* psABI: rbp 0 marks the deepest frame. */
 			*end = USTACK_END_OUTERMOST;
 			return -1;
 		}
 		*method = USTACK_METHOD_FP;
-		err = sframe_fp_step(st);
+		err = ustack_sframe_fp_step(st);
 		if (err == SFRAME_E_RA) {
 			/* A zero return address ends the chain. */
 			*end = USTACK_END_OUTERMOST;
@@ -329,7 +329,7 @@ static int uwalk_step(struct uwalk *w, u8 *method, u8 *end)
 		}
 	}
 	if (err) {
-		*end = uwalk_end_of(err);
+		*end = walk_end_of(err);
 		return -1;
 	}
 	return 0;
@@ -359,7 +359,7 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 		*end = USTACK_END_NO_INFO;
 		return nr;
 	}
-	uwalk_regs(regs, w.gpr);
+	walk_regs(regs, w.gpr);
 	w.st.ip = regs->ip;
 	w.st.sp = regs->sp;
 	w.st.fp = regs->bp;
@@ -368,12 +368,12 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 	w.st.exact_ip = true;
 
 	for (;;) {
-		nr = uwalk_cached(&w, ips, methods, nr, max);
+		nr = walk_cached(&w, ips, methods, nr, max);
 		if (nr >= max) {
 			*end = USTACK_END_DEPTH;
 			break;
 		}
-		if (uwalk_step(&w, &method, end))
+		if (walk_step(&w, &method, end))
 			break;
 		ips[nr] = w.st.ip;
 		if (methods)

@@ -19,7 +19,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "internal.h"
-#include "sframe_registry.h"
+#include "registry.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554
@@ -29,11 +29,11 @@
 #define UDISC_MAX_PHDRS	64
 #define UDISC_MAX_LOADS	8
 
-struct udisc_load {
+struct disc_load {
 	u64 offset, vaddr, filesz;
 };
 
-struct udisc_ent {
+struct disc_ent {
 	/* identity */
 	dev_t dev;
 	unsigned long ino;
@@ -47,14 +47,14 @@ struct udisc_ent {
 	bool checked;		/* validated once */
 	u64 sf_vaddr, sf_size;
 	u32 nloads;
-	struct udisc_load load[UDISC_MAX_LOADS];	/* executable PT_LOADs */
+	struct disc_load load[UDISC_MAX_LOADS];	/* executable PT_LOADs */
 };
 
-static DEFINE_MUTEX(udisc_lock);
-static struct udisc_ent *udisc_tab;
-static unsigned int udisc_next;
+static DEFINE_MUTEX(disc_lock);
+static struct disc_ent *disc_tab;
+static unsigned int disc_next;
 
-static void udisc_ident(struct inode *inode, struct udisc_ent *e)
+static void disc_ident(struct inode *inode, struct disc_ent *e)
 {
 	struct timespec64 ct = ustack_inode_ctime(inode);
 
@@ -66,7 +66,7 @@ static void udisc_ident(struct inode *inode, struct udisc_ent *e)
 	e->size = i_size_read(inode);
 }
 
-static bool udisc_same(const struct udisc_ent *a, const struct udisc_ent *b)
+static bool disc_same(const struct disc_ent *a, const struct disc_ent *b)
 {
 	return a->used && a->dev == b->dev && a->ino == b->ino &&
 	       a->gen == b->gen && a->ctime_sec == b->ctime_sec &&
@@ -74,7 +74,7 @@ static bool udisc_same(const struct udisc_ent *a, const struct udisc_ent *b)
 }
 
 /* Read the program headers of @file into @e: the section and loads. */
-static void udisc_read(struct file *file, struct udisc_ent *e)
+static void disc_read(struct file *file, struct disc_ent *e)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr *ph;
@@ -102,7 +102,7 @@ static void udisc_read(struct file *file, struct udisc_ent *e)
 		goto out;
 	for (i = 0; i < eh.e_phnum; i++) {
 		if (ph[i].p_type == PT_GNU_SFRAME && ph[i].p_memsz &&
-		    ph[i].p_memsz <= UREG_MAX_BYTES) {
+		    ph[i].p_memsz <= REG_MAX_BYTES) {
 			e->sf_vaddr = ph[i].p_vaddr;
 			e->sf_size = ph[i].p_memsz;
 			e->has = true;
@@ -122,49 +122,49 @@ out:
 }
 
 /* The cached entry for @key (copied to @key), read if needed. */
-static void udisc_get(struct file *file, struct udisc_ent *key)
+static void disc_get(struct file *file, struct disc_ent *key)
 {
 	unsigned int i;
 
-	mutex_lock(&udisc_lock);
-	for (i = 0; udisc_tab && i < UDISC_SLOTS; i++) {
-		if (udisc_same(&udisc_tab[i], key)) {
-			*key = udisc_tab[i];
-			mutex_unlock(&udisc_lock);
+	mutex_lock(&disc_lock);
+	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
+		if (disc_same(&disc_tab[i], key)) {
+			*key = disc_tab[i];
+			mutex_unlock(&disc_lock);
 			return;
 		}
 	}
-	mutex_unlock(&udisc_lock);
-	udisc_read(file, key);
+	mutex_unlock(&disc_lock);
+	disc_read(file, key);
 	key->used = true;
 	key->checked = false;
-	mutex_lock(&udisc_lock);
-	if (udisc_tab) {
-		udisc_tab[udisc_next] = *key;
-		udisc_next = (udisc_next + 1) % UDISC_SLOTS;
+	mutex_lock(&disc_lock);
+	if (disc_tab) {
+		disc_tab[disc_next] = *key;
+		disc_next = (disc_next + 1) % UDISC_SLOTS;
 	}
-	mutex_unlock(&udisc_lock);
+	mutex_unlock(&disc_lock);
 }
 
-static void udisc_set_checked(const struct udisc_ent *key, bool ok)
+static void disc_set_checked(const struct disc_ent *key, bool ok)
 {
 	unsigned int i;
 
-	mutex_lock(&udisc_lock);
-	for (i = 0; udisc_tab && i < UDISC_SLOTS; i++) {
-		if (udisc_same(&udisc_tab[i], key)) {
-			udisc_tab[i].checked = true;
-			udisc_tab[i].has = ok;
+	mutex_lock(&disc_lock);
+	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
+		if (disc_same(&disc_tab[i], key)) {
+			disc_tab[i].checked = true;
+			disc_tab[i].has = ok;
 		}
 	}
-	mutex_unlock(&udisc_lock);
+	mutex_unlock(&disc_lock);
 }
 
-int udisc_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
+int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;
-	struct udisc_ent key = {};
+	struct disc_ent key = {};
 	struct file *file;
 	u64 start, end, off, bias = 0, sf;
 	bool found = false;
@@ -173,7 +173,7 @@ int udisc_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 
 	*lo = pc;
 	*hi = pc + 1;
-	if (!mm || !READ_ONCE(udisc_tab))
+	if (!mm || !READ_ONCE(disc_tab))
 		return -ENOENT;
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
@@ -196,15 +196,15 @@ int udisc_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 
 	*lo = start;
 	*hi = end;
-	udisc_ident(file_inode(file), &key);
-	udisc_get(file, &key);
+	disc_ident(file_inode(file), &key);
+	disc_get(file, &key);
 	err = -ENOENT;
 	if (!key.has)
 		goto out;
 
 	/* The executable PT_LOAD this mapping comes from gives the bias. */
 	for (i = 0; i < key.nloads; i++) {
-		const struct udisc_load *l = &key.load[i];
+		const struct disc_load *l = &key.load[i];
 
 		if (off >= (l->offset & PAGE_MASK) &&
 		    off < l->offset + l->filesz) {
@@ -218,15 +218,15 @@ int udisc_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 	sf = key.sf_vaddr + bias;
 	if (sf + key.sf_size < sf || sf + key.sf_size > TASK_SIZE)
 		goto out;
-	err = sframe_sec_init(sec, sf, key.sf_size, sf, start, end);
+	err = ustack_sframe_sec_init(sec, sf, key.sf_size, sf, start, end);
 	if (!err && !key.checked) {
-		err = sframe_validate(sec);
+		err = ustack_sframe_validate(sec);
 		if (err != SFRAME_E_FAULT)
-			udisc_set_checked(&key, !err);
+			disc_set_checked(&key, !err);
 		if (err)
 			pr_info_ratelimited("%s: PT_GNU_SFRAME unusable: %s\n",
 					    file_dentry(file)->d_name.name,
-					    sframe_strerror(err));
+					    ustack_sframe_strerror(err));
 	}
 	if (err)
 		err = -ENOENT;
@@ -235,17 +235,17 @@ out:
 	return err;
 }
 
-int udisc_init(void)
+int ustack_discovery_init(void)
 {
-	udisc_tab = kcalloc(UDISC_SLOTS, sizeof(*udisc_tab), GFP_KERNEL);
-	return udisc_tab ? 0 : -ENOMEM;
+	disc_tab = kcalloc(UDISC_SLOTS, sizeof(*disc_tab), GFP_KERNEL);
+	return disc_tab ? 0 : -ENOMEM;
 }
 
 /* Late walks (if any) find no table and use frame pointers. */
-void udisc_exit(void)
+void ustack_discovery_exit(void)
 {
-	mutex_lock(&udisc_lock);
-	kfree(udisc_tab);
-	udisc_tab = NULL;
-	mutex_unlock(&udisc_lock);
+	mutex_lock(&disc_lock);
+	kfree(disc_tab);
+	disc_tab = NULL;
+	mutex_unlock(&disc_lock);
 }

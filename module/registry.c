@@ -2,14 +2,14 @@
 /*
  * The per-mm SFrame registry.
  *
- * Each mm with registrations has a struct ureg_mm, found by mm pointer in an
+ * Each mm with registrations has a struct reg_mm, found by mm pointer in an
  * RCU hash and kept alive by an mmu_notifier (mmu_notifier_get/put):
  *   .release               the mm is torn down: drop every entry
  *   .invalidate_range_start MMU_NOTIFY_UNMAP (munmap, MAP_FIXED over,
  *                          mremap's old range): drop the entries whose text
  *                          or SFrame range overlaps the unmapped range
  * The entries of an mm are an immutable, refcounted array (struct
- * ureg_set) sorted by text start; writers build a new array and publish it
+ * reg_set) sorted by text start; writers build a new array and publish it
  * with rcu_assign_pointer(), readers binary-search it under rcu_read_lock()
  * and copy the entry out.  Fork shares the parent's array with the child
  * (a task_work queued on the child from the sched_process_fork tracepoint,
@@ -35,73 +35,73 @@
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 #include "internal.h"
-#include "sframe_registry.h"
+#include "registry.h"
 
-struct ureg_ent {
+struct reg_ent {
 	struct sframe_sec sec;	/* text range: sec.text_lo .. sec.text_hi */
 	u64 sf_lo, sf_hi;	/* the registered SFrame range */
 	bool dead;		/* unmapped, but no memory for a new array */
 };
 
-struct ureg_set {
+struct reg_set {
 	refcount_t ref;
 	struct rcu_head rcu;
 	u32 nr, cap;
 	u64 bytes;
-	struct ureg_ent ent[];	/* by text start, text ranges disjoint */
+	struct reg_ent ent[];	/* by text start, text ranges disjoint */
 };
 
-struct ureg_mm {
+struct reg_mm {
 	struct mmu_notifier mn;
-	struct hlist_node node;		/* ureg_hash, keyed by mm */
+	struct hlist_node node;		/* reg_hash, keyed by mm */
 	struct mm_struct *mm;
 	spinlock_t lock;		/* serialises writers of @set */
-	struct ureg_set __rcu *set;	/* NULL: no entries */
+	struct reg_set __rcu *set;	/* NULL: no entries */
 	bool gone;			/* released: refuse registrations */
 	atomic_t put_done;		/* our mmu_notifier reference dropped */
 	struct rcu_head rcu;
 };
 
-static DEFINE_HASHTABLE(ureg_hash, 8);
-static DEFINE_SPINLOCK(ureg_hash_lock);
-static atomic_t ureg_nr_mm = ATOMIC_INIT(0);
+static DEFINE_HASHTABLE(reg_hash, 8);
+static DEFINE_SPINLOCK(reg_hash_lock);
+static atomic_t reg_nr_mm = ATOMIC_INIT(0);
 
 /*
  * Bumped after every change of any registry (an entry added, removed or
  * hidden, an mm's registry dropped), fully ordered after the change: a
  * reader that sees generation g (acquire) and then looks up sees every
- * change made before g.  The walk's rule cache (uwalk.c) is tagged with it.
+ * change made before g.  The walk's rule cache (walk.c) is tagged with it.
  */
-static atomic64_t ureg_gen = ATOMIC64_INIT(1);
+static atomic64_t reg_gen = ATOMIC64_INIT(1);
 
 /* Bytes of live registry memory (sets and per-mm state), for the stats. */
-static atomic_long_t ureg_bytes = ATOMIC_LONG_INIT(0);
+static atomic_long_t reg_bytes = ATOMIC_LONG_INIT(0);
 
-long ureg_memory(void)
+long ustack_registry_memory(void)
 {
-	return atomic_long_read(&ureg_bytes);
+	return atomic_long_read(&reg_bytes);
 }
 
-static void ureg_changed(void)
+static void reg_changed(void)
 {
-	atomic64_inc_return(&ureg_gen);
+	atomic64_inc_return(&reg_gen);
 }
 
-u64 ureg_generation(void)
+u64 ustack_registry_generation(void)
 {
-	return (u64)atomic64_read_acquire(&ureg_gen);
+	return (u64)atomic64_read_acquire(&reg_gen);
 }
 
 /* ---- sets ---------------------------------------------------------- */
 
-static struct ureg_set *ureg_set_alloc(u32 nr, gfp_t gfp)
+static struct reg_set *reg_set_alloc(u32 nr, gfp_t gfp)
 {
-	struct ureg_set *s;
+	struct reg_set *s;
 
 	s = kvmalloc(struct_size(s, ent, nr), gfp);
 	if (!s)
 		return NULL;
-	atomic_long_add(struct_size(s, ent, nr), &ureg_bytes);
+	atomic_long_add(struct_size(s, ent, nr), &reg_bytes);
 	refcount_set(&s->ref, 1);
 	s->nr = 0;
 	s->cap = nr;
@@ -110,36 +110,36 @@ static struct ureg_set *ureg_set_alloc(u32 nr, gfp_t gfp)
 }
 
 /* The set's bytes leave the registry's count. */
-static void ureg_set_uncount(const struct ureg_set *s)
+static void reg_set_uncount(const struct reg_set *s)
 {
-	atomic_long_sub(struct_size(s, ent, s->cap), &ureg_bytes);
+	atomic_long_sub(struct_size(s, ent, s->cap), &reg_bytes);
 }
 
 /* A set no reader has seen, or NULL. */
-static void ureg_set_free(struct ureg_set *s)
+static void reg_set_free(struct reg_set *s)
 {
 	if (!s)
 		return;
-	ureg_set_uncount(s);
+	reg_set_uncount(s);
 	kvfree(s);
 }
 
-static void ureg_set_put(struct ureg_set *s)
+static void reg_set_put(struct reg_set *s)
 {
 	if (s && refcount_dec_and_test(&s->ref)) {
-		ureg_set_uncount(s);
+		reg_set_uncount(s);
 		kvfree_rcu(s, rcu);
 	}
 }
 
-static void ureg_set_add(struct ureg_set *s, const struct ureg_ent *e)
+static void reg_set_add(struct reg_set *s, const struct reg_ent *e)
 {
 	s->ent[s->nr++] = *e;
 	s->ent[s->nr - 1].dead = false;
 	s->bytes += e->sf_hi - e->sf_lo;
 }
 
-static inline u32 ureg_live(const struct ureg_set *s)
+static inline u32 reg_live(const struct reg_set *s)
 {
 	u32 i, n = 0;
 
@@ -148,18 +148,18 @@ static inline u32 ureg_live(const struct ureg_set *s)
 	return n;
 }
 
-static inline bool ureg_overlap(u64 a_lo, u64 a_hi, u64 b_lo, u64 b_hi)
+static inline bool reg_overlap(u64 a_lo, u64 a_hi, u64 b_lo, u64 b_hi)
 {
 	return a_lo < b_hi && b_lo < a_hi;
 }
 
 /* ---- the mm table -------------------------------------------------- */
 
-static struct ureg_mm *ureg_find_mm(struct mm_struct *mm)
+static struct reg_mm *reg_find_mm(struct mm_struct *mm)
 {
-	struct ureg_mm *um;
+	struct reg_mm *um;
 
-	hash_for_each_possible_rcu(ureg_hash, um, node, (unsigned long)mm)
+	hash_for_each_possible_rcu(reg_hash, um, node, (unsigned long)mm)
 		if (um->mm == mm)
 			return um;
 	return NULL;
@@ -169,165 +169,165 @@ static struct ureg_mm *ureg_find_mm(struct mm_struct *mm)
  * Drop the entries and our mmu_notifier reference.  Only the caller that
  * set put_done (release or module exit) does this, once.
  */
-static void ureg_mm_drop(struct ureg_mm *um)
+static void reg_mm_drop(struct reg_mm *um)
 {
-	struct ureg_set *old;
+	struct reg_set *old;
 
 	spin_lock(&um->lock);
 	um->gone = true;
 	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
 	RCU_INIT_POINTER(um->set, NULL);
 	spin_unlock(&um->lock);
-	ureg_changed();
-	ureg_set_put(old);
-	spin_lock(&ureg_hash_lock);
+	reg_changed();
+	reg_set_put(old);
+	spin_lock(&reg_hash_lock);
 	hash_del_rcu(&um->node);
-	spin_unlock(&ureg_hash_lock);
+	spin_unlock(&reg_hash_lock);
 	mmu_notifier_put(&um->mn);
 }
 
-static void ureg_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
+static void reg_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
 {
-	struct ureg_mm *um = container_of(mn, struct ureg_mm, mn);
+	struct reg_mm *um = container_of(mn, struct reg_mm, mn);
 
 	if (!atomic_xchg(&um->put_done, 1))
-		ureg_mm_drop(um);
+		reg_mm_drop(um);
 }
 
 /* Entries of @s hit by unmapping [lo, hi). */
-static u32 ureg_hits(const struct ureg_set *s, u64 lo, u64 hi)
+static u32 reg_hits(const struct reg_set *s, u64 lo, u64 hi)
 {
-	const struct ureg_ent *e;
+	const struct reg_ent *e;
 	u32 i, n = 0;
 
 	for (i = 0; s && i < s->nr; i++) {
 		e = &s->ent[i];
 		if (READ_ONCE(e->dead))
 			continue;
-		n += ureg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
-		     ureg_overlap(e->sf_lo, e->sf_hi, lo, hi);
+		n += reg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
+		     reg_overlap(e->sf_lo, e->sf_hi, lo, hi);
 	}
 	return n;
 }
 
-static int ureg_mn_invalidate(struct mmu_notifier *mn,
+static int reg_mn_invalidate(struct mmu_notifier *mn,
 			      const struct mmu_notifier_range *range)
 {
-	struct ureg_mm *um = container_of(mn, struct ureg_mm, mn);
-	struct ureg_set *old, *s;
-	const struct ureg_ent *e;
+	struct reg_mm *um = container_of(mn, struct reg_mm, mn);
+	struct reg_set *old, *s;
+	const struct reg_ent *e;
 	u64 lo = range->start, hi = range->end;
 	u32 i, hits;
 
 	if (range->event != MMU_NOTIFY_UNMAP)
 		return 0;
 	rcu_read_lock();
-	hits = ureg_hits(rcu_dereference(um->set), lo, hi);
+	hits = reg_hits(rcu_dereference(um->set), lo, hi);
 	rcu_read_unlock();
 	if (!hits)
 		return 0;
 
 	spin_lock(&um->lock);
 	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
-	hits = ureg_hits(old, lo, hi);
+	hits = reg_hits(old, lo, hi);
 	if (!hits)
 		goto out;
 	/* No reclaim here: this may run under reclaim or the OOM reaper. */
-	s = ureg_set_alloc(ureg_live(old) - hits, GFP_NOWAIT | __GFP_NOWARN);
+	s = reg_set_alloc(reg_live(old) - hits, GFP_NOWAIT | __GFP_NOWARN);
 	if (!s) {
 		/* Hide them in place (readers check the flag). */
 		for (i = 0; i < old->nr; i++) {
 			e = &old->ent[i];
-			if (ureg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
-			    ureg_overlap(e->sf_lo, e->sf_hi, lo, hi))
+			if (reg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
+			    reg_overlap(e->sf_lo, e->sf_hi, lo, hi))
 				WRITE_ONCE(old->ent[i].dead, true);
 		}
 		spin_unlock(&um->lock);
-		ureg_changed();
+		reg_changed();
 		return 0;
 	}
 	for (i = 0; i < old->nr; i++) {
 		e = &old->ent[i];
 		if (READ_ONCE(e->dead) ||
-		    ureg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
-		    ureg_overlap(e->sf_lo, e->sf_hi, lo, hi))
+		    reg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
+		    reg_overlap(e->sf_lo, e->sf_hi, lo, hi))
 			continue;
-		ureg_set_add(s, e);
+		reg_set_add(s, e);
 	}
 	if (!s->nr) {
-		ureg_set_free(s);
+		reg_set_free(s);
 		s = NULL;
 	}
 	rcu_assign_pointer(um->set, s);
 	spin_unlock(&um->lock);
-	ureg_changed();
-	ureg_set_put(old);
+	reg_changed();
+	reg_set_put(old);
 	return 0;
 out:
 	spin_unlock(&um->lock);
 	return 0;
 }
 
-static struct mmu_notifier *ureg_mn_alloc(struct mm_struct *mm)
+static struct mmu_notifier *reg_mn_alloc(struct mm_struct *mm)
 {
-	struct ureg_mm *um = kzalloc(sizeof(*um), GFP_KERNEL);
+	struct reg_mm *um = kzalloc(sizeof(*um), GFP_KERNEL);
 
 	if (!um)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&um->lock);
 	INIT_HLIST_NODE(&um->node);
 	um->mm = mm;
-	atomic_inc(&ureg_nr_mm);
-	atomic_long_add(sizeof(*um), &ureg_bytes);
+	atomic_inc(&reg_nr_mm);
+	atomic_long_add(sizeof(*um), &reg_bytes);
 	return &um->mn;
 }
 
-static void ureg_mn_free(struct mmu_notifier *mn)
+static void reg_mn_free(struct mmu_notifier *mn)
 {
-	struct ureg_mm *um = container_of(mn, struct ureg_mm, mn);
+	struct reg_mm *um = container_of(mn, struct reg_mm, mn);
 
 	kfree_rcu(um, rcu);
-	atomic_dec(&ureg_nr_mm);
-	atomic_long_sub(sizeof(*um), &ureg_bytes);
+	atomic_dec(&reg_nr_mm);
+	atomic_long_sub(sizeof(*um), &reg_bytes);
 }
 
-static const struct mmu_notifier_ops ureg_mn_ops = {
-	.release = ureg_mn_release,
-	.invalidate_range_start = ureg_mn_invalidate,
-	.alloc_notifier = ureg_mn_alloc,
-	.free_notifier = ureg_mn_free,
+static const struct mmu_notifier_ops reg_mn_ops = {
+	.release = reg_mn_release,
+	.invalidate_range_start = reg_mn_invalidate,
+	.alloc_notifier = reg_mn_alloc,
+	.free_notifier = reg_mn_free,
 };
 
 /* The registry of @mm, created if needed.  mmap_lock held for write. */
-static struct ureg_mm *ureg_get_mm(struct mm_struct *mm)
+static struct reg_mm *reg_get_mm(struct mm_struct *mm)
 {
 	struct mmu_notifier *mn;
-	struct ureg_mm *um;
+	struct reg_mm *um;
 
 	rcu_read_lock();
-	um = ureg_find_mm(mm);
+	um = reg_find_mm(mm);
 	rcu_read_unlock();
 	if (um)
 		return um->gone ? ERR_PTR(-ESRCH) : um;
-	mn = mmu_notifier_get_locked(&ureg_mn_ops, mm);
+	mn = mmu_notifier_get_locked(&reg_mn_ops, mm);
 	if (IS_ERR(mn))
 		return ERR_CAST(mn);
-	um = container_of(mn, struct ureg_mm, mn);
-	spin_lock(&ureg_hash_lock);
+	um = container_of(mn, struct reg_mm, mn);
+	spin_lock(&reg_hash_lock);
 	if (!hlist_unhashed(&um->node)) {
 		/* Not ours to hold twice. */
-		spin_unlock(&ureg_hash_lock);
+		spin_unlock(&reg_hash_lock);
 		mmu_notifier_put(mn);
 		return ERR_PTR(-EBUSY);
 	}
-	hash_add_rcu(ureg_hash, &um->node, (unsigned long)mm);
-	spin_unlock(&ureg_hash_lock);
+	hash_add_rcu(reg_hash, &um->node, (unsigned long)mm);
+	spin_unlock(&reg_hash_lock);
 	return um;
 }
 
 /* ---- registration -------------------------------------------------- */
 
-#define ureg_refuse(err, why)						\
+#define reg_refuse(err, why)						\
 	({								\
 		pr_info_ratelimited("pid %d (%s): sframe register refused: %s\n", \
 				    task_tgid_nr(current), current->comm, why); \
@@ -338,7 +338,7 @@ static struct ureg_mm *ureg_get_mm(struct mm_struct *mm)
  * [lo, hi) is covered by VMAs without holes, each with all of @flags.
  * Returns 0, -ENXIO (hole) or -EACCES (flags).
  */
-static int ureg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
+static int reg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
 			   unsigned long flags)
 {
 	struct vm_area_struct *vma;
@@ -358,12 +358,12 @@ static int ureg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
 	return 0;
 }
 
-int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
+int ustack_registry_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 {
 	struct mm_struct *mm = current->mm;
-	struct ureg_set *old, *s = NULL;
-	struct ureg_ent e = {};
-	struct ureg_mm *um;
+	struct reg_set *old, *s = NULL;
+	struct reg_ent e = {};
+	struct reg_mm *um;
 	u32 i, want = 0;
 	bool placed = false;
 	int err;
@@ -371,50 +371,50 @@ int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 	if (!mm)
 		return -EINVAL;
 	if (!sf_len || lo >= hi || sf + sf_len < sf)
-		return ureg_refuse(-EINVAL, "empty or wrapping range");
+		return reg_refuse(-EINVAL, "empty or wrapping range");
 	if (hi > TASK_SIZE || sf + sf_len > TASK_SIZE)
-		return ureg_refuse(-EFAULT, "range outside user space");
-	if (sf_len > UREG_MAX_BYTES)
-		return ureg_refuse(-EDQUOT, "section larger than the byte cap");
+		return reg_refuse(-EFAULT, "range outside user space");
+	if (sf_len > REG_MAX_BYTES)
+		return reg_refuse(-EDQUOT, "section larger than the byte cap");
 
 	/* Mapped first (clear errors), then the section, without mmap_lock. */
 	if (mmap_read_lock_killable(mm))
 		return -EINTR;
-	err = ureg_check_vmas(mm, lo, hi, VM_EXEC);
+	err = reg_check_vmas(mm, lo, hi, VM_EXEC);
 	if (!err)
-		err = ureg_check_vmas(mm, sf, sf + sf_len, VM_READ);
+		err = reg_check_vmas(mm, sf, sf + sf_len, VM_READ);
 	mmap_read_unlock(mm);
 	if (err)
-		return ureg_refuse(err, err == -ENXIO ? "range not mapped" :
+		return reg_refuse(err, err == -ENXIO ? "range not mapped" :
 				   "text not executable or SFrame not readable");
 
-	err = sframe_sec_init(&e.sec, sf, sf_len, sf, lo, hi);
+	err = ustack_sframe_sec_init(&e.sec, sf, sf_len, sf, lo, hi);
 	if (!err)
-		err = sframe_validate(&e.sec);
+		err = ustack_sframe_validate(&e.sec);
 	if (err) {
 		pr_info_ratelimited("pid %d (%s): sframe register refused: section: %s\n",
 				    task_tgid_nr(current), current->comm,
-				    sframe_strerror(err));
-		return sframe_errno(err, -EBADMSG);
+				    ustack_sframe_strerror(err));
+		return ustack_sframe_errno(err, -EBADMSG);
 	}
 	e.sf_lo = sf;
 	e.sf_hi = sf + sf_len;
 
 	if (mmap_write_lock_killable(mm))
 		return -EINTR;
-	err = ureg_check_vmas(mm, lo, hi, VM_EXEC);
+	err = reg_check_vmas(mm, lo, hi, VM_EXEC);
 	if (err) {
-		ureg_refuse(err, err == -ENXIO ? "text range not mapped" :
+		reg_refuse(err, err == -ENXIO ? "text range not mapped" :
 			    "text range not executable");
 		goto unlock;
 	}
-	err = ureg_check_vmas(mm, sf, sf + sf_len, VM_READ);
+	err = reg_check_vmas(mm, sf, sf + sf_len, VM_READ);
 	if (err) {
-		ureg_refuse(err, err == -ENXIO ? "SFrame range not mapped" :
+		reg_refuse(err, err == -ENXIO ? "SFrame range not mapped" :
 			    "SFrame range not readable");
 		goto unlock;
 	}
-	um = ureg_get_mm(mm);
+	um = reg_get_mm(mm);
 	if (IS_ERR(um)) {
 		err = PTR_ERR(um);
 		goto unlock;
@@ -423,16 +423,16 @@ int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 		spin_lock(&um->lock);
 		old = rcu_dereference_protected(um->set,
 						lockdep_is_held(&um->lock));
-		if (s && want == ureg_live(old) + 1)
+		if (s && want == reg_live(old) + 1)
 			break;
-		want = ureg_live(old) + 1;
+		want = reg_live(old) + 1;
 		spin_unlock(&um->lock);
-		ureg_set_free(s);
-		if (want > UREG_MAX_ENTRIES) {
-			err = ureg_refuse(-ENOSPC, "too many registrations");
+		reg_set_free(s);
+		if (want > REG_MAX_ENTRIES) {
+			err = reg_refuse(-ENOSPC, "too many registrations");
 			goto unlock;
 		}
-		s = ureg_set_alloc(want, GFP_KERNEL);
+		s = reg_set_alloc(want, GFP_KERNEL);
 		if (!s) {
 			err = -ENOMEM;
 			goto unlock;
@@ -440,57 +440,57 @@ int ureg_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 	}
 	/* Locked, @s has room for the live entries and @e. */
 	err = 0;
-	if (old && old->bytes + sf_len > UREG_MAX_BYTES)
+	if (old && old->bytes + sf_len > REG_MAX_BYTES)
 		err = -EDQUOT;
 	for (i = 0; !err && old && i < old->nr; i++) {
-		const struct ureg_ent *o = &old->ent[i];
+		const struct reg_ent *o = &old->ent[i];
 
 		if (READ_ONCE(o->dead))
 			continue;
-		if (ureg_overlap(o->sec.text_lo, o->sec.text_hi, lo, hi) ||
-		    ureg_overlap(o->sf_lo, o->sf_hi, e.sf_lo, e.sf_hi)) {
+		if (reg_overlap(o->sec.text_lo, o->sec.text_hi, lo, hi) ||
+		    reg_overlap(o->sf_lo, o->sf_hi, e.sf_lo, e.sf_hi)) {
 			err = -EEXIST;
 			break;
 		}
 		if (!placed && o->sec.text_lo > lo) {
-			ureg_set_add(s, &e);
+			reg_set_add(s, &e);
 			placed = true;
 		}
-		ureg_set_add(s, o);
+		reg_set_add(s, o);
 	}
 	if (!err) {
 		if (!placed)
-			ureg_set_add(s, &e);
+			reg_set_add(s, &e);
 		rcu_assign_pointer(um->set, s);
 		s = NULL;
 	}
 	spin_unlock(&um->lock);
 	if (!err)
-		ureg_changed();
+		reg_changed();
 	if (err == -EEXIST)
-		ureg_refuse(err, "overlaps an existing registration");
+		reg_refuse(err, "overlaps an existing registration");
 	else if (err == -EDQUOT)
-		ureg_refuse(err, "byte cap exceeded");
+		reg_refuse(err, "byte cap exceeded");
 	else
-		ureg_set_put(old);
+		reg_set_put(old);
 unlock:
 	mmap_write_unlock(mm);
-	ureg_set_free(s);
+	reg_set_free(s);
 	return err;
 }
 
-int ureg_unregister(u64 sf, u64 lo, u64 hi)
+int ustack_registry_unregister(u64 sf, u64 lo, u64 hi)
 {
 	struct mm_struct *mm = current->mm;
-	struct ureg_set *old, *s = NULL;
-	struct ureg_mm *um;
+	struct reg_set *old, *s = NULL;
+	struct reg_mm *um;
 	u32 i, want = 0;
 	int found;
 
 	if (!mm)
 		return -EINVAL;
 	rcu_read_lock();
-	um = ureg_find_mm(mm);
+	um = reg_find_mm(mm);
 	rcu_read_unlock();
 	if (!um)
 		return -ENOENT;
@@ -511,48 +511,48 @@ int ureg_unregister(u64 sf, u64 lo, u64 hi)
 		}
 		if (found < 0) {
 			spin_unlock(&um->lock);
-			ureg_set_free(s);
+			reg_set_free(s);
 			return -ENOENT;
 		}
-		if (ureg_live(old) == 1 || (s && want == ureg_live(old) - 1))
+		if (reg_live(old) == 1 || (s && want == reg_live(old) - 1))
 			break;
-		want = ureg_live(old) - 1;
+		want = reg_live(old) - 1;
 		spin_unlock(&um->lock);
-		ureg_set_free(s);
-		s = ureg_set_alloc(want, GFP_KERNEL);
+		reg_set_free(s);
+		s = reg_set_alloc(want, GFP_KERNEL);
 		if (!s)
 			return -ENOMEM;
 	}
-	if (ureg_live(old) == 1) {
-		ureg_set_free(s);
+	if (reg_live(old) == 1) {
+		reg_set_free(s);
 		s = NULL;
 	} else {
 		for (i = 0; i < old->nr; i++)
 			if (i != found && !READ_ONCE(old->ent[i].dead))
-				ureg_set_add(s, &old->ent[i]);
+				reg_set_add(s, &old->ent[i]);
 	}
 	rcu_assign_pointer(um->set, s);
 	spin_unlock(&um->lock);
-	ureg_changed();
-	ureg_set_put(old);
+	reg_changed();
+	reg_set_put(old);
 	return 0;
 }
 
-bool ureg_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec,
+bool ustack_registry_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec,
 		 u64 *gap_lo, u64 *gap_hi)
 {
-	const struct ureg_set *s;
-	const struct ureg_ent *e;
-	struct ureg_mm *um;
+	const struct reg_set *s;
+	const struct reg_ent *e;
+	struct reg_mm *um;
 	u32 lo = 0, hi, mid;
 	bool found = false;
 
 	*gap_lo = 0;
 	*gap_hi = TASK_SIZE;
-	if (hash_empty(ureg_hash))
+	if (hash_empty(reg_hash))
 		return false;
 	rcu_read_lock();
-	um = ureg_find_mm(mm);
+	um = reg_find_mm(mm);
 	s = um ? rcu_dereference(um->set) : NULL;
 	if (!s)
 		goto out;
@@ -597,7 +597,7 @@ out:
 
 struct ufork {
 	struct callback_head cb;
-	struct ureg_set *set;
+	struct reg_set *set;
 };
 
 static DEFINE_RAW_SPINLOCK(ufork_lock);
@@ -643,22 +643,22 @@ static void ufork_pool_put(struct ufork *f)
 }
 
 /* The child, before its first user instruction: adopt @set. */
-static void ureg_inherit(struct mm_struct *mm, struct ureg_set *set)
+static void reg_inherit(struct mm_struct *mm, struct reg_set *set)
 {
-	struct ureg_set *s, *old;
-	struct ureg_mm *um;
+	struct reg_set *s, *old;
+	struct reg_mm *um;
 	u32 i, ok = 0;
 
 	if (mmap_write_lock_killable(mm))
 		return;
 	/* MADV_DONTFORK ranges are not in the child: keep what is there. */
 	for (i = 0; i < set->nr; i++) {
-		const struct ureg_ent *e = &set->ent[i];
+		const struct reg_ent *e = &set->ent[i];
 
 		ok += !READ_ONCE(e->dead) &&
-		      !ureg_check_vmas(mm, e->sec.text_lo, e->sec.text_hi,
+		      !reg_check_vmas(mm, e->sec.text_lo, e->sec.text_hi,
 				       VM_EXEC) &&
-		      !ureg_check_vmas(mm, e->sf_lo, e->sf_hi, VM_READ);
+		      !reg_check_vmas(mm, e->sf_lo, e->sf_hi, VM_READ);
 	}
 	if (!ok)
 		goto unlock;
@@ -666,23 +666,23 @@ static void ureg_inherit(struct mm_struct *mm, struct ureg_set *set)
 		refcount_inc(&set->ref);
 		s = set;
 	} else {
-		s = ureg_set_alloc(ok, GFP_KERNEL);
+		s = reg_set_alloc(ok, GFP_KERNEL);
 		if (!s)
 			goto unlock;
 		for (i = 0; i < set->nr; i++) {
-			const struct ureg_ent *e = &set->ent[i];
+			const struct reg_ent *e = &set->ent[i];
 
 			if (!READ_ONCE(e->dead) &&
-			    !ureg_check_vmas(mm, e->sec.text_lo,
+			    !reg_check_vmas(mm, e->sec.text_lo,
 					     e->sec.text_hi, VM_EXEC) &&
-			    !ureg_check_vmas(mm, e->sf_lo, e->sf_hi, VM_READ) &&
+			    !reg_check_vmas(mm, e->sf_lo, e->sf_hi, VM_READ) &&
 			    s->nr < ok)
-				ureg_set_add(s, e);
+				reg_set_add(s, e);
 		}
 	}
-	um = ureg_get_mm(mm);
+	um = reg_get_mm(mm);
 	if (IS_ERR(um)) {
-		ureg_set_put(s);
+		reg_set_put(s);
 		goto unlock;
 	}
 	spin_lock(&um->lock);
@@ -690,9 +690,9 @@ static void ureg_inherit(struct mm_struct *mm, struct ureg_set *set)
 	if (!old)
 		rcu_assign_pointer(um->set, s);
 	spin_unlock(&um->lock);
-	ureg_changed();
+	reg_changed();
 	if (old)
-		ureg_set_put(s);	/* cannot happen before user code */
+		reg_set_put(s);	/* cannot happen before user code */
 unlock:
 	mmap_write_unlock(mm);
 }
@@ -702,8 +702,8 @@ static void ufork_run(struct callback_head *cb)
 	struct ufork *f = container_of(cb, struct ufork, cb);
 
 	if (current->mm && !(current->flags & PF_EXITING))
-		ureg_inherit(current->mm, f->set);
-	ureg_set_put(f->set);
+		reg_inherit(current->mm, f->set);
+	reg_set_put(f->set);
 	kfree(f);
 	module_put(THIS_MODULE);
 }
@@ -711,16 +711,16 @@ static void ufork_run(struct callback_head *cb)
 static void ufork_probe(void *data, struct task_struct *parent,
 			struct task_struct *child)
 {
-	struct ureg_set *set = NULL;
-	struct ureg_mm *um;
+	struct reg_set *set = NULL;
+	struct reg_mm *um;
 	struct ufork *f = NULL;
 	unsigned long flags;
 
 	if (!child->mm || child->mm == parent->mm ||
-	    (child->flags & PF_KTHREAD) || hash_empty(ureg_hash))
+	    (child->flags & PF_KTHREAD) || hash_empty(reg_hash))
 		return;
 	rcu_read_lock();
-	um = ureg_find_mm(parent->mm);
+	um = reg_find_mm(parent->mm);
 	if (um)
 		set = rcu_dereference(um->set);
 	if (set && !refcount_inc_not_zero(&set->ref))
@@ -739,7 +739,7 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	if (!f) {
 		pr_warn_ratelimited("pid %d: fork: no memory to copy SFrame registrations\n",
 				    task_tgid_nr(child));
-		ureg_set_put(set);
+		reg_set_put(set);
 		return;
 	}
 	if (!try_module_get(THIS_MODULE))
@@ -750,7 +750,7 @@ static void ufork_probe(void *data, struct task_struct *parent,
 		return;
 	module_put(THIS_MODULE);
 undo:
-	ureg_set_put(set);
+	reg_set_put(set);
 	ufork_pool_put(f);
 }
 
@@ -766,12 +766,12 @@ int ustack_registry_init(void)
 {
 	int err;
 
-	err = udisc_init();
+	err = ustack_discovery_init();
 	if (err)
 		return err;
-	err = uwalk_init();
+	err = ustack_walk_init();
 	if (err) {
-		udisc_exit();
+		ustack_discovery_exit();
 		return err;
 	}
 	ufork_refill(NULL);
@@ -788,8 +788,8 @@ int ustack_registry_init(void)
 fail:
 	while (ufork_nr)
 		kfree(ufork_pool[--ufork_nr]);
-	uwalk_exit();
-	udisc_exit();
+	ustack_walk_exit();
+	ustack_discovery_exit();
 	return err;
 }
 
@@ -801,7 +801,7 @@ fail:
  */
 void ustack_registry_exit(void)
 {
-	struct ureg_mm *um;
+	struct reg_mm *um;
 	int bkt;
 
 	tracepoint_probe_unregister(ufork_tp, ufork_probe, NULL);
@@ -811,10 +811,10 @@ void ustack_registry_exit(void)
 		kfree(ufork_pool[--ufork_nr]);
 
 	for (;;) {
-		struct ureg_mm *found = NULL;
+		struct reg_mm *found = NULL;
 
 		rcu_read_lock();
-		hash_for_each_rcu(ureg_hash, bkt, um, node) {
+		hash_for_each_rcu(reg_hash, bkt, um, node) {
 			/* Claimed: freed only after our mmu_notifier_put(). */
 			if (!atomic_xchg(&um->put_done, 1)) {
 				found = um;
@@ -824,16 +824,16 @@ void ustack_registry_exit(void)
 		rcu_read_unlock();
 		if (!found)
 			break;
-		ureg_mm_drop(found);
+		reg_mm_drop(found);
 	}
 	for (;;) {
 		mmu_notifier_synchronize();
-		if (!atomic_read(&ureg_nr_mm))
+		if (!atomic_read(&reg_nr_mm))
 			break;
 		msleep(20);
 	}
 	mmu_notifier_synchronize();
 	rcu_barrier();
-	uwalk_exit();
-	udisc_exit();
+	ustack_walk_exit();
+	ustack_discovery_exit();
 }

@@ -8,13 +8,13 @@
  *
  *   struct sframe_sec sec;
  *   struct sframe_rule r;
- *   err = sframe_sec_init(&sec, read_addr, len, vaddr, text_lo, text_hi);
- *   err = sframe_find(&sec, pc, &r);     0, SFRAME_E_NOINFO or an error
- *   err = sframe_step(&r, &state);       ip/sp/fp of the caller
- *   n   = sframe_walk(&walk);            a whole stack, FP fallback
+ *   err = ustack_sframe_sec_init(&sec, read_addr, len, vaddr, text_lo, text_hi);
+ *   err = ustack_sframe_find(&sec, pc, &r);     0, SFRAME_E_NOINFO or an error
+ *   err = ustack_sframe_step(&r, &state);       ip/sp/fp of the caller
+ *   n   = ustack_sframe_walk(&walk);            a whole stack, FP fallback
  *
- * All functions return 0 or a negative enum sframe_code; sframe_strerror()
- * names a code and sframe_errno() maps it to a negative errno value.
+ * All functions return 0 or a negative enum sframe_code; ustack_sframe_strerror()
+ * names a code and ustack_sframe_errno() maps it to a negative errno value.
  *
  * Versions: v1 (17-byte FDEs, PCMASK blocks of 16 bytes), v2 (20-byte FDEs,
  * rep_size), v3 (16-byte FDE index, 5-byte attribute before the FREs, flex
@@ -28,8 +28,8 @@
  * (the v3 spec draft; CFA needs reg_p).  A rule on a register other than
  * SP/FP is only usable in the topmost frame (sframe_state.gpr).
  */
-#ifndef USTACK_SFRAME_CORE_H
-#define USTACK_SFRAME_CORE_H
+#ifndef USTACK_USTACK_SFRAME_H
+#define USTACK_USTACK_SFRAME_H
 
 #include "sframe_env.h"
 
@@ -153,7 +153,7 @@ struct sframe_rule {
 	u32 fre_idx;		/* index of the FRE within its FDE */
 };
 
-/* A decoded section; fill with sframe_sec_init(), then read only. */
+/* A decoded section; fill with ustack_sframe_sec_init(), then read only. */
 struct sframe_sec {
 	unsigned long base;	/* where its bytes are read (see env) */
 	u64 vaddr;		/* where it is mapped: base of PC arithmetic */
@@ -200,34 +200,34 @@ struct sframe_state {
 	bool exact_ip;		/* IP is exact (topmost, or after a signal) */
 };
 
-int sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
+int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 		    u64 vaddr, u64 text_lo, u64 text_hi);
 /* FDE @idx, checked against the section (not against its neighbours). */
-int sframe_read_fde(const struct sframe_sec *sec, u32 idx,
+int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		    struct sframe_fde *fde);
 /* The FRE at section offset *@pos of @fde; advances *@pos past it. */
-int sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde *fde,
+int ustack_sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    u32 *pos, struct sframe_fre *fre);
 /* Turn a raw FRE into a rule (flags, fp/ra/cfa locations). */
-int sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
+int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    const struct sframe_fre *fre, struct sframe_rule *r);
 /* Rule for @pc: 0, SFRAME_E_NOINFO, or an error for a malformed section. */
-int sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r);
+int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r);
 /* Check every FDE and FRE (tools, registration); bounded by the counts. */
-int sframe_validate(const struct sframe_sec *sec);
+int ustack_sframe_validate(const struct sframe_sec *sec);
 /* Apply @r to @st: @st becomes the caller's frame. */
-int sframe_step(const struct sframe_rule *r, struct sframe_state *st);
+int ustack_sframe_step(const struct sframe_rule *r, struct sframe_state *st);
 /* The frame-pointer rule: CFA = fp + 16, RA at CFA-8, fp at CFA-16. */
-int sframe_fp_step(struct sframe_state *st);
+int ustack_sframe_fp_step(struct sframe_state *st);
 
-const char *sframe_strerror(int code);
+const char *ustack_sframe_strerror(int code);
 /* @malformed: the errno for a malformed section (-EINVAL, -EBADMSG) */
-int sframe_errno(int code, int malformed);
+int ustack_sframe_errno(int code, int malformed);
 
 /* ---- a whole walk ------------------------------------------------------ */
 
 /*
- * Optional rule cache for sframe_walk(), owned by the caller (no allocation
+ * Optional rule cache for ustack_sframe_walk(), owned by the caller (no allocation
  * here): 4-way set associative by lookup PC, 32 bytes an entry, 16 KiB.
  * Each entry also points to its caller's entry of the last time (checked
  * before use), so a repeated stack chains entry to entry, one load a
@@ -237,7 +237,7 @@ int sframe_errno(int code, int malformed);
  * CFA+off, off within s8) and outermost markers; flex and signal rules are
  * looked up each time.  Entries are keyed by PC only: reset the
  * cache whenever a section it may have seen goes away or changes, or tag
- * the whole cache with the owner of its sections (uwalk.c).
+ * the whole cache with the owner of its sections (walk.c).
  */
 #define SFRAME_CACHE_WAYS	4
 #define SFRAME_CACHE_SETS	128	/* a power of two */
@@ -269,30 +269,30 @@ struct sframe_cache {
 };
 
 /* Entry for lookup PC @pc, or NULL. */
-const struct sframe_cache_ent *sframe_cache_get(const struct sframe_cache *c,
+const struct sframe_cache_ent *ustack_sframe_cache_get(const struct sframe_cache *c,
 						u64 pc);
 /*
  * Remember @r for @pc (newest first in its set, the oldest of a full set
  * goes); false, not stored, for a rule of another shape (flex, signal, FP
  * slot beyond s8 of the CFA).
  */
-bool sframe_cache_put(struct sframe_cache *c, u64 pc,
+bool ustack_sframe_cache_put(struct sframe_cache *c, u64 pc,
 		      const struct sframe_rule *r);
 /* The rule an entry stands for. */
-void sframe_cache_rule(const struct sframe_cache_ent *e,
+void ustack_sframe_cache_rule(const struct sframe_cache_ent *e,
 		       struct sframe_rule *r);
 /*
  * Step @st up through consecutive frames whose rules are cached, as
- * sframe_step() would, storing each new IP at ips[nr++] (and
+ * ustack_sframe_step() would, storing each new IP at ips[nr++] (and
  * methods[nr] = SFRAME, if @methods) while nr < @max.  Stops, leaving @st at
  * the last frame reached, at an exact IP after a signal, a PC not cached or
  * outermost, a caller IP with no bit of @stop_mask set (if @stop_mask: a
- * possible signal trampoline), or anything sframe_step() might reject: the
+ * possible signal trampoline), or anything ustack_sframe_step() might reject: the
  * caller then takes that frame the slow way.  Returns the new nr.
  */
-u32 sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
+u32 ustack_sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
 		      u64 *ips, u8 *methods, u32 nr, u32 max, u64 stop_mask);
-void sframe_cache_reset(struct sframe_cache *c);
+void ustack_sframe_cache_reset(struct sframe_cache *c);
 
 /* Section covering @pc, or NULL.  The walk reuses it while pc is inside
  * its [text_lo, text_hi) (if that is set) before asking again.
@@ -318,6 +318,6 @@ struct sframe_walk {
 };
 
 /* Fill w->ips from w->st; returns w->nr.  Sets end and err. */
-u32 sframe_walk(struct sframe_walk *w);
+u32 ustack_sframe_walk(struct sframe_walk *w);
 
-#endif /* USTACK_SFRAME_CORE_H */
+#endif /* USTACK_USTACK_SFRAME_H */
