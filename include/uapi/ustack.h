@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * ustack user-space API: the /dev/sframe ioctls, the /dev/ustack stream's
- * binary record layout, the cookie layout, and the method and end-reason codes.
+ * binary record layout, the cookie layout, and the method, end-reason and
+ * event codes (their text names: include/ustack_names.h).
  *
  * Every ioctl argument starts with a u32 size (the caller's sizeof) and a u32
  * flags word; unknown flags are refused with EINVAL, a size smaller than the
@@ -31,7 +32,7 @@ enum ustack_method {
 	USTACK_METHOD_SFRAME	= 1,	/* SFrame rule */
 	USTACK_METHOD_FP	= 2,	/* frame pointer */
 	USTACK_METHOD_SIGNAL	= 3,	/* registers from a signal frame */
-	USTACK_METHOD_ENTRY	= 4,	/* topmost frame at a function's entry */
+	USTACK_METHOD_ENTRY	= 4,	/* reserved: never produced */
 	USTACK_METHOD_MAX
 };
 
@@ -131,6 +132,7 @@ enum ustack_event {
 	USTACK_EVENT_SELF	= 4,	/* text: self */
 	USTACK_EVENT_CYCLES	= 5,	/* text: cycles */
 	USTACK_EVENT_NMI_TEST	= 6,	/* text: nmi-test (debugfs nmi_test) */
+	USTACK_EVENT_MAX
 };
 
 struct ustack_rec_hdr {
