@@ -9,6 +9,17 @@
 #include <linux/version.h>
 #include <linux/fs.h>
 
+/*
+ * The stay ends at a user-return notifier, and registrations follow
+ * munmap through an mmu_notifier: without them there is no ustack.
+ */
+#ifndef CONFIG_USER_RETURN_NOTIFIER
+#error "ustack needs CONFIG_USER_RETURN_NOTIFIER (the end of a kernel stay)"
+#endif
+#ifndef CONFIG_MMU_NOTIFIER
+#error "ustack needs CONFIG_MMU_NOTIFIER (registrations follow munmap)"
+#endif
+
 /* 6.12 removed no_llseek: a NULL .llseek now means "not seekable". */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
 #define ustack_no_llseek NULL
@@ -49,6 +60,22 @@
 #else
 #define USTACK_TWA_NMI		TWA_NONE
 #define USTACK_NMI_REQUESTS	0
+#endif
+
+#include <linux/rcupdate.h>
+
+/*
+ * A task_work of ours ends with module_put(): the task may be preempted
+ * after it, still in our text, while rmmod goes ahead.  Before that text
+ * is freed, every such task must have left it.  Tasks RCU waits for
+ * exactly that (every task switched out voluntarily or in user space);
+ * without preemption in the kernel (no CONFIG_TASKS_RCU), an interrupted
+ * epilogue is all that is left, and plain RCU waits for interrupts.
+ */
+#ifdef CONFIG_TASKS_RCU
+#define ustack_sync_tasks()	synchronize_rcu_tasks()
+#else
+#define ustack_sync_tasks()	synchronize_rcu()
 #endif
 
 #endif /* USTACK_COMPAT_H */

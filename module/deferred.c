@@ -36,7 +36,7 @@
  * next user instruction.  That irq_work also arms the user-return notifier,
  * whose per-CPU list must not be touched in NMI.  The per-task state is
  * written with IRQs off on its own CPU; an NMI that lands inside such a
- * section (engine_busy) is refused, so NMI and non-NMI code never update
+ * section (nmi_excl.h) is refused, so NMI and non-NMI code never update
  * it at once.  The pool's lock is only tried in NMI.
  *
  * Cookie layout: see include/uapi/ustack.h.
@@ -56,8 +56,11 @@
 #include <linux/tracepoint.h>
 #include <linux/user-return-notifier.h>
 #include <linux/vmalloc.h>
-#include "internal.h"
+#include "arch_x86.h"
 #include "deferred.h"
+#include "internal.h"
+#include "nmi_excl.h"
+#include "tp.h"
 
 #define TASK_HASH_BITS	8
 
@@ -70,9 +73,25 @@ static DEFINE_RAW_SPINLOCK(pool_lock);
 static struct hlist_head task_hash[1 << TASK_HASH_BITS];
 static atomic_t live_tasks = ATOMIC_INIT(0);
 
+/*
+ * Fair shares of the pool: no user holds more than half of it, so that
+ * one user's threads (blocked with walks pending, say) never leave the
+ * others without.  Users are counted in a small table, under pool_lock;
+ * a user that finds it full is not capped.
+ */
+#define SHARE_SLOTS	256
+struct share {
+	kuid_t uid;
+	u32 held;
+	bool used;
+};
+static struct share shares[SHARE_SLOTS];
+static u32 share_cap;
+
+unsigned int ustack_deferred_max_frames = 256;
+unsigned int ustack_deferred_max_tasks = 2048;
+
 static DEFINE_PER_CPU(u32, cookie_counter);
-/* Nonzero while this CPU updates engine state with IRQs off. */
-static DEFINE_PER_CPU(int, engine_busy);
 
 static void nmi_kick_fn(struct irq_work *work);
 static DEFINE_PER_CPU(struct irq_work, nmi_kick);
@@ -85,23 +104,12 @@ static struct tracepoint *tp_sched_switch;
 static bool engine_on;		/* the sched_switch probe is in */
 static DEFINE_MUTEX(engine_lock);
 
-/* ---- per-task state ----------------------------------------------------- */
-
 /*
- * Sections that update per-task state or the notifier lists, IRQs off
- * already: NMI requests on this CPU are refused meanwhile.
+ * Per-task state and the notifier lists are updated with IRQs off, and
+ * NMI requests on this CPU are refused meanwhile (nmi_excl.h).
  */
-static __always_inline void busy_enter(void)
-{
-	__this_cpu_inc(engine_busy);
-	barrier();
-}
 
-static __always_inline void busy_leave(void)
-{
-	barrier();
-	__this_cpu_dec(engine_busy);
-}
+/* ---- per-task state ----------------------------------------------------- */
 
 static struct hlist_head *bucket_of(const struct task_struct *t)
 {
@@ -119,13 +127,38 @@ static struct ustack_task *task_lookup(const struct task_struct *t)
 	return NULL;
 }
 
+/* @uid's slot in the share table, made if need be; NULL if it is full. */
+static struct share *share_of(kuid_t uid)
+{
+	u32 i, h = hash_32(__kuid_val(uid), 8);
+
+	lockdep_assert_held(&pool_lock);
+	for (i = 0; i < SHARE_SLOTS; i++) {
+		struct share *s = &shares[(h + i) % SHARE_SLOTS];
+
+		if (!s->used) {
+			s->used = true;
+			s->uid = uid;
+			s->held = 0;
+			return s;
+		}
+		if (uid_eq(s->uid, uid))
+			return s;
+	}
+	return NULL;
+}
+
 /*
  * The state of @t, taken from the pool if it has none.  IRQs off.  In NMI
  * the pool's lock is only tried: its holder may be the code we interrupted.
  */
 static struct ustack_task *task_get(struct task_struct *t, bool nmi)
 {
-	struct ustack_task *st = task_lookup(t);
+	struct ustack_task *st;
+	struct share *share;
+
+	lockdep_assert_irqs_disabled();
+	st = task_lookup(t);
 
 	if (st)
 		return st;
@@ -133,9 +166,15 @@ static struct ustack_task *task_get(struct task_struct *t, bool nmi)
 		raw_spin_lock(&pool_lock);
 	else if (!raw_spin_trylock(&pool_lock))
 		return NULL;
-	st = free_list;
+	share = share_of(task_uid(t));
+	st = share && share->held >= share_cap ? NULL : free_list;
+	if (!st && free_list)
+		atomic_long_inc(&ustack_stats.share_refused);
 	if (st) {
 		free_list = st->next_free;
+		if (share)
+			share->held++;
+		st->share = share;
 		st->task = t;
 		st->cookie = 0;
 		st->clients = 0;
@@ -157,22 +196,23 @@ static struct ustack_task *task_get(struct task_struct *t, bool nmi)
 static void task_free_rcu(struct rcu_head *rcu)
 {
 	struct ustack_task *st = container_of(rcu, struct ustack_task, rcu);
-	unsigned long flags;
 
-	raw_spin_lock_irqsave(&pool_lock, flags);
+	guard(raw_spinlock_irqsave)(&pool_lock);
 	st->next_free = free_list;
 	free_list = st;
-	raw_spin_unlock_irqrestore(&pool_lock, flags);
 }
 
 /* Unhash @st and give it back to the pool after a grace period.  IRQs off. */
 static void task_put(struct ustack_task *st)
 {
-	raw_spin_lock(&pool_lock);
-	hlist_del_rcu(&st->hnode);
-	WRITE_ONCE(st->task, NULL);
-	atomic_dec(&live_tasks);
-	raw_spin_unlock(&pool_lock);
+	lockdep_assert_irqs_disabled();
+	scoped_guard(raw_spinlock, &pool_lock) {
+		hlist_del_rcu(&st->hnode);
+		WRITE_ONCE(st->task, NULL);
+		if (st->share)
+			st->share->held--;
+		atomic_dec(&live_tasks);
+	}
 	call_rcu(&st->rcu, task_free_rcu);
 }
 
@@ -181,6 +221,7 @@ static void task_put(struct ustack_task *st)
 /* Forget the stay; the state stays with its task.  IRQs off. */
 static void stay_reset(struct ustack_task *st)
 {
+	lockdep_assert_irqs_disabled();
 	st->cookie = 0;
 	st->clients = 0;
 	st->delivered = 0;
@@ -197,6 +238,7 @@ static u64 cookie_new(void)
 
 static void urn_disarm(struct ustack_task *st)
 {
+	lockdep_assert_irqs_disabled();
 	if (st->urn_on) {
 		user_return_notifier_unregister(&st->urn);
 		st->urn_on = false;
@@ -210,15 +252,16 @@ static void on_user_return(struct user_return_notifier *urn)
 
 	if (st->task != current || st->pending)
 		return;
-	busy_enter();
-	urn_disarm(st);
-	stay_reset(st);
-	busy_leave();
+	scoped_guard(ustack_nmi_excl) {
+		urn_disarm(st);
+		stay_reset(st);
+	}
 	atomic_long_inc(&ustack_stats.stays);
 }
 
 static void urn_arm(struct ustack_task *st)
 {
+	lockdep_assert_irqs_disabled();
 	if (st->urn_on)
 		return;
 	st->urn_parked = false;
@@ -229,8 +272,13 @@ static void urn_arm(struct ustack_task *st)
 
 /*
  * Keep the notifier on the CPU the task runs on: park it when the task is
- * switched out, re-arm it where the task is switched in.  A dead task's
- * state goes back to the pool.  Runs with IRQs off and the rq lock held.
+ * switched out, re-arm it where the task is switched in.  The state of a
+ * task that dies, or that goes to sleep between stays (no request in
+ * this one yet), goes back to the pool: only running tasks and tasks with
+ * a request in their current stay hold one, so a pool of max_tasks serves
+ * any number of threads.  Runnable tasks keep theirs: giving it back at
+ * every preemption would keep a storm of requests waiting on grace
+ * periods for entries.  Runs with IRQs off and the rq lock held.
  */
 static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *prev,
@@ -239,24 +287,22 @@ static void probe_sched_switch(void *data, bool preempt,
 {
 	struct ustack_task *st;
 
-	if (READ_ONCE(ustack_offcpu_active))
-		ustack_offcpu_event(prev, prev_state);
 	if (!atomic_read(&live_tasks))
 		return;
-	busy_enter();
+	guard(ustack_nmi_excl)();
 	st = task_lookup(prev);
 	if (st) {
 		if (st->urn_on) {
 			urn_disarm(st);
 			st->urn_parked = true;
 		}
-		if ((prev_state & TASK_DEAD) && !st->pending)
+		if (!st->pending && ((prev_state & TASK_DEAD) ||
+				     (prev_state != TASK_RUNNING && !st->cookie)))
 			task_put(st);
 	}
 	st = task_lookup(next);
 	if (st && st->urn_parked)
 		urn_arm(st);
-	busy_leave();
 }
 
 /*
@@ -269,11 +315,10 @@ static void nmi_kick_fn(struct irq_work *work)
 {
 	struct ustack_task *st;
 
-	busy_enter();
+	guard(ustack_nmi_excl)();
 	st = task_lookup(current);
 	if (st && st->urn_parked)
 		urn_arm(st);
-	busy_leave();
 }
 
 /* ---- requests ----------------------------------------------------------- */
@@ -285,72 +330,28 @@ static bool may_request(struct task_struct *t)
 
 static void task_work_fn(struct callback_head *head);
 
-/*
- * In NMI, task_pt_regs() may be half written: the NMI can land in the entry
- * code before the user registers are all saved, or in the exit code after
- * they were popped.  The stack it interrupted tells: the user stack, the
- * cpu_entry_area (entry trampoline, exception stacks), or the task stack
- * above the saved registers mean not now.  Kernel code on the task stack
- * below them, or on the IRQ stack (entered with them saved), is fine.
- */
-static bool nmi_user_regs_ok(struct task_struct *t, struct pt_regs *regs)
+/* The request, IRQs off, NMIs on this CPU backing off. */
+static int request_locked(struct task_struct *t, unsigned int client,
+			  bool nmi, u64 *cookie)
 {
-	unsigned long sp, top = (unsigned long)task_stack_page(t) + THREAD_SIZE;
-
-	if (!regs)
-		return false;
-	if (user_mode(regs))
-		return true;
-	sp = kernel_stack_pointer(regs);
-	if (sp < TASK_SIZE_MAX || sp - CPU_ENTRY_AREA_BASE < P4D_SIZE)
-		return false;
-	return sp < (unsigned long)task_pt_regs(t) || sp >= top;
-}
-
-/*
- * Ask for the current task's user stack on behalf of @client.  Callable from
- * NMI, hard IRQ, tracepoints (preemption off) and process context.  @regs:
- * the registers the interrupt or NMI saved, NULL elsewhere (an NMI request
- * needs them).  Returns 0 when this request queued the walk's delivery, 1
- * when the client had already asked in this stay (coalesced), or a negative
- * errno (-EINVAL: not a user task; -ENOMEM: the pool is exhausted; -EBUSY:
- * an NMI that interrupted the engine itself, found the pool locked or the
- * user registers half saved; -EAGAIN: NMI requests are impossible on this
- * kernel, see compat.h).  *@cookie is the stay's cookie, or 0 on error.
- */
-int ustack_request(unsigned int client, struct pt_regs *regs, u64 *cookie)
-{
-	struct task_struct *t = current;
 	struct ustack_task *st;
-	unsigned long flags;
-	bool nmi = in_nmi();
 	int ret = 0;
 
-	*cookie = 0;
-	if (!may_request(t))
-		return -EINVAL;
-	if (!READ_ONCE(engine_on))
-		return -EAGAIN;
-	atomic_long_inc(&ustack_stats.requests);
-	if (nmi) {
-		atomic_long_inc(&ustack_stats.nmi_requests);
-		if (!USTACK_NMI_REQUESTS) {
-			atomic_long_inc(&ustack_stats.nmi_refused);
-			return -EAGAIN;
-		}
-		if (this_cpu_read(engine_busy) || !nmi_user_regs_ok(t, regs)) {
-			atomic_long_inc(&ustack_stats.nmi_refused);
-			return -EBUSY;
-		}
+	lockdep_assert_irqs_disabled();
+	/*
+	 * The cookie alone costs no pool entry: a task with none yet gets
+	 * a fresh cookie, so that threads asking for their own stack and
+	 * then sleeping cannot drain the pool.
+	 */
+	if (client >= USTACK_CLIENT_MAX && !task_lookup(t)) {
+		*cookie = cookie_new();
+		return 0;
 	}
-	local_irq_save(flags);
-	busy_enter();
 	st = task_get(t, nmi);
 	if (!st) {
-		ret = nmi ? -EBUSY : -ENOMEM;
 		if (nmi)
 			atomic_long_inc(&ustack_stats.nmi_refused);
-		goto out;
+		return nmi ? -EBUSY : -ENOMEM;
 	}
 	if (!st->cookie) {
 		st->cookie = cookie_new();
@@ -387,11 +388,55 @@ int ustack_request(unsigned int client, struct pt_regs *regs, u64 *cookie)
 		set_tsk_thread_flag(t, TIF_NOTIFY_RESUME);
 	}
 out:
-	if (nmi && st)
+	if (nmi)
 		irq_work_queue(this_cpu_ptr(&nmi_kick));
-	busy_leave();
-	local_irq_restore(flags);
 	return ret;
+}
+
+/**
+ * ustack_deferred_request - ask for the current task's user stack
+ * @client: USTACK_CLIENT_*, or USTACK_CLIENT_NONE for the cookie alone
+ * @regs: the registers the interrupt or NMI saved; NULL elsewhere (an
+ *	NMI request needs them)
+ * @cookie: set to the stay's cookie, or 0 on error
+ *
+ * Callable from NMI, hard IRQ, tracepoints (preemption off) and process
+ * context.  The walk runs once per stay, at the task's return to user
+ * space; @client's deliver() is called then, once per stay it asked in.
+ *
+ * Return: 0 when this request queued the walk's delivery, 1 when the
+ * client had already asked in this stay (coalesced), or -EINVAL (not a
+ * user task), -ENOMEM (the pool is exhausted), -EBUSY (an NMI that
+ * interrupted the engine itself, found the pool locked or the user
+ * registers half saved), -EAGAIN (the engine is off, or NMI requests are
+ * impossible on this kernel, see compat.h), -ESRCH (the task is exiting).
+ */
+int ustack_deferred_request(unsigned int client, struct pt_regs *regs,
+			    u64 *cookie)
+{
+	struct task_struct *t = current;
+	bool nmi = in_nmi();
+
+	*cookie = 0;
+	if (!may_request(t))
+		return -EINVAL;
+	if (!READ_ONCE(engine_on))
+		return -EAGAIN;
+	atomic_long_inc(&ustack_stats.requests);
+	if (nmi) {
+		atomic_long_inc(&ustack_stats.nmi_requests);
+		if (!USTACK_NMI_REQUESTS) {
+			atomic_long_inc(&ustack_stats.nmi_refused);
+			return -EAGAIN;
+		}
+		if (ustack_nmi_excl_busy() || !ustack_arch_nmi_regs_ok(t, regs)) {
+			atomic_long_inc(&ustack_stats.nmi_refused);
+			return -EBUSY;
+		}
+	}
+	guard(irqsave)();
+	guard(ustack_nmi_excl)();
+	return request_locked(t, client, nmi, cookie);
 }
 
 /* ---- the walk and its delivery ----------------------------------------- */
@@ -406,47 +451,29 @@ static bool exec_since_request(const struct ustack_task *st, bool regs_moved)
 	return current->mm != st->mm || (st->in_exec && regs_moved);
 }
 
-/*
- * The kernel set up a signal frame after the request (a tick during the
- * frame's setup, once get_signal() had run the pending task_work): the
- * registers now enter the handler of the signal in DI.
- */
-static bool signal_frame_since_request(const struct pt_regs *live)
-{
-	unsigned long sig = live->di;
-
-	return sig >= 1 && sig <= _NSIG &&
-	       live->ip == (unsigned long)READ_ONCE(current->sighand->action[sig - 1].sa.sa_handler);
-}
-
-/*
- * The kernel restarted the interrupted system call of the request (a tick
- * between get_signal() and the restart on the way out): the IP is back on
- * the 2-byte syscall instruction, the stack untouched.
- */
-static bool syscall_restart_since_request(const struct ustack_task *st,
-					  const struct pt_regs *live)
-{
-	return live->sp == st->regs.sp && live->ip == st->regs.ip - 2;
-}
-
 /* Counted, and said with both register sets: a bug here or a new case. */
-static void regs_mismatch(const struct ustack_task *st,
-			  const struct pt_regs *live)
+static void regs_mismatch(struct ustack_task *st, struct pt_regs *live)
 {
 	atomic_long_inc(&ustack_stats.regs_mismatch);
-	pr_info_ratelimited("pid %d (%s): user registers moved between request and walk: ip %lx -> %lx, sp %lx -> %lx, ax %lx -> %lx\n",
-			    task_pid_nr(current), current->comm, st->regs.ip,
-			    live->ip, st->regs.sp, live->sp, st->regs.ax,
-			    live->ax);
+	pr_info_ratelimited("pid %d (%s): user registers moved between request and walk: ip %lx -> %lx, sp %lx -> %lx, ret %lx -> %lx\n",
+			    task_pid_nr(current), current->comm,
+			    instruction_pointer(&st->regs),
+			    instruction_pointer(live),
+			    user_stack_pointer(&st->regs),
+			    user_stack_pointer(live),
+			    regs_return_value(&st->regs),
+			    regs_return_value(live));
 }
 
 static void walk(struct ustack_task *st)
 {
 	struct pt_regs *live = task_pt_regs(current);
-	bool moved = live->ip != st->regs.ip || live->sp != st->regs.sp;
+	bool moved = instruction_pointer(live) != instruction_pointer(&st->regs) ||
+		     user_stack_pointer(live) != user_stack_pointer(&st->regs);
 	u64 t0 = ktime_get_ns();
 	u32 i;
+
+	might_fault();
 
 	if ((current->flags & PF_EXITING) || !current->mm) {
 		st->nr = 0;
@@ -458,12 +485,14 @@ static void walk(struct ustack_task *st)
 		/*
 		 * The walk starts from the registers of the request.  Besides
 		 * a bug, only the kernel changes them meanwhile: a signal
-		 * frame set up after the request, a system call restart
-		 * (both counted apart), ptrace.
+		 * frame set up after the request (a tick during the frame's
+		 * setup, once get_signal() had run the pending task_work), a
+		 * system call restart (a tick between get_signal() and the
+		 * restart on the way out), both counted apart; ptrace.
 		 */
-		if (moved && signal_frame_since_request(live))
+		if (moved && ustack_arch_entering_handler(live))
 			atomic_long_inc(&ustack_stats.regs_signal);
-		else if (moved && syscall_restart_since_request(st, live))
+		else if (moved && ustack_arch_syscall_restarted(&st->regs, live))
 			atomic_long_inc(&ustack_stats.regs_restart);
 		else if (moved)
 			regs_mismatch(st, live);
@@ -488,13 +517,12 @@ static void task_work_fn(struct callback_head *head)
 	unsigned int i;
 	bool walked;
 
-	local_irq_disable();
-	busy_enter();
-	st->pending = false;
-	todo = st->clients & ~st->delivered;
-	walked = st->walked;
-	busy_leave();
-	local_irq_enable();
+	scoped_guard(irq) {
+		guard(ustack_nmi_excl)();
+		st->pending = false;
+		todo = st->clients & ~st->delivered;
+		walked = st->walked;
+	}
 
 	if (!walked) {
 		walk(st);
@@ -509,17 +537,16 @@ static void task_work_fn(struct callback_head *head)
 			c->deliver(st);
 		atomic_long_inc(&ustack_stats.deliveries);
 	}
-	local_irq_disable();
-	busy_enter();
-	st->delivered |= todo;
-	/* A dying task never returns to user space: its stay ends here. */
-	if (!st->pending && (current->flags & PF_EXITING)) {
-		urn_disarm(st);
-		stay_reset(st);
-		atomic_long_inc(&ustack_stats.stays);
+	scoped_guard(irq) {
+		guard(ustack_nmi_excl)();
+		st->delivered |= todo;
+		/* A dying task never returns to user space: its stay ends here. */
+		if (!st->pending && (current->flags & PF_EXITING)) {
+			urn_disarm(st);
+			stay_reset(st);
+			atomic_long_inc(&ustack_stats.stays);
+		}
 	}
-	busy_leave();
-	local_irq_enable();
 	module_put(THIS_MODULE);
 }
 
@@ -530,28 +557,34 @@ static void task_work_fn(struct callback_head *head)
  * pointer by an RCU grace period (the pointer is cleared at its last
  * switch-out), so reading it under RCU is safe.
  */
-int ustack_pending_show(struct seq_file *m, void *v)
+int ustack_deferred_pending_show(struct seq_file *m, void *v)
 {
 	u32 i;
 
-	rcu_read_lock();
-	for (i = 0; i < ustack_max_tasks; i++) {
+	guard(rcu)();
+	for (i = 0; i < ustack_deferred_max_tasks; i++) {
 		struct task_struct *t = READ_ONCE(pool[i].task);
 
 		if (t && READ_ONCE(pool[i].pending))
 			seq_printf(m, "%d %s %c\n", task_pid_nr(t), t->comm,
 				   task_state_to_char(t));
 	}
-	rcu_read_unlock();
 	return 0;
 }
 
-void ustack_client_register(unsigned int id, const struct ustack_client *c)
+/**
+ * ustack_deferred_client_register - a client of the engine
+ * @id: its USTACK_CLIENT_* slot
+ * @c: its callbacks; deliver() runs in the task's task_work
+ */
+void ustack_deferred_client_register(unsigned int id,
+				     const struct ustack_client *c)
 {
 	WRITE_ONCE(clients[id], c);
 }
 
-void ustack_client_unregister(unsigned int id)
+/* After it returns, @id's deliver() is not running and will not run. */
+void ustack_deferred_client_unregister(unsigned int id)
 {
 	WRITE_ONCE(clients[id], NULL);
 	synchronize_rcu();
@@ -559,50 +592,47 @@ void ustack_client_unregister(unsigned int id)
 
 /* ---- setup -------------------------------------------------------------- */
 
-static void find_sched_switch(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_switch"))
-		tp_sched_switch = tp;
-}
-
 static void disarm_this_cpu(void *unused)
 {
 	int cpu = smp_processor_id();
 	u32 i;
 
-	busy_enter();
-	for (i = 0; i < ustack_max_tasks; i++)
+	guard(ustack_nmi_excl)();
+	for (i = 0; i < ustack_deferred_max_tasks; i++)
 		if (pool[i].urn_on && pool[i].urn_cpu == cpu)
 			urn_disarm(&pool[i]);
-	busy_leave();
 }
 
 int ustack_deferred_init(void)
 {
-	u32 i;
+	u32 i, n;
 	int ret;
 
-	pool_frames = clamp_val(ustack_max_frames, 16, USTACK_FRAMES_LIMIT);
-	ustack_max_frames = pool_frames;
-	ustack_max_tasks = clamp_val(ustack_max_tasks, 16, 65536);
-	pool = vzalloc(array_size(ustack_max_tasks, sizeof(*pool)));
-	pool_ips = vmalloc(array3_size(ustack_max_tasks, pool_frames, sizeof(u64)));
-	pool_methods = vmalloc(array_size(ustack_max_tasks, pool_frames));
+
+	pool_frames = clamp_val(ustack_deferred_max_frames, 16,
+				USTACK_FRAMES_LIMIT);
+	ustack_deferred_max_frames = pool_frames;
+	n = clamp_val(ustack_deferred_max_tasks, 16, 65536);
+	ustack_deferred_max_tasks = n;
+	pool = vzalloc(array_size(n, sizeof(*pool)));
+	pool_ips = vmalloc(array3_size(n, pool_frames, sizeof(u64)));
+	pool_methods = vmalloc(array_size(n, pool_frames));
 	if (!pool || !pool_ips || !pool_methods) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	for (i = 0; i < ustack_max_tasks; i++) {
+	for (i = 0; i < n; i++) {
 		pool[i].ips = pool_ips + (size_t)i * pool_frames;
 		pool[i].methods = pool_methods + (size_t)i * pool_frames;
 		pool[i].urn.on_user_return = on_user_return;
-		pool[i].next_free = i + 1 < ustack_max_tasks ? &pool[i + 1] : NULL;
+		pool[i].next_free = i + 1 < n ? &pool[i + 1] : NULL;
 	}
 	free_list = &pool[0];
+	share_cap = max(n / 2, 1U);
 	for_each_possible_cpu(i)
 		per_cpu(nmi_kick, i) = IRQ_WORK_INIT_HARD(nmi_kick_fn);
 
-	for_each_kernel_tracepoint(find_sched_switch, NULL);
+	tp_sched_switch = ustack_tp_find("sched_switch");
 	if (!tp_sched_switch) {
 		pr_err("no sched_switch tracepoint\n");
 		ret = -ENOENT;
@@ -623,18 +653,18 @@ err:
  */
 int ustack_deferred_enable(void)
 {
-	int ret = 0;
+	int ret;
 
+	might_sleep();
 	if (READ_ONCE(engine_on))
 		return 0;
-	mutex_lock(&engine_lock);
-	if (!engine_on) {
-		ret = tracepoint_probe_register(tp_sched_switch,
-						probe_sched_switch, NULL);
-		if (!ret)
-			WRITE_ONCE(engine_on, true);
-	}
-	mutex_unlock(&engine_lock);
+	guard(mutex)(&engine_lock);
+	if (engine_on)
+		return 0;
+	ret = tracepoint_probe_register(tp_sched_switch, probe_sched_switch,
+					NULL);
+	if (!ret)
+		WRITE_ONCE(engine_on, true);
 	return ret;
 }
 

@@ -10,10 +10,12 @@
 #include <linux/sched/task_stack.h>
 #include <linux/types.h>
 #include <linux/user-return-notifier.h>
+#include <uapi/ustack.h>
 #include "compat.h"
 
 struct task_struct;
 struct mm_struct;
+struct share;
 
 /*
  * One task's current kernel stay.  Written only by the task itself (or on
@@ -27,6 +29,7 @@ struct ustack_task {
 	struct user_return_notifier urn;
 	struct rcu_head rcu;
 	struct ustack_task *next_free;
+	struct share *share;		/* its user's share of the pool */
 	struct pt_regs regs;		/* user registers at the first request */
 	u64 cookie;			/* 0: no request in this stay yet */
 	unsigned long clients;		/* clients that asked in this stay */
@@ -68,19 +71,27 @@ static inline bool ustack_runs_user_code(struct task_struct *t)
 	       user_mode(regs) && (regs->ip || regs->sp);
 }
 
-void ustack_client_register(unsigned int id, const struct ustack_client *c);
-void ustack_client_unregister(unsigned int id);
-int ustack_request(unsigned int client, struct pt_regs *regs, u64 *cookie);
-struct seq_file;
-int ustack_pending_show(struct seq_file *m, void *v);
-void ustack_stream_user_init(void);
-void ustack_stream_user_exit(void);
+/* Per-task pool, sized at load (parameters max_frames, max_tasks). */
+extern unsigned int ustack_deferred_max_frames;
+extern unsigned int ustack_deferred_max_tasks;
 
-/* Counters, shown in debugfs (stats.c). */
+int ustack_deferred_init(void);
+void ustack_deferred_exit(void);
+int ustack_deferred_enable(void);
+void ustack_deferred_client_register(unsigned int id,
+				     const struct ustack_client *c);
+void ustack_deferred_client_unregister(unsigned int id);
+int ustack_deferred_request(unsigned int client, struct pt_regs *regs,
+			    u64 *cookie);
+struct seq_file;
+int ustack_deferred_pending_show(struct seq_file *m, void *v);
+
+/* The engine's counters, shown in debugfs (stats.c). */
 struct ustack_stats {
 	atomic_long_t requests, coalesced, walks, deliveries, stays;
 	atomic_long_t nomem, regs_mismatch, max_depth, walk_ns;
 	atomic_long_t nmi_requests, nmi_refused, regs_signal, regs_restart;
+	atomic_long_t share_refused;
 	atomic_long_t methods[USTACK_METHOD_MAX];
 	atomic_long_t ends[USTACK_END_MAX];
 };

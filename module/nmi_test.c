@@ -15,9 +15,12 @@
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
-#include <asm/apic.h>
 #include <asm/nmi.h>
-#include "internal.h"
+#include <uapi/ustack.h>
+#include "arch_x86.h"
+#include "compat.h"
+#include "nmi_test.h"
+#include "sources.h"
 
 #define NMI_TEST_MAX	100000
 
@@ -30,7 +33,7 @@ static int nmi_test_handler(unsigned int type, struct pt_regs *regs)
 {
 	if (!atomic_add_unless(this_cpu_ptr(&nmi_expected), -1, 0))
 		return NMI_DONE;
-	ustack_sample(USTACK_EVENT_NMI_TEST, regs);
+	ustack_sources_sample(USTACK_EVENT_NMI_TEST, regs);
 	return NMI_HANDLED;
 }
 
@@ -44,7 +47,7 @@ static int send_nmis(unsigned int cpu, unsigned int count)
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		atomic_inc(per_cpu_ptr(&nmi_expected, cpu));
-		apic->send_IPI(cpu, NMI_VECTOR);
+		ustack_arch_send_nmi(cpu);
 		usleep_range(1000, 1100);
 	}
 	return 0;
@@ -68,19 +71,17 @@ static ssize_t nmi_test_write(struct file *file, const char __user *ubuf,
 				    NMI_TEST_MAX);
 		return -EINVAL;
 	}
-	mutex_lock(&nmi_test_lock);
-	ret = 0;
+	guard(mutex)(&nmi_test_lock);
 	if (!handler_on) {
 		ret = register_nmi_handler(NMI_LOCAL, nmi_test_handler, 0,
 					   "ustack_nmi_test");
-		handler_on = !ret;
+		if (ret)
+			return ret;
+		handler_on = true;
 	}
-	if (!ret) {
-		cpus_read_lock();
-		ret = send_nmis(cpu, count);
-		cpus_read_unlock();
-	}
-	mutex_unlock(&nmi_test_lock);
+	cpus_read_lock();
+	ret = send_nmis(cpu, count);
+	cpus_read_unlock();
 	return ret ? ret : len;
 }
 

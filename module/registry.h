@@ -40,6 +40,9 @@ bool ustack_registry_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec
  * (acquire: a lookup after it sees those changes).
  */
 u64 ustack_registry_generation(void);
+int ustack_registry_init(void);
+void ustack_registry_exit(void);
+
 /* Bytes of live registry memory (stats). */
 long ustack_registry_memory(void);
 

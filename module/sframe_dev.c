@@ -15,6 +15,8 @@
 #include <uapi/ustack.h>
 #include "internal.h"
 #include "registry.h"
+#include "sframe_dev.h"
+#include "sources.h"
 
 static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)
 {
@@ -52,7 +54,7 @@ static long sframe_self_ioctl(void __user *uarg)
 	if (!ips)
 		return -ENOMEM;
 	methods = (u8 *)(ips + max + 1);
-	s.cookie = ustack_request_self();
+	s.cookie = ustack_sources_self();
 	nr = ustack_walk_user(task_pt_regs(current), ips, methods, max, &end);
 	if (copy_to_user(u64_to_user_ptr(s.ips), ips, nr * sizeof(*ips)) ||
 	    (s.methods &&

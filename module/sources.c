@@ -8,61 +8,45 @@
  *               cycles (its overflow is an NMI) where the PMU has them,
  *   cpu-clock   else the cpu-clock software counter (an hrtimer interrupt)
  *   syscall:X   raw_syscalls:sys_enter for the syscalls in `syscalls`
- *   offcpu      sched_switch when a user task blocks (via the engine's probe)
+ *   offcpu      sched_switch when a user task blocks
  *   self        SFRAME_IOC_SELF_STACK on /dev/sframe
  *   nmi-test    NMI IPIs on demand (nmi_test.c), for machines without a PMU
  *
- * They run while /dev/ustack is open; parameter changes apply at once.
+ * They run between ustack_sources_start() and ustack_sources_stop() (while
+ * /dev/ustack is open); parameter changes apply at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpuhotplug.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
 #include <linux/tracepoint.h>
-#include "internal.h"
 #include "deferred.h"
+#include "internal.h"
+#include "ring.h"
+#include "sources.h"
+#include "syscalls.h"
+#include "tp.h"
 
-#define SYSCALL_SLOTS 512
+int ustack_sources_pid;
+bool ustack_sources_offcpu;
+unsigned int ustack_sources_hz = 99;
 
-/*
- * The target kernel's own x86-64 system call names, by number, generated
- * at build time from its asm/syscalls_64.h (Kbuild).
- */
-static const char *const syscall_names[SYSCALL_SLOTS] = {
-#include "syscall_names.h"
-};
-
-static const char *syscall_sym(int nr)
-{
-	return nr >= 0 && nr < SYSCALL_SLOTS ? syscall_names[nr] : NULL;
-}
-
-static DECLARE_BITMAP(syscall_set, SYSCALL_SLOTS);
+static DECLARE_BITMAP(syscall_set, USTACK_SYSCALL_SLOTS);
 static DEFINE_MUTEX(sources_lock);
 static bool running;
-static struct tracepoint *tp_sys_enter;
-static bool sys_enter_on;
+static struct tracepoint *tp_sys_enter, *tp_sched_switch;
+static bool sys_enter_on, sched_switch_on;
 static int cpuhp_state = -1;
 static DEFINE_PER_CPU(struct perf_event *, sample_event);
 static atomic_t sampling_cycles, sampling_clock;	/* CPUs by counter */
 
-bool ustack_offcpu_active;
-
-const char *ustack_syscall_name(int nr)
-{
-	const char *s = syscall_sym(nr);
-
-	if (!s)
-		return "unknown";
-	return s;
-}
-
 static bool wanted(struct task_struct *t)
 {
-	int pid = READ_ONCE(ustack_pid);
+	int pid = READ_ONCE(ustack_sources_pid);
 
 	if (!ustack_runs_user_code(t))
 		return false;
@@ -94,7 +78,7 @@ static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
 	if (in_nmi())
 		bp = this_cpu_ptr(&nmi_sample_buf);
 	entries = (unsigned long *)bp->ips;
-	ustack_request(USTACK_CLIENT_STREAM, regs, &cookie);
+	ustack_deferred_request(USTACK_CLIENT_STREAM, regs, &cookie);
 	if (!regs || !user_mode(regs)) {
 		nr = stack_trace_save(entries, USTACK_KSTACK_MAX, skip);
 		/* From a tick: start at the interrupted kernel code. */
@@ -124,26 +108,62 @@ static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
 	};
 	/* No task_lock: we may have interrupted its holder (exec). */
 	strscpy_pad(bp->rec.comm, current->comm, sizeof(bp->rec.comm));
-	ustack_stream_write(bp, bp->rec.hdr.size, NULL, 0);
+	ustack_ring_write(bp, bp->rec.hdr.size, NULL, 0);
 	return cookie;
 }
 
-/* A sample of the interrupted task, from an interrupt or an NMI. */
-void ustack_sample(u16 event, struct pt_regs *regs)
+/**
+ * ustack_sources_sample - a sample of the interrupted task
+ * @event: enum ustack_event
+ * @regs: the registers the interrupt or NMI saved
+ *
+ * From a sampling interrupt or an NMI.
+ */
+void ustack_sources_sample(u16 event, struct pt_regs *regs)
 {
-	if (ustack_stream_active() && wanted(current))
+	if (ustack_ring_active() && wanted(current))
 		record(event, -1, regs, 0);
 }
 
-u64 ustack_request_self(void)
+/*
+ * Any user may ask for its own stack, as often as it likes: unless root
+ * targets that process (`pid`), its self events reach the ring at a
+ * bounded rate, so that no user can fill root's ring with them and push
+ * everyone else's records out.  The ones held back are counted.
+ */
+#define SELF_BURST	100	/* self events a second, untargeted */
+static DEFINE_RATELIMIT_STATE(self_rs, HZ, SELF_BURST);
+static atomic_long_t self_limited;
+
+static bool self_allowed(void)
+{
+	int pid = READ_ONCE(ustack_sources_pid);
+
+	if (pid && task_tgid_nr(current) == pid)
+		return true;
+	if (__ratelimit(&self_rs))
+		return true;
+	atomic_long_inc(&self_limited);
+	return false;
+}
+
+/**
+ * ustack_sources_self - the "self" event of SFRAME_IOC_SELF_STACK
+ *
+ * Process context.  Recorded only while /dev/ustack is open.
+ *
+ * Return: the cookie of the current kernel stay, or 0.
+ */
+u64 ustack_sources_self(void)
 {
 	u64 cookie;
 
+	might_sleep();
 	if (ustack_deferred_enable())
 		return 0;
-	if (ustack_stream_active() && wanted(current))
+	if (ustack_ring_active() && wanted(current) && self_allowed())
 		return record(USTACK_EVENT_SELF, -1, NULL, 1);
-	ustack_request(USTACK_CLIENT_NONE, NULL, &cookie);
+	ustack_deferred_request(USTACK_CLIENT_NONE, NULL, &cookie);
 	return cookie;
 }
 
@@ -153,7 +173,7 @@ u64 ustack_request_self(void)
 static void on_sample(struct perf_event *event, struct perf_sample_data *data,
 		      struct pt_regs *regs)
 {
-	ustack_sample(event->attr.type == PERF_TYPE_HARDWARE ?
+	ustack_sources_sample(event->attr.type == PERF_TYPE_HARDWARE ?
 		      USTACK_EVENT_CYCLES : USTACK_EVENT_CPU_CLOCK, regs);
 }
 
@@ -164,7 +184,7 @@ static struct perf_event *sample_counter(unsigned int cpu, u32 type, u64 config)
 		.config = config,
 		.size = sizeof(attr),
 		.freq = 1,
-		.sample_freq = READ_ONCE(ustack_sample_hz),
+		.sample_freq = READ_ONCE(ustack_sources_hz),
 		.pinned = 1,
 	};
 
@@ -175,7 +195,7 @@ static int sample_cpu_online(unsigned int cpu)
 {
 	struct perf_event *ev;
 
-	if (!READ_ONCE(ustack_sample_hz))
+	if (!READ_ONCE(ustack_sources_hz))
 		return 0;
 	ev = sample_counter(cpu, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	if (!IS_ERR(ev)) {
@@ -206,9 +226,10 @@ static int sample_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-/* For the stats: which counters sample, on how many CPUs. */
-void ustack_sampling_counters(int *cycles, int *cpu_clock)
+/* For the stats: which counters sample, on how many CPUs; self events held back. */
+void ustack_sources_counters(int *cycles, int *cpu_clock, long *limited)
 {
+	*limited = atomic_long_read(&self_limited);
 	*cycles = atomic_read(&sampling_cycles);
 	*cpu_clock = atomic_read(&sampling_clock);
 }
@@ -217,7 +238,8 @@ static int sampling_start(void)
 {
 	int ret;
 
-	if (!READ_ONCE(ustack_sample_hz))
+	lockdep_assert_held(&sources_lock);
+	if (!READ_ONCE(ustack_sources_hz))
 		return 0;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "ustack:sample",
 				sample_cpu_online, sample_cpu_offline);
@@ -225,7 +247,7 @@ static int sampling_start(void)
 		return ret;
 	cpuhp_state = ret;
 	pr_info("sampling at %u Hz: cycles on %d CPUs, cpu-clock on %d\n",
-		READ_ONCE(ustack_sample_hz), atomic_read(&sampling_cycles),
+		READ_ONCE(ustack_sources_hz), atomic_read(&sampling_cycles),
 		atomic_read(&sampling_clock));
 	return 0;
 }
@@ -242,22 +264,17 @@ static void sampling_stop(void)
 
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	if (id >= 0 && id < SYSCALL_SLOTS && test_bit(id, syscall_set) &&
+	if (id >= 0 && id < USTACK_SYSCALL_SLOTS && test_bit(id, syscall_set) &&
 	    wanted(current))
 		record(USTACK_EVENT_SYSCALL, id, NULL, 2);
-}
-
-static void find_sys_enter(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sys_enter"))
-		tp_sys_enter = tp;
 }
 
 static int syscalls_start(void)
 {
 	int ret;
 
-	if (bitmap_empty(syscall_set, SYSCALL_SLOTS) || !tp_sys_enter)
+	lockdep_assert_held(&sources_lock);
+	if (bitmap_empty(syscall_set, USTACK_SYSCALL_SLOTS) || !tp_sys_enter)
 		return 0;
 	ret = tracepoint_probe_register(tp_sys_enter, probe_sys_enter, NULL);
 	if (!ret)
@@ -274,102 +291,149 @@ static void syscalls_stop(void)
 	sys_enter_on = false;
 }
 
-/* Parse "write,read,openat" (names or numbers) into the syscall set. */
-int ustack_syscalls_set(const char *list)
+/**
+ * ustack_sources_set_syscalls - the system calls that take samples
+ * @list: "write,read,openat": names or numbers, comma-separated
+ *
+ * Nothing is applied unless all of @list is valid.
+ *
+ * Return: 0, or -EINVAL naming the bad entry in the kernel log.
+ */
+int ustack_sources_set_syscalls(const char *list)
 {
-	DECLARE_BITMAP(set, SYSCALL_SLOTS);
+	DECLARE_BITMAP(set, USTACK_SYSCALL_SLOTS);
 	char buf[256], *p = buf, *name;
 	int nr;
 
-	bitmap_zero(set, SYSCALL_SLOTS);
+	bitmap_zero(set, USTACK_SYSCALL_SLOTS);
 	strscpy(buf, list, sizeof(buf));
 	while ((name = strsep(&p, ",\n")) != NULL) {
 		name = strim(name);
 		if (!*name)
 			continue;
-		if (!kstrtoint(name, 0, &nr) && nr >= 0 && nr < SYSCALL_SLOTS) {
-			__set_bit(nr, set);
-			continue;
-		}
-		for (nr = 0; nr < SYSCALL_SLOTS; nr++)
-			if (syscall_sym(nr) &&
-			    !strcmp(ustack_syscall_name(nr), name))
-				break;
-		if (nr == SYSCALL_SLOTS) {
+		if (kstrtoint(name, 0, &nr))
+			nr = ustack_syscalls_nr(name);
+		if (nr < 0 || nr >= USTACK_SYSCALL_SLOTS) {
 			pr_warn_ratelimited("syscalls: unknown system call '%s'\n", name);
 			return -EINVAL;
 		}
 		__set_bit(nr, set);
 	}
-	mutex_lock(&sources_lock);
+	guard(mutex)(&sources_lock);
 	if (running)
 		syscalls_stop();
-	bitmap_copy(syscall_set, set, SYSCALL_SLOTS);
+	bitmap_copy(syscall_set, set, USTACK_SYSCALL_SLOTS);
 	if (running)
 		syscalls_start();
-	mutex_unlock(&sources_lock);
 	return 0;
 }
 
 /* ---- off-CPU -------------------------------------------------------------- */
 
-/* From the engine's sched_switch probe: current == prev, IRQs off. */
-void ustack_offcpu_event(struct task_struct *prev, unsigned int prev_state)
+/* A user task blocks: current == prev, IRQs off, the rq lock held. */
+static void probe_sched_switch(void *data, bool preempt,
+			       struct task_struct *prev,
+			       struct task_struct *next,
+			       unsigned int prev_state)
 {
 	if (prev_state == TASK_RUNNING || (prev_state & TASK_DEAD) ||
-	    !READ_ONCE(ustack_offcpu) || !wanted(prev))
+	    !READ_ONCE(ustack_sources_offcpu) || !wanted(prev))
 		return;
 	record(USTACK_EVENT_OFFCPU, -1, NULL, 2);
 }
 
+/*
+ * The probe is in while the sources run, whatever `offcpu` says, so that
+ * switching it on or off patches no code.
+ */
+static int offcpu_start(void)
+{
+	int ret;
+
+	lockdep_assert_held(&sources_lock);
+	ret = tracepoint_probe_register(tp_sched_switch, probe_sched_switch,
+					NULL);
+	sched_switch_on = !ret;
+	return ret;
+}
+
+static void offcpu_stop(void)
+{
+	if (!sched_switch_on)
+		return;
+	tracepoint_probe_unregister(tp_sched_switch, probe_sched_switch, NULL);
+	tracepoint_synchronize_unregister();
+	sched_switch_on = false;
+}
+
 /* ---- start and stop --------------------------------------------------------- */
 
+/**
+ * ustack_sources_start - start every source that its parameters ask for
+ *
+ * Process context.  The engine must be enabled.
+ *
+ * Return: 0 or a negative errno, with nothing started.
+ */
 int ustack_sources_start(void)
 {
 	int ret;
 
-	mutex_lock(&sources_lock);
+	guard(mutex)(&sources_lock);
+	ret = ustack_deferred_enable();
+	if (ret)
+		return ret;
 	ret = sampling_start();
-	if (!ret) {
-		ret = syscalls_start();
-		if (ret)
-			sampling_stop();
-	}
-	if (!ret) {
-		running = true;
-		WRITE_ONCE(ustack_offcpu_active, true);
-	}
-	mutex_unlock(&sources_lock);
+	if (ret)
+		return ret;
+	ret = syscalls_start();
+	if (ret)
+		goto err_sampling;
+	ret = offcpu_start();
+	if (ret)
+		goto err_syscalls;
+	running = true;
+	return 0;
+
+err_syscalls:
+	syscalls_stop();
+err_sampling:
+	sampling_stop();
 	return ret;
 }
 
+/* Stop them all; no probe runs after it returns. */
 void ustack_sources_stop(void)
 {
-	mutex_lock(&sources_lock);
-	WRITE_ONCE(ustack_offcpu_active, false);
+	guard(mutex)(&sources_lock);
 	running = false;
+	offcpu_stop();
 	syscalls_stop();
 	sampling_stop();
-	mutex_unlock(&sources_lock);
-	/* The engine's sched_switch probe may still be in the off-CPU hook. */
-	tracepoint_synchronize_unregister();
 }
 
-/* sample_hz changed: restart the counters at the new rate. */
-void ustack_sources_resample(void)
+/* sample_hz: restart the counters at the new rate. */
+void ustack_sources_set_hz(unsigned int hz)
 {
-	mutex_lock(&sources_lock);
+	WRITE_ONCE(ustack_sources_hz, hz);
+	guard(mutex)(&sources_lock);
 	if (running) {
 		sampling_stop();
 		if (sampling_start())
 			pr_warn_ratelimited("cannot restart sampling\n");
 	}
-	mutex_unlock(&sources_lock);
 }
 
 int ustack_sources_init(void)
 {
-	for_each_kernel_tracepoint(find_sys_enter, NULL);
+	/* Say how many were held back only at exit, not once a second. */
+	ratelimit_set_flags(&self_rs, RATELIMIT_MSG_ON_RELEASE);
+	tp_sched_switch = ustack_tp_find("sched_switch");
+	if (!tp_sched_switch) {
+		pr_err("no sched_switch tracepoint\n");
+		return -ENOENT;
+	}
+	tp_sys_enter = ustack_tp_find("sys_enter");
 	if (!tp_sys_enter)
 		pr_warn("no sys_enter tracepoint: syscall events unavailable\n");
 	return 0;

@@ -2,17 +2,21 @@
 /* The engine's counters: /sys/kernel/debug/ustack/stats. */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include "internal.h"
 #include "deferred.h"
 #include "registry.h"
+#include "render.h"
+#include "ring.h"
+#include "sources.h"
+#include "stats.h"
 
 static struct dentry *dir;
 
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct ustack_stats *s = &ustack_stats;
+	struct ustack_ring_stats rs;
 	int i, cycles, cpu_clock;
-	u64 written, read;
+	long self_limited;
 
 #define SHOW(f) seq_printf(m, "%s %ld\n", #f, atomic_long_read(&s->f))
 	SHOW(requests);
@@ -28,24 +32,25 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(walk_ns);
 	SHOW(nmi_requests);
 	SHOW(nmi_refused);
+	SHOW(share_refused);
 #undef SHOW
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
-	seq_printf(m, "dropped %llu\n", ustack_stream_dropped());
-	seq_printf(m, "active %d\n", ustack_stream_active());
-	read = ustack_stream_read_bytes();	/* first: tail <= head */
-	written = ustack_stream_written();
-	seq_printf(m, "queued %llu\n", written - read);
-	seq_printf(m, "written_bytes %llu\n", written);
-	seq_printf(m, "read_bytes %llu\n", read);
-	seq_printf(m, "reader_wakeups %llu\n", ustack_stream_wakeups());
-	ustack_sampling_counters(&cycles, &cpu_clock);
+	ustack_ring_stats(&rs);
+	seq_printf(m, "dropped %llu\n", rs.dropped);
+	seq_printf(m, "active %d\n", ustack_ring_active());
+	seq_printf(m, "queued %llu\n", rs.written - rs.read);
+	seq_printf(m, "written_bytes %llu\n", rs.written);
+	seq_printf(m, "read_bytes %llu\n", rs.read);
+	seq_printf(m, "reader_wakeups %llu\n", rs.wakeups);
+	ustack_sources_counters(&cycles, &cpu_clock, &self_limited);
+	seq_printf(m, "self_limited %ld\n", self_limited);
 	seq_printf(m, "sampling_cycles_cpus %d\n", cycles);
 	seq_printf(m, "sampling_cpu_clock_cpus %d\n", cpu_clock);
 	for (i = 0; i < USTACK_METHOD_MAX; i++)
-		seq_printf(m, "frames_%s %ld\n", ustack_method_name(i),
+		seq_printf(m, "frames_%s %ld\n", ustack_render_method(i),
 			   atomic_long_read(&s->methods[i]));
 	for (i = 0; i < USTACK_END_MAX; i++)
-		seq_printf(m, "end_%s %ld\n", ustack_end_name(i),
+		seq_printf(m, "end_%s %ld\n", ustack_render_end(i),
 			   atomic_long_read(&s->ends[i]));
 	return 0;
 }
@@ -53,21 +58,20 @@ DEFINE_SHOW_ATTRIBUTE(stats);
 
 static int pending_show(struct seq_file *m, void *v)
 {
-	return ustack_pending_show(m, v);
+	return ustack_deferred_pending_show(m, v);
 }
 DEFINE_SHOW_ATTRIBUTE(pending);
 
-int ustack_stats_init(void)
+/* /sys/kernel/debug/ustack/, which the nmi_test hook shares. */
+struct dentry *ustack_stats_init(void)
 {
 	dir = debugfs_create_dir("ustack", NULL);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
 	debugfs_create_file("pending", 0400, dir, NULL, &pending_fops);
-	ustack_nmi_test_init(dir);
-	return 0;
+	return dir;
 }
 
 void ustack_stats_exit(void)
 {
 	debugfs_remove_recursive(dir);
-	ustack_nmi_test_exit();
 }

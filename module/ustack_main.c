@@ -1,14 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ustack: reliable user-space stack traces without frame pointers.
- * Module entry points and parameters.
+ *
+ * The module's entry points and parameters.  Every layer is set up here,
+ * bottom first, and torn down in the reverse order:
+ *
+ *   devices   /dev/ustack (stream_dev.c), /dev/sframe (sframe_dev.c),
+ *             debugfs (stats.c, nmi_test.c)
+ *   sources   sampling, system calls, off-CPU, self (sources.c), and the
+ *             user records they are answered with (user_record.c)
+ *   engine    cookies, task_work, the stay (deferred.c)
+ *   walk      the user walk (walk.c), registry.c, discovery.c
+ *   core      SFrame (ustack_sframe.c); the record ring (ring.c)
+ *
+ * Each layer calls only the layers below it; a client of a lower layer
+ * registers with it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include "internal.h"
 #include "deferred.h"
+#include "internal.h"
+#include "nmi_test.h"
+#include "registry.h"
+#include "ring.h"
+#include "sframe_dev.h"
+#include "sources.h"
+#include "stats.h"
+#include "stream_dev.h"
+#include "user_record.h"
 
 static int set_sample_hz(const char *val, const struct kernel_param *kp)
 {
@@ -19,8 +40,7 @@ static int set_sample_hz(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (hz > 100000)
 		return -ERANGE;
-	WRITE_ONCE(ustack_sample_hz, hz);
-	ustack_sources_resample();
+	ustack_sources_set_hz(hz);
 	return 0;
 }
 
@@ -29,12 +49,10 @@ static const struct kernel_param_ops sample_hz_ops = {
 	.get = param_get_uint,
 };
 
-unsigned int ustack_sample_hz = 99;
-module_param_cb(sample_hz, &sample_hz_ops, &ustack_sample_hz, 0644);
+module_param_cb(sample_hz, &sample_hz_ops, &ustack_sources_hz, 0644);
 MODULE_PARM_DESC(sample_hz, "Sampling frequency per CPU in Hz (0 = off)");
 
-int ustack_pid;
-module_param_named(pid, ustack_pid, int, 0644);
+module_param_named(pid, ustack_sources_pid, int, 0644);
 MODULE_PARM_DESC(pid, "Trace only this process (0 = all user tasks)");
 
 static char syscalls_list[256];
@@ -45,7 +63,7 @@ static int set_syscalls(const char *val, const struct kernel_param *kp)
 
 	if (strlen(val) >= sizeof(syscalls_list))
 		return -ENOSPC;
-	ret = ustack_syscalls_set(val);
+	ret = ustack_sources_set_syscalls(val);
 	if (ret)
 		return ret;
 	strscpy(syscalls_list, val, sizeof(syscalls_list));
@@ -66,62 +84,69 @@ static const struct kernel_param_ops syscalls_ops = {
 module_param_cb(syscalls, &syscalls_ops, NULL, 0644);
 MODULE_PARM_DESC(syscalls, "Comma-separated system calls to trace (empty = none)");
 
-bool ustack_offcpu;
-module_param_named(offcpu, ustack_offcpu, bool, 0644);
+module_param_named(offcpu, ustack_sources_offcpu, bool, 0644);
 MODULE_PARM_DESC(offcpu, "Record off-CPU stacks at sched_switch (0/1)");
 
-unsigned int ustack_max_frames = 256;
-module_param_named(max_frames, ustack_max_frames, uint, 0444);
+module_param_named(max_frames, ustack_deferred_max_frames, uint, 0444);
 MODULE_PARM_DESC(max_frames, "Frames per user stack (16..1024, at load)");
 
-unsigned int ustack_max_tasks = 2048;
-module_param_named(max_tasks, ustack_max_tasks, uint, 0444);
+module_param_named(max_tasks, ustack_deferred_max_tasks, uint, 0444);
 MODULE_PARM_DESC(max_tasks, "Live tasks with ustack state at once (at load)");
 
-unsigned int ustack_buffer_kb = 4096;
-module_param_named(buffer_kb, ustack_buffer_kb, uint, 0644);
+module_param_named(buffer_kb, ustack_stream_dev_buffer_kb, uint, 0644);
 MODULE_PARM_DESC(buffer_kb, "Record buffer size in KiB (applies at the next first open)");
 
 static int __init ustack_init(void)
 {
 	int ret;
 
+	ustack_ring_init();
 	ret = ustack_deferred_init();
 	if (ret)
-		return ret;
-	ustack_sources_init();
-	ustack_stream_user_init();
+		goto err_ring;
 	ret = ustack_registry_init();
 	if (ret)
-		goto err_registry;
+		goto err_deferred;
+	ustack_user_record_init();
+	ret = ustack_sources_init();
+	if (ret)
+		goto err_user_record;
 	ret = ustack_sframe_dev_init();
 	if (ret)
-		goto err_sframe;
-	ret = ustack_dev_init();
+		goto err_user_record;
+	ret = ustack_stream_dev_init();
 	if (ret)
-		goto err_ustack;
-	ustack_stats_init();
+		goto err_sframe_dev;
+	ustack_nmi_test_init(ustack_stats_init());
 	pr_info("version %s loaded\n", USTACK_VERSION);
 	return 0;
 
-err_ustack:
+err_sframe_dev:
 	ustack_sframe_dev_exit();
-err_sframe:
+err_user_record:
+	ustack_user_record_exit();
 	ustack_registry_exit();
-err_registry:
-	ustack_stream_user_exit();
+err_deferred:
 	ustack_deferred_exit();
+err_ring:
+	ustack_ring_exit();
 	return ret;
 }
 
 static void __exit ustack_exit(void)
 {
+	/* Our last task_works have put their module references; let them
+	 * return out of our text before it goes.
+	 */
+	ustack_sync_tasks();
 	ustack_stats_exit();
-	ustack_dev_exit();
+	ustack_nmi_test_exit();
+	ustack_stream_dev_exit();
 	ustack_sframe_dev_exit();
+	ustack_user_record_exit();
 	ustack_registry_exit();
-	ustack_stream_user_exit();
 	ustack_deferred_exit();
+	ustack_ring_exit();
 	pr_info("unloaded\n");
 }
 

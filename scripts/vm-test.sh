@@ -43,7 +43,7 @@ rm -rf "$build" && mkdir -p "$build"
 # Sources only: objects built in the tree for another kernel must not leak in.
 (cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \) -print0 |
 	cpio --null -pdm --quiet "$build")
-if ! make -s -C "$KDIR" M="$build/module" modules >"$log_dir/build-$log_name.log" 2>&1; then
+if ! make -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_dir/build-$log_name.log" 2>&1; then
 	echo "FAIL: vm/$name/build: ustack.ko does not build against $KREL (see $log_dir/build-$log_name.log)"
 	exit 0
 fi

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The stream's client of the deferred engine: turns one walk into one
- * "user" record, naming each frame's mapped object and file offset.
- * Runs in task context (the walk's task_work), so it may sleep.
+ * The user records of /dev/ustack: a client of the deferred engine that
+ * turns each walk it asked for into one "user" record in the ring,
+ * naming each frame's mapped object and file offset.  Runs in task
+ * context (the walk's task_work), so it may sleep.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,8 +12,11 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "internal.h"
+#include "arch_x86.h"
 #include "deferred.h"
+#include "internal.h"
+#include "ring.h"
+#include "user_record.h"
 
 /* One delivery's record, sized for its frames (slab, not vmalloc). */
 struct user_rec_buf {
@@ -47,7 +51,7 @@ static u64 offset_in(struct vm_area_struct *vma, u64 ip)
 		return ip;
 	if (vma->vm_file)
 		return ip - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
-	if (vma->vm_mm && vma->vm_start == (unsigned long)vma->vm_mm->context.vdso)
+	if (ustack_arch_is_vdso(vma))
 		return ip - vma->vm_start;
 	return ip;
 }
@@ -62,7 +66,7 @@ static const char *name_of(struct user_rec_buf *b, struct vm_area_struct *vma)
 		p = file_path(vma->vm_file, b->path, PATH_MAX);
 		return IS_ERR(p) ? "[unknown]" : p;
 	}
-	if (vma->vm_mm && vma->vm_start == (unsigned long)vma->vm_mm->context.vdso)
+	if (ustack_arch_is_vdso(vma))
 		return "[vdso]";
 	return "[anon]";
 }
@@ -76,6 +80,9 @@ static u32 name_frames(struct user_rec_buf *b, const struct ustack_task *st,
 {
 	struct vm_area_struct *vma, *last = NULL;
 	u32 i, strtab_len = 0, last_obj = 0;
+
+	if (mm && st->nr)
+		mmap_assert_locked(mm);
 
 	for (i = 0; i < st->nr; i++) {
 		u64 ip = st->ips[i];
@@ -102,7 +109,7 @@ static void deliver(const struct ustack_task *st)
 	struct mm_struct *mm = current->mm;
 	u32 strtab_len, alen;
 
-	if (!ustack_stream_active())
+	if (!ustack_ring_active())
 		return;
 	b = kmalloc(struct_size(b, frames, st->nr), GFP_KERNEL);
 	if (b) {
@@ -113,11 +120,13 @@ static void deliver(const struct ustack_task *st)
 		atomic_long_inc(&ustack_stats.nomem);
 		goto out;
 	}
-	if (mm && st->nr)
+	if (mm && st->nr) {
 		mmap_read_lock(mm);
-	strtab_len = name_frames(b, st, mm);
-	if (mm && st->nr)
+		strtab_len = name_frames(b, st, mm);
 		mmap_read_unlock(mm);
+	} else {
+		strtab_len = name_frames(b, st, NULL);
+	}
 
 	alen = sizeof(b->rec) + st->nr * sizeof(b->frames[0]);
 	BUILD_BUG_ON(offsetof(struct user_rec_buf, frames) !=
@@ -134,7 +143,7 @@ static void deliver(const struct ustack_task *st)
 		.end_reason = st->end,
 		.strtab_len = strtab_len,
 	};
-	ustack_stream_write(&b->rec, alen, b->strtab, strtab_len);
+	ustack_ring_write(&b->rec, alen, b->strtab, strtab_len);
 out:
 	if (b) {
 		kfree(b->strtab);
@@ -144,16 +153,17 @@ out:
 	kfree(b);
 }
 
-static const struct ustack_client stream_client = {
+static const struct ustack_client user_record_client = {
 	.deliver = deliver,
 };
 
-void ustack_stream_user_init(void)
+void ustack_user_record_init(void)
 {
-	ustack_client_register(USTACK_CLIENT_STREAM, &stream_client);
+	ustack_deferred_client_register(USTACK_CLIENT_STREAM,
+					&user_record_client);
 }
 
-void ustack_stream_user_exit(void)
+void ustack_user_record_exit(void)
 {
-	ustack_client_unregister(USTACK_CLIENT_STREAM);
+	ustack_deferred_client_unregister(USTACK_CLIENT_STREAM);
 }

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything x86-64 about ustack, as compat.h holds everything that
+ * differs between kernel versions: the rest of the module reads as if
+ * there were one CPU.  A port adds arch_<arch>.h with the same names.
+ */
+#ifndef USTACK_ARCH_X86_H
+#define USTACK_ARCH_X86_H
+
+#ifdef __KERNEL__
+
+#include <linux/elf.h>
+#include <linux/mm_types.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <asm/apic.h>
+#include <asm/irq_vectors.h>
+#include <asm/cpu_entry_area.h>
+
+#ifndef CONFIG_X86_64
+#error "ustack supports x86-64 only"
+#endif
+
+/* The ELF machine of the objects whose PT_GNU_SFRAME the walk reads. */
+#define USTACK_ARCH_ELF_MACHINE	EM_X86_64
+
+/* Is @vma the vDSO of its mm? */
+static inline bool ustack_arch_is_vdso(const struct vm_area_struct *vma)
+{
+	return vma->vm_mm &&
+	       vma->vm_start == (unsigned long)vma->vm_mm->context.vdso;
+}
+
+/*
+ * In NMI, task_pt_regs() may be half written: the NMI can land in the
+ * entry code before the user registers are all saved, or in the exit
+ * code after they were popped.  The stack it interrupted tells: the user
+ * stack, the cpu_entry_area (entry trampoline, exception stacks), or the
+ * task stack above the saved registers mean not now.  Kernel code on the
+ * task stack below them, or on the IRQ stack (entered with them saved),
+ * is fine.
+ */
+static inline bool ustack_arch_nmi_regs_ok(struct task_struct *t,
+					   struct pt_regs *regs)
+{
+	unsigned long sp, top = (unsigned long)task_stack_page(t) + THREAD_SIZE;
+
+	if (!regs)
+		return false;
+	if (user_mode(regs))
+		return true;
+	sp = kernel_stack_pointer(regs);
+	if (sp < TASK_SIZE_MAX || sp - CPU_ENTRY_AREA_BASE < P4D_SIZE)
+		return false;
+	return sp < (unsigned long)task_pt_regs(t) || sp >= top;
+}
+
+/*
+ * Do @live's registers enter a signal handler?  The kernel set up a
+ * signal frame after the request then: the handler's first argument, the
+ * signal number, is in DI.
+ */
+static inline bool ustack_arch_entering_handler(const struct pt_regs *live)
+{
+	unsigned long sig = live->di;
+
+	return sig >= 1 && sig <= _NSIG &&
+	       live->ip == (unsigned long)READ_ONCE(current->sighand->action[sig - 1].sa.sa_handler);
+}
+
+/*
+ * Did the kernel restart the system call of @req?  The IP is back on the
+ * 2-byte syscall instruction, the stack untouched.
+ */
+static inline bool ustack_arch_syscall_restarted(const struct pt_regs *req,
+						 const struct pt_regs *live)
+{
+	return live->sp == req->sp && live->ip == req->ip - 2;
+}
+
+/* Send an NMI to @cpu (the nmi_test hook). */
+static inline void ustack_arch_send_nmi(unsigned int cpu)
+{
+	apic->send_IPI(cpu, NMI_VECTOR);
+}
+
+#endif /* __KERNEL__ */
+
+#endif /* USTACK_ARCH_X86_H */

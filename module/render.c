@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The text form of the records of /dev/ustack, one line at a time.
+ *
+ * A reader renders the record it popped line by line (line 0 is the
+ * record's first line, then one per frame), so that a record of any size
+ * reaches user space whole, with no buffer sized for the worst case.
+ *
+ * Names a user chose (comm, the paths of mapped files) are escaped: every
+ * byte below 0x21 (controls and the space), DEL and the backslash is
+ * written as a backslash and three octal digits, as /proc/mounts does.  No
+ * name can then end a line, split a field or start a record of its own.
+ */
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <ustack_names.h>
+#include "render.h"
+#include "syscalls.h"
+
+static const char *const method_names[USTACK_METHOD_MAX] = {
+	USTACK_METHOD_NAMES(USTACK_NAME_INIT)
+};
+
+static const char *const end_names[USTACK_END_MAX] = {
+	USTACK_END_NAMES(USTACK_NAME_INIT)
+};
+
+static const char *const event_names[USTACK_EVENT_MAX] = {
+	USTACK_EVENT_NAMES(USTACK_NAME_INIT)
+};
+
+static const char *name_of(const char *const *names, u32 n, u32 i)
+{
+	return i < n && names[i] ? names[i] : "unknown";
+}
+
+const char *ustack_render_method(unsigned int m)
+{
+	return name_of(method_names, USTACK_METHOD_MAX, m);
+}
+
+const char *ustack_render_end(unsigned int e)
+{
+	return name_of(end_names, USTACK_END_MAX, e);
+}
+
+struct out {
+	char *buf;
+	size_t len, cap;
+};
+
+static __printf(2, 3) void put(struct out *o, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	o->len += vscnprintf(o->buf + o->len, o->cap - o->len, fmt, args);
+	va_end(args);
+}
+
+/* @s, at most @max bytes of it, escaped (see the top of this file). */
+static void put_escaped(struct out *o, const char *s, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < max && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c < 0x21 || c == 0x7f || c == '\\')
+			put(o, "\\%03o", c);
+		else
+			put(o, "%c", c);
+	}
+}
+
+static void render_sample(struct out *o, const struct ustack_rec_sample *s,
+			  u32 line)
+{
+	const u64 *ips = (const u64 *)(s + 1);
+	char sym[KSYM_SYMBOL_LEN], *slash;
+
+	if (line) {
+		sprint_symbol(sym, ips[line - 1]);
+		slash = strchr(sym, '/');	/* drop "/size [module]" */
+		if (slash)
+			*slash = 0;
+		put(o, "    kernel 0x%llx %s\n", ips[line - 1], sym);
+		return;
+	}
+	put(o, "sample cookie=0x%016llx pid=%u tid=%u cpu=%u time=%llu event=%s",
+	    s->cookie, s->pid, s->tid, s->cpu, s->time_ns,
+	    name_of(event_names, USTACK_EVENT_MAX, s->event));
+	if (s->event == USTACK_EVENT_SYSCALL)
+		put(o, ":%s", ustack_syscalls_name(s->syscall_nr));
+	put(o, " comm=");
+	put_escaped(o, s->comm, sizeof(s->comm));
+	put(o, "\n");
+}
+
+static void render_user(struct out *o, const struct ustack_rec_user *u,
+			u32 line)
+{
+	const struct ustack_frame *f = (const void *)(u + 1);
+	const char *strtab = (const char *)(f + u->nr_frames);
+
+	if (line) {
+		f += line - 1;
+		put(o, "    user 0x%llx %s ", f->ip,
+		    ustack_render_method(f->method));
+		if (f->object < u->strtab_len)
+			put_escaped(o, strtab + f->object,
+				    u->strtab_len - f->object);
+		else
+			put(o, "[unknown]");
+		put(o, "+0x%llx\n", f->offset);
+		return;
+	}
+	put(o, "user cookie=0x%016llx pid=%u tid=%u frames=%u end=%s\n",
+	    u->cookie, u->pid, u->tid, u->nr_frames,
+	    ustack_render_end(u->end_reason));
+}
+
+/**
+ * ustack_render_lines - how many lines the text form of a record has
+ * @rec: a whole record, as popped from the ring
+ *
+ * Return: the count; 0 for a record of an unknown type (skipped).
+ */
+u32 ustack_render_lines(const void *rec)
+{
+	const struct ustack_rec_hdr *hdr = rec;
+
+	switch (hdr->type) {
+	case USTACK_REC_SAMPLE:
+		return 1 + ((const struct ustack_rec_sample *)rec)->nr_kernel;
+	case USTACK_REC_USER:
+		return 1 + ((const struct ustack_rec_user *)rec)->nr_frames;
+	case USTACK_REC_LOST:
+		return 1;
+	}
+	return 0;
+}
+
+/**
+ * ustack_render_line - the text of one line of a record
+ * @rec: a whole record, as popped from the ring
+ * @line: which line, below ustack_render_lines(@rec)
+ * @buf: where to write it, with its newline
+ * @cap: bytes at @buf, at least USTACK_RENDER_LINE_MAX
+ *
+ * Return: the bytes written (no NUL counted).
+ */
+size_t ustack_render_line(const void *rec, u32 line, char *buf, size_t cap)
+{
+	const struct ustack_rec_hdr *hdr = rec;
+	const struct ustack_rec_lost *l = rec;
+	struct out o = { .buf = buf, .cap = cap };
+
+	switch (hdr->type) {
+	case USTACK_REC_SAMPLE:
+		render_sample(&o, rec, line);
+		break;
+	case USTACK_REC_USER:
+		render_user(&o, rec, line);
+		break;
+	case USTACK_REC_LOST:
+		put(&o, "lost samples=%llu users=%llu time=%llu\n",
+		    l->samples, l->users, l->time_ns);
+		break;
+	}
+	return o.len;
+}
