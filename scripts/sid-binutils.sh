@@ -124,9 +124,12 @@ fi
 
 rm -rf "$root.new"
 mkdir -p "$root.new"
+: >"$cache/packages.new"
 for d in "$aptd/debs"/*.deb; do
 	dpkg-deb -x "$d" "$root.new"
+	dpkg-deb -f "$d" Package Version | paste -sd' ' >>"$cache/packages.new"
 done
+mv "$cache/packages.new" "$cache/packages"
 rm -rf "$root"
 mv "$root.new" "$root"
 
@@ -160,5 +163,8 @@ for t in "${tools[@]}"; do
 	fi
 done
 "$bin/as" --version | head -n 1 >"$cache/version"
+# The lists and the .debs (170 MB) are needed only to fetch again, which
+# starts with its own apt-get update; the tree and the package list stay.
+rm -rf "$aptd/lists" "$aptd/cache" "$aptd/debs" "$cache"/*.err
 log "$(cat "$cache/version")"
 echo "$bin"
