@@ -411,6 +411,30 @@ int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde
 	return err;
 }
 
+/*
+ * PLT stubs.  Only linkers write PCMASK FDEs, one per PLT section, and every
+ * such stub (.plt entry, .plt.sec, .plt.got) is entered by a call: at its
+ * first byte the return address is at the stack pointer, CFA = SP + 8.  ld
+ * 2.47 writes CFA = SP + 16 for the whole of each .plt.got entry (a single
+ * jmp through the GOT), as if it had pushed like a lazy .plt entry, and its
+ * own .eh_frame for .plt.got says SP + 8.  A sample stopped there would
+ * skip the caller.  The walker trusts .eh_frame: an FRE that starts at
+ * block offset 0 of a PCMASK FDE means CFA = SP + 8.  ld's lazy .plt and
+ * .plt.sec already say so, and later FREs (after a lazy stub's push) are
+ * kept; SFRAME_R_PLT_ENTRY marks a rule that was corrected.  Dumps show the
+ * section as written (ustack_sframe_fre_rule() does not apply this).
+ */
+static void sf_plt_entry(struct sframe_rule *r)
+{
+	if ((r->flags & (SFRAME_R_PCMASK | SFRAME_R_FLEX | SFRAME_R_OUTERMOST)) !=
+	    SFRAME_R_PCMASK || r->fre_start ||
+	    r->cfa.kind != SFRAME_LOC_REG_VAL || r->cfa.reg != SFRAME_REG_RSP ||
+	    r->cfa.off == 8)
+		return;
+	r->cfa.off = 8;
+	r->flags |= SFRAME_R_PLT_ENTRY;
+}
+
 /* Index of the last FDE starting at or below @pc, checking order. */
 static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 {
@@ -545,7 +569,10 @@ int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule 
 	if (err)
 		return err;
 	r->fre_idx = best;
-	return ustack_sframe_fre_rule(sec, &fde, &fre, r);
+	err = ustack_sframe_fre_rule(sec, &fde, &fre, r);
+	if (!err)
+		sf_plt_entry(r);
+	return err;
 }
 
 int ustack_sframe_validate(const struct sframe_sec *sec)

@@ -136,6 +136,7 @@ struct sframe_loc {
 #define SFRAME_R_SIGNAL		0x02	/* v3 signal-frame FDE */
 #define SFRAME_R_PCMASK		0x04	/* FRE starts are block offsets */
 #define SFRAME_R_FLEX		0x08	/* from a v3 flex FDE */
+#define SFRAME_R_PLT_ENTRY	0x10	/* PLT stub entry: CFA set to SP+8 */
 
 /*
  * The rule for one PC.  Default FDEs give cfa = {REG_VAL, SP or FP, off},

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install, only when missing, every Debian package that build, tests and demo need.
 # Idempotent: when everything is present it only runs dpkg-query and returns.
+# Debian sid's binutils (SFrame v3 tests) are not installed: scripts/sid-binutils.sh
+# unpacks them into the cache, checked with debian-archive-keyring.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,6 +15,7 @@ pkgs=(
 	qemu-system-x86 busybox-static cpio kmod dkms
 	python3 bc flex bison libssl-dev xz-utils zstd dwarves
 	linux-source-6.1 chromium linux-perf libxml2-utils
+	debian-archive-keyring
 )
 want_headers=${USTACK_WANT_HEADERS:-1}
 

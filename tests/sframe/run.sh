@@ -4,7 +4,13 @@
 #           -O0/-O2/-O3/-Os, with and without frame pointers; every PC checked
 #           by sfcheck against .eh_frame (libdw), libsframe 2.40 and the
 #           section re-encoded as v1/v2/v3 (with and without PCREL)
-#  dump     sframe-register dump == objdump --sframe (v1)
+#  v3       the same cases built by Debian sid's binutils (scripts/sid-binutils.sh,
+#           SFrame v3, PT_GNU_SFRAME), plus DRAP/signal shapes and the PLT
+#           sections (.plt.sec, .plt.got): sfcheck as above but libsframe
+#           (2.40 reads v1 only); FAIL when sid's binutils cannot be had,
+#           unless USTACK_NO_SID=1
+#  dump     sframe-register dump == objdump --sframe (v1: the host's 2.40;
+#           v3: sid's)
 #  lookup   sframe-register lookup output, CONTRACT format
 #  unit     hand-made v2/v3 sections (flex, signal, outermost, PCMASK),
 #           malformed sections (one error code each), step and walk
@@ -52,6 +58,72 @@ for b in "${bins[@]}"; do
 	fi
 done
 
+# ---- v3 corpus: Debian sid's binutils (scripts/sid-binutils.sh) -------------
+# The same cases built by sid's as and ld (SFrame v3 with --gsframe), plus v3
+# only shapes (flex DRAP FDE, signal bit) and the PLT sections: .plt.sec
+# (IBT) and .plt.got, whose ld 2.47 rule .eh_frame contradicts (see
+# sf_plt_entry() in module/ustack_sframe.c). libsframe 2.40 reads v1 only:
+# the libsframe check is skipped for these, the others all run.
+v3bins=()
+sid=
+if [ "${USTACK_NO_SID:-0}" = 1 ]; then
+	echo "# sframe/v3: skipped (USTACK_NO_SID=1)"
+elif ! sid=$(bash "$root/scripts/sid-binutils.sh" 2>"$out/sid.log"); then
+	sid=
+	echo "FAIL: sframe/v3-toolchain: Debian sid's binutils unavailable: $(tail -n 2 "$out/sid.log" | tr '\n' ' ')"
+else
+	echo "# sframe/v3: $(cat "${USTACK_CACHE:-/var/cache/ustack}/sid-binutils/version")"
+	for opt in O0 O2 O3 Os; do
+		for fp in omit keep; do
+			if [ $fp = omit ]; then fpf=-fomit-frame-pointer; else fpf=-fno-omit-frame-pointer; fi
+			b=$out/corpus/v3-c-$opt-$fp
+			gcc -B"$sid" -$opt $fpf -Wa,--gsframe -o "$b" corpus/cases.c -lm 2>>"$out/corpus.log" &&
+				v3bins+=("$b") || echo "FAIL: sframe/corpus-build/v3-c-$opt-$fp: gcc -B sid failed"
+			b=$out/corpus/v3-cxx-$opt-$fp
+			g++ -B"$sid" -$opt $fpf -Wa,--gsframe -o "$b" corpus/exc.cc 2>>"$out/corpus.log" &&
+				v3bins+=("$b") || echo "FAIL: sframe/corpus-build/v3-cxx-$opt-$fp: g++ -B sid failed"
+		done
+	done
+	for v in "shapes-O2:-O2" "shapes-O0:-O0" "ibt-O2:-O2 -fcf-protection -Wl,-z,ibtplt" \
+		"noplt-O2:-O2 -fno-plt" "ibt-noplt-O2:-O2 -fcf-protection -fno-plt -Wl,-z,ibtplt"; do
+		tag=${v%%:*}
+		b=$out/corpus/v3-$tag
+		src=corpus/v3.c
+		case $tag in ibt* | noplt*) src=corpus/cases.c ;; esac
+		# shellcheck disable=SC2086
+		gcc -B"$sid" ${v#*:} -Wa,--gsframe -o "$b" $src -lm 2>>"$out/corpus.log" &&
+			v3bins+=("$b") || echo "FAIL: sframe/corpus-build/v3-$tag: gcc -B sid failed"
+	done
+	# Every one has PT_GNU_SFRAME and a v3 section, by sid's own tools.
+	bad=0
+	for b in "${v3bins[@]}"; do
+		if ! "$sid/readelf" -lW "$b" | grep -q GNU_SFRAME ||
+			! "$sid/objdump" --sframe "$b" | grep -q 'Version: SFRAME_VERSION_3'; then
+			bad=$((bad + 1))
+			echo "# $(basename "$b"): no PT_GNU_SFRAME or not v3"
+		fi
+	done
+	if [ $bad = 0 ] && [ ${#v3bins[@]} -gt 0 ]; then echo "PASS: sframe/v3-phdr-version"; else
+		echo "FAIL: sframe/v3-phdr-version: $bad of ${#v3bins[@]} files"; fi
+	# Flex and signal FDEs must really be there, or the shapes test nothing.
+	if "$sid/objdump" --sframe "$out/corpus/v3-shapes-O2" | grep -q 'attr = "F"' &&
+		"$sid/objdump" --sframe "$out/corpus/v3-shapes-O2" | grep -q 'attr = "S"'; then
+		echo "PASS: sframe/v3-shapes-present"
+	else
+		echo "FAIL: sframe/v3-shapes-present: no flex or no signal FDE in v3-shapes-O2"
+	fi
+	printf '%s\n' "${v3bins[@]}" |
+		xargs -P 2 -I{} sh -c './build/sfcheck "$(basename {})" {} >"{}.out" 2>"{}.err"'
+	for b in "${v3bins[@]}"; do
+		cat "$b.out"
+		if grep -q . "$b.err"; then
+			echo "# $(basename "$b"): first differences:"
+			head -n 5 "$b.err" | sed 's/^/#   /'
+		fi
+	done
+	echo "# sframe/v3: libsframe check skipped (the host's libsframe 2.40 reads v1 only)"
+fi
+
 # ---- dump and lookup (the CLI) ----------------------------------------------
 if make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&1; then
 	tool=$root/tools/sframe-register/sframe-register
@@ -65,18 +137,33 @@ if make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&
 	done
 	if [ $bad = 0 ]; then echo "PASS: sframe/dump-vs-objdump"; else
 		echo "FAIL: sframe/dump-vs-objdump: $bad of ${#bins[@]} files differ"; fi
+	if [ -n "$sid" ]; then
+		bad=0
+		for b in "${v3bins[@]}"; do
+			if ! diff <("$sid/objdump" --sframe "$b" | tail -n +2) \
+				<("$tool" dump "$b" | tail -n +2) >"$b.dumpdiff"; then
+				bad=$((bad + 1))
+				echo "# dump differs for $b: $(head -n 4 "$b.dumpdiff" | tr '\n' ' ')"
+			fi
+		done
+		if [ $bad = 0 ] && [ ${#v3bins[@]} -gt 0 ]; then echo "PASS: sframe/dump-vs-objdump-v3"; else
+			echo "FAIL: sframe/dump-vs-objdump-v3: $bad of ${#v3bins[@]} files differ"; fi
+	fi
 
 	# `sframe-register check` (the generator's libdw CFI reader, another
 	# .eh_frame oracle) must find no mismatch in any corpus file.
 	bad=0
-	for b in "${bins[@]}"; do
+	# Not v3-shapes-*: the generator's CFI reader calls DRAP and signal
+	# frames inexpressible (sfcheck's ehframe check covers them).
+	for b in "${bins[@]}" "${v3bins[@]}"; do
+		case $b in */v3-shapes-*) continue ;; esac
 		if ! "$tool" check "$b" >"$b.check" 2>&1 || ! grep -q ' 0 mismatch' "$b.check"; then
 			bad=$((bad + 1))
 			echo "# check: $(tail -n 1 "$b.check")"
 		fi
 	done
 	if [ $bad = 0 ]; then echo "PASS: sframe/check-cli"; else
-		echo "FAIL: sframe/check-cli: $bad of ${#bins[@]} files"; fi
+		echo "FAIL: sframe/check-cli: $bad of $((${#bins[@]} + ${#v3bins[@]})) files"; fi
 
 	# lookup: a function built here with known CFI (fp kept, -O0).
 	b=$out/corpus/c-O0-keep

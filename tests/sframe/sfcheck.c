@@ -46,12 +46,17 @@ static void result(const char *check, long bad, const char *fmt, ...)
 	printf("\n");
 }
 
-/* A rule in comparable form. */
+/*
+ * A rule in comparable form.  CFA = reg + off, or *(reg + off) (a v3 flex
+ * rule, DRAP); FP the same value, *(CFA + off), or *(reg + off).
+ */
 struct crule {
 	int kind;		/* 0 none, 1 rule, 2 outermost, 3 other/unknown */
 	int cfa_reg;
 	long cfa_off;
-	int fp_saved;
+	int cfa_deref;
+	int fp_saved;		/* 0 same, 1 *(CFA + off), 2 *(fp_reg + off) */
+	int fp_reg;
 	long fp_off;
 	int ra_ok;		/* RA at CFA-8 */
 };
@@ -64,12 +69,18 @@ static void from_rule(const struct sframe_rule *r, struct crule *c)
 		return;
 	}
 	c->kind = 1;
-	if (r->cfa.kind != SFRAME_LOC_REG_VAL)
+	if (r->cfa.kind == SFRAME_LOC_REG_DEREF)
+		c->cfa_deref = 1;
+	else if (r->cfa.kind != SFRAME_LOC_REG_VAL)
 		c->kind = 3;
 	c->cfa_reg = r->cfa.reg;
 	c->cfa_off = r->cfa.off;
 	if (r->fp.kind == SFRAME_LOC_CFA_DEREF) {
 		c->fp_saved = 1;
+		c->fp_off = r->fp.off;
+	} else if (r->fp.kind == SFRAME_LOC_REG_DEREF) {
+		c->fp_saved = 2;
+		c->fp_reg = r->fp.reg;
 		c->fp_off = r->fp.off;
 	} else if (r->fp.kind != SFRAME_LOC_SAME) {
 		c->kind = 3;
@@ -84,24 +95,51 @@ static int crule_eq(const struct crule *a, const struct crule *b)
 	if (a->kind != 1)
 		return 1;
 	return a->cfa_reg == b->cfa_reg && a->cfa_off == b->cfa_off &&
-	       a->fp_saved == b->fp_saved &&
-	       (!a->fp_saved || a->fp_off == b->fp_off) && a->ra_ok == b->ra_ok;
+	       a->cfa_deref == b->cfa_deref && a->fp_saved == b->fp_saved &&
+	       (!a->fp_saved || a->fp_off == b->fp_off) &&
+	       (a->fp_saved != 2 || a->fp_reg == b->fp_reg) && a->ra_ok == b->ra_ok;
 }
 
 static void fmt_crule(char *buf, size_t n, const struct crule *c)
 {
-	if (c->kind == 0)
+	char cfa[40], fp[40];
+
+	if (c->kind == 0) {
 		snprintf(buf, n, "none");
-	else if (c->kind == 2)
+		return;
+	}
+	if (c->kind == 2) {
 		snprintf(buf, n, "outermost");
-	else if (c->kind == 3)
+		return;
+	}
+	if (c->kind == 3) {
 		snprintf(buf, n, "other");
-	else if (c->fp_saved)
-		snprintf(buf, n, "cfa=r%d%+ld fp=c%+ld ra=%s", c->cfa_reg,
-			 c->cfa_off, c->fp_off, c->ra_ok ? "c-8" : "?");
+		return;
+	}
+	snprintf(cfa, sizeof(cfa), c->cfa_deref ? "*(r%d%+ld)" : "r%d%+ld",
+		 c->cfa_reg, c->cfa_off);
+	if (c->fp_saved == 1)
+		snprintf(fp, sizeof(fp), "c%+ld", c->fp_off);
+	else if (c->fp_saved == 2)
+		snprintf(fp, sizeof(fp), "*(r%d%+ld)", c->fp_reg, c->fp_off);
 	else
-		snprintf(buf, n, "cfa=r%d%+ld fp=u ra=%s", c->cfa_reg,
-			 c->cfa_off, c->ra_ok ? "c-8" : "?");
+		snprintf(fp, sizeof(fp), "u");
+	snprintf(buf, n, "cfa=%s fp=%s ra=%s", cfa, fp, c->ra_ok ? "c-8" : "?");
+}
+
+/* One DW_OP_breg<N>/bregx: its register and offset. */
+static int op_breg(const Dwarf_Op *op, int *reg, long *off)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31) {
+		*reg = op->atom - DW_OP_breg0;
+		*off = (long)(int64_t)op->number;
+	} else if (op->atom == DW_OP_bregx) {
+		*reg = (int)op->number;
+		*off = (long)(int64_t)op->number2;
+	} else {
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- .eh_frame via libdw ------------------------------------------------ */
@@ -175,22 +213,31 @@ static void eh_rule(Dwarf_CFI *cfi, uint64_t pc, struct crule *c)
 	c->kind = 1;
 	if (dwarf_frame_cfa(f, &ops, &n) || !n) {
 		c->kind = 3;
-	} else if (n == 1 && ops[0].atom == DW_OP_bregx) {
-		c->cfa_reg = (int)ops[0].number;
-		c->cfa_off = (long)ops[0].number2;
+	} else if (n == 1 && op_breg(&ops[0], &c->cfa_reg, &c->cfa_off) == 0) {
+		/* DW_CFA_def_cfa: any register (r10 under DRAP) */
+	} else if (n == 2 && ops[1].atom == DW_OP_deref &&
+		   op_breg(&ops[0], &c->cfa_reg, &c->cfa_off) == 0) {
+		c->cfa_deref = 1;	/* DRAP: DW_CFA_def_cfa_expression */
 	} else if (eval_cfa_expr(ops, n, pc, &c->cfa_off) == 0) {
 		c->cfa_reg = SFRAME_REG_RSP;
 	} else {
 		c->kind = 3;
 	}
-	if (c->cfa_reg != SFRAME_REG_RSP && c->cfa_reg != SFRAME_REG_RBP)
-		c->kind = 3;
-	/* rbp: no ops = same value / undefined = "u"; CFA+N = saved */
+	/*
+	 * rbp: no ops = same value / undefined = "u"; CFA+N = saved at
+	 * CFA+N; DW_CFA_expression breg<N> = saved at reg N + off (libdw
+	 * puts the CFA first, as the expression's initial stack).
+	 */
 	if (dwarf_frame_register(f, SFRAME_REG_RBP, mem, &ops, &n) == 0) {
 		if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
 		    ops[1].atom == DW_OP_plus_uconst) {
 			c->fp_saved = 1;
 			c->fp_off = (long)(int64_t)ops[1].number;
+		} else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+			   op_breg(&ops[1], &c->fp_reg, &c->fp_off) == 0) {
+			c->fp_saved = 2;
+		} else if (n == 1 && op_breg(&ops[0], &c->fp_reg, &c->fp_off) == 0) {
+			c->fp_saved = 2;
 		} else if (n) {
 			c->kind = 3;
 		}
@@ -492,6 +539,12 @@ static const struct { int v; unsigned int f; const char *tag; } vs[] = {
 		err = sframe_encode(vs[v].v, vs[v].f | (sec.flags &
 				    SFRAME_F_FRAME_POINTER & (vs[v].v < 3 ? 0xff : 0)),
 				    es.vaddr, m.fdes, m.n, &buf, &len);
+		if (err == -EOPNOTSUPP && vs[v].v < sec.version) {
+			/* v3 flex/signal FDEs, PLT rep_size 8: not in v1/v2 */
+			printf("# %s: %s: not representable in v%d (gas/ld's v%d uses what it lacks)\n",
+			       name, vs[v].tag, vs[v].v, sec.version);
+			continue;
+		}
 		if (err) {
 			result(vs[v].tag, 1, "encode: %s", strerror(-err));
 			continue;

@@ -169,6 +169,58 @@ static void test_default_all_versions(void)
 	}
 }
 
+/*
+ * ld 2.47's .plt.got FDE: PCMASK, rep_size 8, one FRE saying CFA = SP+16
+ * from offset 0.  The stub is entered by a call: find gives SP+8 there
+ * (as .eh_frame does) and marks it; a lazy .plt entry's later FRE (after
+ * its push) stays SP+16; a default FDE with the same FRE is left alone.
+ */
+static void test_plt_entry(void)
+{
+	static const struct sfe_fre got[] = {
+		{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 16 },
+	};
+	static const struct sfe_fre lazy[] = {
+		{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+		{ .start = 11, .cfa_base = SFE_BASE_SP, .cfa_off = 16 },
+	};
+	struct sfe_fde fdes[] = {
+		{ .start = 0x1000, .size = 0x40, .pcmask = true, .rep_size = 16,
+		  .fres = lazy, .nfres = 2 },
+		{ .start = 0x1200, .size = 0x10, .pcmask = true, .rep_size = 8,
+		  .fres = got, .nfres = 1 },
+		{ .start = 0x2000, .size = 0x10, .fres = got, .nfres = 1 },
+	};
+	static const struct { u64 pc; int off; bool fixed; } cases[] = {
+		{ 0x1200, 8, true }, { 0x1207, 8, true }, { 0x1208, 8, true },
+		{ 0x1000, 8, false }, { 0x100b, 16, false }, { 0x101b, 16, false },
+		{ 0x2000, 16, false }, { 0x2008, 16, false },
+	};
+	size_t len;
+	u8 *b = enc(3, SFRAME_F_FDE_FUNC_START_PCREL, fdes, 3, &len);
+	struct sframe_rule r;
+	int bad = 0;
+
+	if (!b) {
+		check("plt-entry", 0, "encode failed");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int err = init_find(b, len, cases[i].pc, &r);
+
+		if (err || !loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, SFRAME_REG_RSP,
+				   cases[i].off) ||
+		    !!(r.flags & SFRAME_R_PLT_ENTRY) != cases[i].fixed) {
+			printf("# plt-entry: 0x%llx: err %d cfa off %d flags 0x%x\n",
+			       (unsigned long long)cases[i].pc, err, r.cfa.off,
+			       r.flags);
+			bad++;
+		}
+	}
+	check("plt-entry", !bad, "%d PCs wrong", bad);
+	free(b);
+}
+
 static void test_outermost(void)
 {
 	static const struct sfe_fre f[] = {
@@ -755,6 +807,7 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_default_all_versions();
+	test_plt_entry();
 	test_outermost();
 	test_flex_signal();
 	test_malformed();

@@ -25,6 +25,55 @@ static void print_flags(unsigned int flags)
 	printf("\n");
 }
 
+static const char * const reg_names[SFRAME_NR_REGS] = {
+	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "fp", "sp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ra",
+};
+
+/*
+ * A location as objdump 2.47 prints it: reg+off, (reg+off) for a
+ * dereference, c+off for a slot at CFA+off.
+ */
+static const char *od_loc(char *buf, const struct sframe_loc *l)
+{
+	const char *reg = l->reg < SFRAME_NR_REGS ? reg_names[l->reg] : "?";
+
+	switch (l->kind) {
+	case SFRAME_LOC_CFA_DEREF:
+		snprintf(buf, 32, "c%+" PRId32, l->off);
+		break;
+	case SFRAME_LOC_CFA_VAL:
+		snprintf(buf, 32, "=c%+" PRId32, l->off);
+		break;
+	case SFRAME_LOC_REG_DEREF:
+		snprintf(buf, 32, "(%s%+" PRId32 ")", reg, l->off);
+		break;
+	case SFRAME_LOC_REG_VAL:
+		snprintf(buf, 32, "%s%+" PRId32, reg, l->off);
+		break;
+	default:
+		snprintf(buf, 32, "u");
+	}
+	return buf;
+}
+
+/*
+ * The RA column.  objdump 2.40 (v1) prints "u" for the fixed x86-64 rule;
+ * 2.47 (v2, v3) prints "f", and "U" where a v3 flex FRE holds a padding
+ * word for the RA (its FP follows).
+ */
+static const char *od_ra(char *buf, const struct sframe_sec *sec,
+			 const struct sframe_fre *fre, const struct sframe_rule *r)
+{
+	bool fixed = r->ra.kind == SFRAME_LOC_CFA_DEREF && r->ra.off == sec->fixed_ra;
+
+	if (sec->version == SFRAME_VERSION_1)
+		return fixed ? "u" : od_loc(buf, &r->ra);
+	if ((r->flags & SFRAME_R_FLEX) && fre->nwords > 2 && !fre->uwords[2])
+		return "U";
+	return fixed ? "f" : od_loc(buf, &r->ra);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	struct elf_sframe es;
@@ -45,6 +94,10 @@ int cmd_dump(int argc, char **argv)
 	printf("\n%s:     file format elf64-x86-64\n\nContents of the SFrame section .sframe:\n", argv[1]);
 	printf("  Header :\n\n    Version: SFRAME_VERSION_%u\n", sec.version);
 	print_flags(sec.flags);
+	if (sec.version != SFRAME_VERSION_1 && sec.fixed_fp)
+		printf("    CFA fixed FP offset: %d\n", sec.fixed_fp);
+	if (sec.version != SFRAME_VERSION_1 && sec.fixed_ra)
+		printf("    CFA fixed RA offset: %d\n", sec.fixed_ra);
 	if (sec.len < es.size)
 		printf("    Trailing padding: %zu bytes\n", es.size - sec.len);
 	printf("    Num FDEs: %u\n    Num FREs: %u\n", sec.num_fdes, sec.num_fres);
@@ -64,8 +117,6 @@ int cmd_dump(int argc, char **argv)
 			printf(", attr = \"%s%s\"",
 			       (fde.info & SFRAME_INFO_SIGNAL_V3) ? "S" : "",
 			       SFRAME_INFO2_FDE_TYPE(fde.info2) ? "F" : "");
-		if (mask && sec.version != SFRAME_VERSION_1)
-			printf(", rep_size = %u", fde.rep_size);
 		printf("\n    %-16s%-10s%-10s%-13s\n", mask ? "STARTPC[m]" :
 		       "STARTPC", "CFA", "FP", "RA");
 		pos = fde.fres_off;
@@ -80,15 +131,14 @@ int cmd_dump(int argc, char **argv)
 			printf("    %016" PRIx64 "  ", mask ? (u64)fre.start :
 			       fde.func_start + fre.start);
 			if (r.flags & SFRAME_R_OUTERMOST) {
-				printf("%-10s%-10s%-13s\n", "u", "u", "U");
+				if (sec.version == SFRAME_VERSION_1)
+					printf("%-10s%-10s%-13s\n", "u", "u", "U");
+				else
+					printf("RA undefined\n");
 				continue;
 			}
-			/* objdump prints the fixed RA rule as "u". */
-			printf("%-10s%-10s%-13s\n", sframe_fmt_cfa(a, &r.cfa),
-			       sframe_fmt_loc(b, &r.fp),
-			       (r.ra.kind == SFRAME_LOC_CFA_DEREF &&
-				r.ra.off == sec.fixed_ra) ? "u" :
-			       sframe_fmt_loc(c, &r.ra));
+			printf("%-10s%-10s%-13s\n", od_loc(a, &r.cfa),
+			       od_loc(b, &r.fp), od_ra(c, &sec, &fre, &r));
 		}
 	}
 	err = ustack_sframe_validate(&sec);

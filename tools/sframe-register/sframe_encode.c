@@ -162,8 +162,9 @@ static int word_size(const struct words *w)
 
 static bool base_sp(const struct sfe_fde *f, const struct sfe_fre *r)
 {
+	/* The control word names the CFA's register; gas 2.47 leaves the bit 0. */
 	if (f->flex)
-		return r->cfa.reg == SFRAME_REG_RSP;
+		return false;
 	return r->cfa_base == SFE_BASE_SP;
 }
 

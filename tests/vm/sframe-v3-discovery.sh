@@ -1,0 +1,14 @@
+# SFrame v3 as Debian sid's binutils write it, found by ELF discovery alone
+# (no shim, no registration): a program without frame pointers, built by
+# sid's as and ld on the host (tests/vm/Makefile), asks for its own stack;
+# every frame through its functions, one of them a DRAP function (a v3 flex
+# FDE), must be found by SFrame and equal the return addresses it recorded.
+. ./lib.sh
+ustack_load
+out=$(bin/sframe_v3 2>&1) || fail "sframe_v3: $(echo "$out" | tail -n 8)"
+echo "$out"
+case "$out" in
+*"ok v3 discovery"*) ;;
+*) fail "sframe_v3: no verdict: $out" ;;
+esac
+echo "ok"
