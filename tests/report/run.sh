@@ -550,7 +550,7 @@ garbage_input() {
 		              b"\nuser cookie=0x1 tid=1\n    user 0x1 regs /x+0x") + b
 		open(sys.argv[2], "wb").write(b)
 		EOF
-		for mode in --perf --folded --svg --summary; do
+		for mode in --perf --folded --svg --summary --pprof --speedscope; do
 			$R $mode "$T/g" >/dev/null 2>&1
 			rc=$?
 			[ $rc -lt 2 ] || { echo "seed $i $mode: exit $rc"; return 1; }
@@ -571,13 +571,10 @@ t garbage-input garbage_input
 # Mutated streams under ASan and UBSan: no memory error, no undefined
 # behaviour, and every SVG produced stays well-formed XML.
 sanitizers() {
-	local srcs
-	srcs=$(sed -n 's/^SRCS := //p; s/^\t\(.*\.c\)$/\1/p' tools/ustack-report/Makefile | tr -d '\\')
-	(cd tools/ustack-report && gcc -std=gnu11 -D_GNU_SOURCE -I. -I../../include -O1 -g \
-		-fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o "$T/ur-san" $srcs -ldw -lelf -lstdc++) || { echo "sanitizer build failed"; return 1; }
+	make -C tools/ustack-report SAN_OUT="$T/ur-san" sanitize >"$T/san.log" 2>&1 ||
+		{ tail -n 3 "$T/san.log"; echo "sanitizer build failed"; return 1; }
 	ASAN_OPTIONS=detect_leaks=0 python3 - "$T" <<-'EOF'
-	import os, random, subprocess, sys
+	import json, os, random, subprocess, sys
 	T = sys.argv[1]
 	for src in ["profile.bin", "profile.txt"]:
 	    base = open(os.path.join(T, src), "rb").read()
@@ -587,7 +584,7 @@ sanitizers() {
 	        for _ in range(r.randrange(1, 10)):
 	            b[r.randrange(len(b))] = r.getrandbits(8)
 	        open(T + "/mut", "wb").write(b)
-	        for mode in ["--svg", "--summary", "-v"]:
+	        for mode in ["--svg", "--summary", "-v", "--pprof", "--speedscope"]:
 	            p = subprocess.run([T + "/ur-san", mode, "-l", T + "/mut"],
 	                               capture_output=True)
 	            if (p.returncode not in (0, 1) or b"runtime error" in p.stderr
@@ -599,6 +596,11 @@ sanitizers() {
 	                if subprocess.run(["xmllint", "--noout", T + "/mut.svg"],
 	                                  capture_output=True).returncode:
 	                    sys.exit("%s #%d: SVG not well-formed" % (src, i))
+	            if mode == "--speedscope" and p.returncode == 0:
+	                try:
+	                    json.loads(p.stdout.decode("utf-8"))
+	                except ValueError as e:
+	                    sys.exit("%s #%d: speedscope JSON: %s" % (src, i, e))
 	EOF
 }
 t sanitizers-mutated-streams sanitizers

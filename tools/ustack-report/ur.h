@@ -124,6 +124,37 @@ const char *user_frame_name(const struct uframe *f);
 const char *incomplete_mark(const struct user *u);	/* NULL if complete */
 const char *kernel_frame_name(const struct kframe *k);
 
+/* filter.c: --event, --pid, --tid, --comm (before join.c) */
+enum filter_kind { FILTER_PID, FILTER_TID, FILTER_COMM };
+int filter_add(enum filter_kind kind, const char *list);	/* -1: bad */
+void filter_event(struct recs *r, const char *ev);
+void filter_apply(struct recs *r);
+
+/* frames.c: byte-keyed tables and one sample's frames for pprof/speedscope */
+struct ktab {
+	const void **keys;
+	size_t *lens;
+	uint32_t *ids;
+	size_t cap, count;
+};
+/* The id of key (0, 1, ... in order of first sight); *added when new. */
+uint32_t ktab_id(struct ktab *t, const void *key, size_t len, int *added);
+
+enum pkind { PK_KERNEL, PK_USER, PK_INTERP, PK_MARK };
+struct pframe {
+	uint8_t kind;
+	uint8_t guess;		/* method "guess": marked with a "? " prefix */
+	const char *name;	/* interned; C++ argument lists kept */
+	const char *file;	/* interned, or NULL: -l, interpreter frames */
+	int line;
+	const struct uframe *u;	/* PK_USER */
+	const struct kframe *k;	/* PK_KERNEL */
+};
+/* s's frames, innermost first, in *v (grown as needed); returns how many. */
+size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap);
+/* "[kernel.kallsyms]" or the "[module]" a kernel symbol names */
+const char *kernel_object(const struct kframe *k);
+
 /* outputs */
 struct out_opts {
 	int verbose;
@@ -136,6 +167,9 @@ void output_folded(FILE *f, const struct recs *r, const struct out_opts *o);
 void output_svg(FILE *f, const struct recs *r, const struct out_opts *o);
 void output_summary(FILE *f, const struct recs *r,
 		    const struct join_stats *js, const struct out_opts *o);
+void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o);
+void output_speedscope(FILE *f, const struct recs *r,
+		       const struct out_opts *o);
 
 /* method / end names for binary codes (parse.c) */
 const char *method_name(unsigned int m);
