@@ -734,7 +734,7 @@ svg_chromium_zoom() {
 }
 t svg-chromium-zoom svg_chromium_zoom
 
-# ---- pprof, speedscope, filters -------------------------------------------
+# ---- pprof, speedscope, filters, help and manual pages ----------------------
 # folded_by_event STREAM [OPTIONS]: `EVENT comm;...;inner count` for every
 # event, from --folded --event, the reference for the profile formats
 folded_by_event() {
@@ -976,5 +976,41 @@ filters_exact() {
 	done
 }
 t filters-exact filters_exact
+
+# --help names every option of the option table, and so does the manual
+# page; the pages of all three tools render without a warning.
+help_and_man_pages() {
+	local o opts
+	opts=$(sed -n 's/^\t\t{ "\([a-z-]*\)", .*/\1/p' tools/ustack-report/main.c)
+	[ "$(echo "$opts" | wc -w)" -ge 20 ] || { echo "option table not found: $opts"; return 1; }
+	$R --help >"$T/help" || return 1
+	for o in $opts; do
+		grep -q -- "--$o\b" "$T/help" || { echo "--help lacks --$o"; return 1; }
+		grep -q -- "\\\\-\\\\-$o\b" man/ustack-report.1 || { echo "man page lacks --$o"; return 1; }
+	done
+	local c
+	for c in run dump lookup gen check; do
+		grep -q "^\.B $c\b" man/sframe-register.1 || grep -q "^\.BI $c " man/sframe-register.1 ||
+			{ echo "sframe-register.1 lacks $c"; return 1; }
+	done
+	for c in 'ustackd: ready' SIGTERM SIGINT '\-\-status' /var/cache/ustack/sframe/; do
+		grep -qF -- "$c" man/ustackd.8 || { echo "ustackd.8 lacks $c"; return 1; }
+	done
+	local p
+	for p in man/ustack-report.1 man/sframe-register.1 man/ustackd.8; do
+		if command -v man >/dev/null; then
+			LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p" 2>"$T/man.err" >"$T/man.out" || { echo "$p: man failed"; return 1; }
+		else
+			groff -wall -man -Tutf8 "$p" 2>"$T/man.err" >"$T/man.out" || { echo "$p: groff failed"; return 1; }
+		fi
+		[ ! -s "$T/man.err" ] || { echo "$p: $(head -3 "$T/man.err")"; return 1; }
+		grep -q NAME "$T/man.out" || { echo "$p: nothing rendered"; return 1; }
+	done
+	make -s install-man DESTDIR="$T/inst" PREFIX=/usr >/dev/null || return 1
+	for p in man1/ustack-report.1 man1/sframe-register.1 man8/ustackd.8; do
+		[ -s "$T/inst/usr/share/man/$p" ] || { echo "make install-man: no $p"; return 1; }
+	done
+}
+t help-and-man-pages help_and_man_pages
 
 exit 0
