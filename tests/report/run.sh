@@ -855,6 +855,62 @@ pprof_guess() {
 }
 t pprof-speedscope-guess-marked pprof_guess
 
+# Interpreter frames: an `interp` record joins the user record of its
+# (tid, cookie) and its frames, with file and line, take the place of the
+# evaluator's native frames (_PyEval_EvalFrameDefault for lang=python), in
+# pprof and speedscope.  A stand-in "interpreter" names its evaluator so.
+cat >"$T/py.c" <<'EOF'
+int __attribute__((noinline)) native_leaf(int x) { return x * 3 + 1; }
+int __attribute__((noinline)) _PyEval_EvalFrameDefault(int x) { return native_leaf(x) + 1; }
+int main(int argc, char **argv) { (void)argv; return _PyEval_EvalFrameDefault(argc) + 2; }
+EOF
+gcc $CFL -o "$T/py" "$T/py.c"
+cat >"$T/interp.s" <<'EOF'
+sample cookie=0x0000000100000001 pid=9 tid=9 cpu=0 time=10 event=cpu-clock comm=python3
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000100000001 pid=9 tid=9 frames=4 end=outermost
+    user @py:native_leaf+0x1 regs
+    user @py:_PyEval_EvalFrameDefault+0x1 sframe
+    user @py:_PyEval_EvalFrameDefault+0x1 sframe
+    user @py:main+0x1 sframe
+interp cookie=0x0000000100000001 pid=9 tid=9 frames=2 lang=python
+    interp handler /srv/app.py:12
+    something else
+    interp <module> /srv/app.py:30
+sample cookie=0x0000000300000001 pid=9 tid=9 cpu=0 time=20 event=cpu-clock comm=python3
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000300000001 pid=9 tid=9 frames=2 end=outermost
+    user @py:_PyEval_EvalFrameDefault+0x1 regs
+    user @py:main+0x1 sframe
+interp cookie=0x0000000500000001 pid=9 tid=9 frames=1 lang=python
+    interp orphan /srv/app.py:1
+EOF
+python3 $D/gen.py --obj "py=$T/py" <"$T/interp.s" >"$T/interp.txt"
+interp_frames() {
+	$R --pprof "$T/interp.txt" >"$T/i.pb.gz" && pprof_dump "$T/i.pb.gz" >"$T/i" || return 1
+	python3 $D/pprof_fold.py <"$T/i" >"$T/i.folded" || return 1
+	diff -u - "$T/i.folded" <<-'EOF' || return 1
+	cpu-clock python3;main;<module>;handler;native_leaf;tick 1
+	cpu-clock python3;main;_PyEval_EvalFrameDefault;tick 1
+	EOF
+	grep -q '^location [0-9]* 0 0x0 handler /srv/app.py:12$' "$T/i" &&
+		grep -q '^location [0-9]* 0 0x0 <module> /srv/app.py:30$' "$T/i" ||
+		{ echo "pprof: no file:line for the interpreted frames"; grep '^location' "$T/i"; return 1; }
+	$R --speedscope "$T/interp.txt" >"$T/i.json" || return 1
+	grep -qF '{"name":"handler","file":"/srv/app.py","line":12}' "$T/i.json" ||
+		{ echo "speedscope: no handler frame with file and line"; return 1; }
+	python3 - "$T/i.json" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	f = d["shared"]["frames"]
+	got = sorted(";".join(f[i]["name"] for i in s) for s in d["profiles"][0]["samples"])
+	want = sorted(["python3;main;<module>;handler;native_leaf;tick",
+	               "python3;main;_PyEval_EvalFrameDefault;tick"])
+	sys.exit(0 if got == want else "speedscope stacks: %r" % got)
+	EOF
+}
+t interp-frames-pprof-speedscope interp_frames
+
 # speedscope's JSON schema, from its npm package (cached), validates our
 # files (plain, -l, names that need escaping, a comm that is not UTF-8) and
 # refuses a broken one; the profiles hold --folded --event's stacks.

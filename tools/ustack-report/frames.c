@@ -4,7 +4,7 @@
  * profile formats (pprof, speedscope) keep of each: kernel frames (name
  * without offset), user frames (the symbolizer's full name, file:line with
  * -l, the uframe for address, object and offset), interpreter frames
- * (function, file, line) and the marks the other outputs show:
+ * (function, file, line: interp.c) and the marks the other outputs show:
  * "[incomplete: <end>]" below a walk that stopped short, "[no user stack]"
  * for a sample without its user record.  A guessed frame (method "guess",
  * found by scanning the stack) keeps its name behind a "? " prefix, as the
@@ -110,6 +110,25 @@ const char *kernel_object(const struct kframe *k)
 	return internz("[kernel.kallsyms]");
 }
 
+/*
+ * The native frames in which an interpreter runs its own, by language.
+ * Until a record says which interpreted frame began which evaluation, all
+ * of them go: the interpreted frames take the place of the span from the
+ * innermost to the outermost evaluator frame (native frames nested in
+ * that span, a C extension calling back, are dropped with it).  With no
+ * evaluator frame known, they go above the innermost native frame.
+ */
+static int is_evaluator(const char *lang, const struct uframe *f)
+{
+	const char *n = f->res ? f->res->name : NULL;
+
+	if (!n)
+		return 0;
+	if (!strncmp(lang, "python", 6))
+		return !strcmp(n, "_PyEval_EvalFrameDefault");
+	return 0;
+}
+
 static struct pframe *slot(struct pframe **v, size_t *cap, size_t n)
 {
 	if (n == *cap) {
@@ -120,9 +139,28 @@ static struct pframe *slot(struct pframe **v, size_t *cap, size_t n)
 	return &(*v)[n];
 }
 
+static size_t add_interp(const struct interp *in, struct pframe **v,
+			 size_t *cap, size_t n)
+{
+	uint32_t j;
+
+	for (j = 0; j < in->nr; j++) {
+		struct pframe *p = slot(v, cap, n++);
+
+		p->kind = PK_INTERP;
+		p->name = in->f[j].func;
+		p->file = in->f[j].file;
+		p->line = in->f[j].line;
+	}
+	return n;
+}
+
 size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap)
 {
 	const struct user *u = s->u;
+	const struct interp *in = u && u->interp && u->interp->nr ?
+				  u->interp : NULL;
+	int64_t first = 0, last = -1;	/* the span interp frames replace */
 	size_t n = 0;
 	uint32_t j;
 
@@ -134,13 +172,24 @@ size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap)
 		p->name = s->k[j].sym ? kernel_frame_name(&s->k[j]) :
 					internz("[unknown]");
 	}
+	for (j = 0; in && j < u->nr; j++)
+		if (is_evaluator(in->lang, &u->f[j])) {
+			if (last < 0)
+				first = j;
+			last = j;
+		}
 	for (j = 0; u && j < u->nr; j++) {
 		const struct uframe *f = &u->f[j];
 		const struct symres *r = f->res;
-		struct pframe *p = slot(v, cap, n++);
+		struct pframe *p;
 
+		if (in && j == first)
+			n = add_interp(in, v, cap, n);
+		if (in && j >= first && j <= last)
+			continue;
+		p = slot(v, cap, n++);
 		p->u = f;
-		p->kind = strcmp(f->method, "interp") ? PK_USER : PK_INTERP;
+		p->kind = PK_USER;
 		p->guess = !strcmp(f->method, "guess");
 		p->name = r && r->name ? internz(r->name) : user_frame_name(f);
 		if (r && r->file) {
@@ -150,6 +199,8 @@ size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap)
 		if (p->guess)
 			p->name = guess_name(p->name);
 	}
+	if (in && !u->nr)
+		n = add_interp(in, v, cap, n);
 	if (!u || incomplete_mark(u)) {
 		struct pframe *p = slot(v, cap, n++);
 

@@ -194,6 +194,7 @@ int main(int argc, char **argv)
 		filter_event(&r, event);
 	filter_apply(&r);
 	join_records(&r, &js);
+	interp_join(&r);
 	if (kallsyms && ksyms_load(kallsyms))
 		warnx_("%s: no usable kernel symbols", kallsyms);
 	ksyms_resolve(&r);

@@ -44,6 +44,8 @@ struct uframe {
 	const struct symres *res;	/* symbolize.c */
 };
 
+struct interp;
+
 struct user {
 	uint64_t cookie;
 	uint64_t seq;		/* position in the stream */
@@ -52,6 +54,22 @@ struct user {
 	const char *end;	/* interned end reason */
 	struct uframe *f;	/* innermost first */
 	int used;		/* joined to at least one sample */
+	const struct interp *interp;	/* interp.c: the process's own frames */
+};
+
+/* An interpreter's answer to a walk (interp.c) */
+struct iframe {
+	const char *func, *file;	/* interned */
+	int line;
+};
+
+struct interp {
+	uint64_t cookie;
+	uint64_t seq;
+	uint32_t pid, tid;
+	const char *lang;	/* interned */
+	uint32_t nr, cap;
+	struct iframe *f;	/* innermost first */
 };
 
 struct sample {
@@ -71,6 +89,8 @@ struct recs {
 	size_t ns, cap_s;
 	struct user *u;
 	size_t nu, cap_u;
+	struct interp *in;
+	size_t nin, cap_in;
 	uint64_t lost_samples, lost_users, lost_records;
 	uint64_t skipped;	/* unknown or malformed records */
 	uint64_t seq;
@@ -79,6 +99,11 @@ struct recs {
 
 /* parse.c: text or binary (detected from the first bytes) */
 void parse_buffer(struct recs *r, char *buf, size_t len);
+
+/* interp.c: `interp` records (parse.c hands them over), joined to users */
+void interp_record(struct recs *r, char *line);	/* after the kind */
+void interp_frame(struct recs *r, char *line);	/* an indented line */
+void interp_join(struct recs *r);		/* after join_records() */
 
 /* join.c: link samples to user records by (tid, cookie); sort by time */
 struct join_stats {
