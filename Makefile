@@ -12,6 +12,8 @@ INSTALL_KVER = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/inc
 DESTDIR ?=
 PREFIX  ?= /usr
 TOOLS   := tools/sframe-register tools/ustack-report
+MAN1    := man/ustack-report.1 man/sframe-register.1
+MAN8    := man/ustackd.8
 
 all: module tools
 
@@ -31,7 +33,7 @@ demo:
 bench:
 	bash scripts/bench.sh
 
-install: all
+install: all install-man
 	install -D -m 0644 module/ustack.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/ustack.ko
 	install -D -m 0755 tools/sframe-register/sframe-register $(DESTDIR)$(PREFIX)/bin/sframe-register
 	install -D -m 0755 tools/ustack-report/ustack-report $(DESTDIR)$(PREFIX)/bin/ustack-report
@@ -40,10 +42,16 @@ install: all
 	install -D -m 0644 include/uapi/ustack.h $(DESTDIR)$(PREFIX)/include/linux/ustack.h
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(INSTALL_KVER); fi
 
+# The manual pages alone (no build needed): also for packaging.
+install-man:
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 $(MAN8) $(DESTDIR)$(PREFIX)/share/man/man8/
+
 clean:
 	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 	for d in $(TOOLS); do $(MAKE) -C $$d clean; done
 	$(MAKE) -C tests/vm clean
 	rm -rf build
 
-.PHONY: all module tools check demo bench install clean
+.PHONY: all module tools check demo bench install install-man clean

@@ -16,7 +16,12 @@ pkgs=(
 	python3 bc flex bison libssl-dev xz-utils zstd dwarves
 	linux-source-6.1 chromium linux-perf libxml2-utils
 	debian-archive-keyring
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
+	golang-go python3-jsonschema
 )
+# npm fetches speedscope's schema for the report tests; a Node.js installed
+# from elsewhere brings its own npm, which Debian's package would conflict with
+command -v npm >/dev/null || pkgs+=(npm)
 want_headers=${USTACK_WANT_HEADERS:-1}
 
 missing=()

@@ -550,7 +550,7 @@ garbage_input() {
 		              b"\nuser cookie=0x1 tid=1\n    user 0x1 regs /x+0x") + b
 		open(sys.argv[2], "wb").write(b)
 		EOF
-		for mode in --perf --folded --svg --summary; do
+		for mode in --perf --folded --svg --summary --pprof --speedscope; do
 			$R $mode "$T/g" >/dev/null 2>&1
 			rc=$?
 			[ $rc -lt 2 ] || { echo "seed $i $mode: exit $rc"; return 1; }
@@ -571,13 +571,10 @@ t garbage-input garbage_input
 # Mutated streams under ASan and UBSan: no memory error, no undefined
 # behaviour, and every SVG produced stays well-formed XML.
 sanitizers() {
-	local srcs
-	srcs=$(sed -n 's/^SRCS := //p; s/^\t\(.*\.c\)$/\1/p' tools/ustack-report/Makefile | tr -d '\\')
-	(cd tools/ustack-report && gcc -std=gnu11 -D_GNU_SOURCE -I. -I../../include -O1 -g \
-		-fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o "$T/ur-san" $srcs -ldw -lelf -lstdc++) || { echo "sanitizer build failed"; return 1; }
+	make -C tools/ustack-report SAN_OUT="$T/ur-san" sanitize >"$T/san.log" 2>&1 ||
+		{ tail -n 3 "$T/san.log"; echo "sanitizer build failed"; return 1; }
 	ASAN_OPTIONS=detect_leaks=0 python3 - "$T" <<-'EOF'
-	import os, random, subprocess, sys
+	import json, os, random, subprocess, sys
 	T = sys.argv[1]
 	for src in ["profile.bin", "profile.txt"]:
 	    base = open(os.path.join(T, src), "rb").read()
@@ -587,7 +584,7 @@ sanitizers() {
 	        for _ in range(r.randrange(1, 10)):
 	            b[r.randrange(len(b))] = r.getrandbits(8)
 	        open(T + "/mut", "wb").write(b)
-	        for mode in ["--svg", "--summary", "-v"]:
+	        for mode in ["--svg", "--summary", "-v", "--pprof", "--speedscope"]:
 	            p = subprocess.run([T + "/ur-san", mode, "-l", T + "/mut"],
 	                               capture_output=True)
 	            if (p.returncode not in (0, 1) or b"runtime error" in p.stderr
@@ -599,6 +596,11 @@ sanitizers() {
 	                if subprocess.run(["xmllint", "--noout", T + "/mut.svg"],
 	                                  capture_output=True).returncode:
 	                    sys.exit("%s #%d: SVG not well-formed" % (src, i))
+	            if mode == "--speedscope" and p.returncode == 0:
+	                try:
+	                    json.loads(p.stdout.decode("utf-8"))
+	                except ValueError as e:
+	                    sys.exit("%s #%d: speedscope JSON: %s" % (src, i, e))
 	EOF
 }
 t sanitizers-mutated-streams sanitizers
@@ -731,5 +733,340 @@ svg_chromium_zoom() {
 		{ echo "parent outer not marked"; return 1; }
 }
 t svg-chromium-zoom svg_chromium_zoom
+
+# ---- pprof, speedscope, filters, help and manual pages ----------------------
+# folded_by_event STREAM [OPTIONS]: `EVENT comm;...;inner count` for every
+# event, from --folded --event, the reference for the profile formats
+folded_by_event() {
+	local in=$1 ev
+	shift
+	for ev in $($R "$@" "$in" | awk '/^[^\t].*: [0-9]+ .*:$/ { sub(/:$/, "", $NF); print $NF }' | sort -u); do
+		$R --folded --event "$ev" "$@" "$in" | sed "s|^|$ev |"
+	done | sort
+}
+
+# pprof_dump PROFILE.pb.gz: the profile decoded by protoc-c's own decoder
+PDUMP=$T/pprof-dump
+pprof_dump() {
+	if [ ! -x "$PDUMP" ]; then
+		gcc -O1 -g -Wall -Werror -Itools/ustack-report -o "$PDUMP" $D/pprof_dump.c \
+			tools/ustack-report/profile.pb-c.c -lprotobuf-c || return 1
+	fi
+	gzip -dc "$1" | "$PDUMP"
+}
+
+# go tool pprof reads the profile and lists the workload's functions with
+# the hand-computed counts, per sample type; file:line with -l; the objects'
+# build-ids in the mappings.
+pprof_go_top() {
+	command -v go >/dev/null || { echo "go not installed (bash scripts/deps.sh)"; return 1; }
+	$R --pprof "$T/profile.txt" >"$T/p.pb.gz" || return 1
+	gzip -t "$T/p.pb.gz" || { echo "not gzip"; return 1; }
+	export HOME=$T PPROF_TMPDIR=$T
+	go tool pprof -top -sample_index=cpu-clock "$T/p.pb.gz" >"$T/top" 2>&1 ||
+		{ cat "$T/top"; return 1; }
+	local want
+	while IFS= read -r want; do
+		grep -qE -- "$want" "$T/top" || { echo "cpu-clock: no /$want/"; cat "$T/top"; return 1; }
+	done <<-'EOF'
+	^Type: cpu-clock$
+	Total samples = 9 *$
+	^ +8 88\.89% .* asm_sysvec_apic_timer_interrupt$
+	^ +0 +0% .* 5 55\.56%  leaf$
+	^ +0 +0% .* 5 55\.56%  middle$
+	^ +0 +0% .* 6 66\.67%  outer$
+	^ +0 +0% .* 6 66\.67%  main$
+	^ +0 +0% .* 3 33\.33%  lib_func$
+	^ +0 +0% .* 2 22\.22%  lib_inner$
+	^ +0 +0% .* 2 22\.22%  \[incomplete: fault\]$
+	^ +0 +0% .* 1 11\.11%  \[no user stack\]$
+	EOF
+	go tool pprof -top -sample_index=syscall:write "$T/p.pb.gz" >"$T/top" 2>&1 || return 1
+	grep -qE '^ +2 +100% +100% +2 +100%  do_syscall_64$' "$T/top" &&
+		grep -qE ' 2 +100%  lib_func$' "$T/top" || { echo "syscall:write"; cat "$T/top"; return 1; }
+	# -l: the same file:line as our perf output gives main's frame
+	$R -l --pprof "$T/profile.txt" >"$T/pl.pb.gz" || return 1
+	local fl
+	fl=$($R -l "$T/profile.txt" | awk '$2 ~ /^main\+0x/ { print $NF; exit }')
+	[ -n "$fl" ] || { echo "no file:line in -l perf output"; return 1; }
+	go tool pprof -top -lines "$T/pl.pb.gz" 2>&1 | grep -qF " main $fl" ||
+		{ echo "-lines lacks 'main $fl'"; go tool pprof -top -lines "$T/pl.pb.gz"; return 1; }
+	local bid
+	bid=$(readelf -n "$T/prog" | awk '/Build ID/ { print $3 }')
+	go tool pprof -raw "$T/p.pb.gz" 2>&1 | grep -qE "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $T/prog $bid " ||
+		{ echo "no mapping of $T/prog with build-id $bid"; return 1; }
+}
+t pprof-go-tool-top pprof_go_top
+
+# protoc-c's decoder gives back what was written: per sample type the
+# stacks and counts of --folded --event, the pid/tid/comm labels, and for
+# every user frame of the stream a location whose mapping gives its object,
+# file offset and build-id back.
+pprof_decode() {
+	$R -l --pprof "$T/profile.txt" >"$T/pd.pb.gz" && pprof_dump "$T/pd.pb.gz" >"$T/pd" || return 1
+	grep -qx 'default cpu-clock' "$T/pd" &&
+		[ "$(grep '^type ' "$T/pd")" = $'type cpu-clock count\ntype syscall:write count' ] ||
+		{ echo "sample types: $(grep -E '^(type|default) ' "$T/pd")"; return 1; }
+	local bid bidl
+	bid=$(readelf -n "$T/prog" | awk '/Build ID/ { print $3 }')
+	bidl=$(readelf -n "$T/libtr.so" | awk '/Build ID/ { print $3 }')
+	python3 $D/pprof_fold.py --stream "$T/profile.txt" --build-id "$T/prog=$bid" \
+		--build-id "$T/libtr.so=$bidl" <"$T/pd" >"$T/pd.folded" || return 1
+	diff -u <(folded_by_event "$T/profile.txt") "$T/pd.folded" || return 1
+	python3 $D/pprof_fold.py --labels <"$T/pd" >"$T/pd.labels" || return 1
+	diff -u - "$T/pd.labels" <<-'EOF'
+	labels pid=100 tid=101 comm=prog 9
+	labels pid=100 tid=202 comm=worker 2
+	EOF
+	# -l: functions carry the file and lines perf output prints
+	grep -q "^location [0-9]* [1-9][0-9]* 0x[0-9a-f]* leaf $PWD/$D/prog.c:[0-9][0-9]*\$" "$T/pd" ||
+		{ echo "no leaf with prog.c:line"; return 1; }
+	# binary records give the same profile as text ones
+	$R --pprof --kallsyms "$T/profile.bin.ks" "$T/profile.bin" >"$T/pb.pb.gz" &&
+		$R --pprof "$T/profile.txt" >"$T/pt.pb.gz" || return 1
+	cmp <(gzip -dc "$T/pb.pb.gz") <(gzip -dc "$T/pt.pb.gz") || { echo "binary != text"; return 1; }
+	# nothing to write is still a valid, empty profile
+	: >"$T/empty"
+	$R --pprof "$T/empty" >"$T/e.pb.gz" && pprof_dump "$T/e.pb.gz" >/dev/null ||
+		{ echo "empty input"; return 1; }
+	# gzip bytes are refused on a terminal (script(1) gives one)
+	if command -v script >/dev/null; then
+		script -qec "$R --pprof $T/profile.txt" /dev/null >"$T/tty" 2>&1
+		grep -q 'redirect standard output' "$T/tty" || { echo "wrote to a terminal"; return 1; }
+	fi
+}
+t pprof-protoc-c-decode pprof_decode
+
+# Guessed frames (method "guess") are marked "? " in pprof and speedscope.
+cat >"$T/guess.s" <<'EOF'
+sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=p
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000100000001 pid=7 tid=7 frames=3 end=no-info
+    user @prog:leaf+0x1 regs
+    user @prog:middle+0x9 guess
+    user @prog:main+0x10 guess
+EOF
+gen "$T/guess.s" "$T/guess.txt"
+pprof_guess() {
+	$R --pprof "$T/guess.txt" >"$T/g.pb.gz" && pprof_dump "$T/g.pb.gz" >"$T/g" || return 1
+	[ "$(python3 $D/pprof_fold.py <"$T/g")" = 'cpu-clock p;[incomplete: no-info];? main;? middle;leaf;tick 1' ] ||
+		{ python3 $D/pprof_fold.py <"$T/g"; return 1; }
+	$R --speedscope "$T/guess.txt" | grep -q '{"name":"? middle"}' || { echo speedscope; return 1; }
+}
+t pprof-speedscope-guess-marked pprof_guess
+
+# Interpreter frames: an `interp` record joins the user record of its
+# (tid, cookie) and its frames, with file and line, take the place of the
+# evaluator's native frames (_PyEval_EvalFrameDefault for lang=python), in
+# pprof and speedscope.  A stand-in "interpreter" names its evaluator so.
+cat >"$T/py.c" <<'EOF'
+int __attribute__((noinline)) native_leaf(int x) { return x * 3 + 1; }
+int __attribute__((noinline)) _PyEval_EvalFrameDefault(int x) { return native_leaf(x) + 1; }
+int main(int argc, char **argv) { (void)argv; return _PyEval_EvalFrameDefault(argc) + 2; }
+EOF
+gcc $CFL -o "$T/py" "$T/py.c"
+cat >"$T/interp.s" <<'EOF'
+sample cookie=0x0000000100000001 pid=9 tid=9 cpu=0 time=10 event=cpu-clock comm=python3
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000100000001 pid=9 tid=9 frames=4 end=outermost
+    user @py:native_leaf+0x1 regs
+    user @py:_PyEval_EvalFrameDefault+0x1 sframe
+    user @py:_PyEval_EvalFrameDefault+0x1 sframe
+    user @py:main+0x1 sframe
+interp cookie=0x0000000100000001 pid=9 tid=9 frames=2 lang=python
+    interp handler /srv/app.py:12
+    something else
+    interp <module> /srv/app.py:30
+sample cookie=0x0000000300000001 pid=9 tid=9 cpu=0 time=20 event=cpu-clock comm=python3
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000300000001 pid=9 tid=9 frames=2 end=outermost
+    user @py:_PyEval_EvalFrameDefault+0x1 regs
+    user @py:main+0x1 sframe
+interp cookie=0x0000000500000001 pid=9 tid=9 frames=1 lang=python
+    interp orphan /srv/app.py:1
+EOF
+python3 $D/gen.py --obj "py=$T/py" <"$T/interp.s" >"$T/interp.txt"
+interp_frames() {
+	$R --pprof "$T/interp.txt" >"$T/i.pb.gz" && pprof_dump "$T/i.pb.gz" >"$T/i" || return 1
+	python3 $D/pprof_fold.py <"$T/i" >"$T/i.folded" || return 1
+	diff -u - "$T/i.folded" <<-'EOF' || return 1
+	cpu-clock python3;main;<module>;handler;native_leaf;tick 1
+	cpu-clock python3;main;_PyEval_EvalFrameDefault;tick 1
+	EOF
+	grep -q '^location [0-9]* 0 0x0 handler /srv/app.py:12$' "$T/i" &&
+		grep -q '^location [0-9]* 0 0x0 <module> /srv/app.py:30$' "$T/i" ||
+		{ echo "pprof: no file:line for the interpreted frames"; grep '^location' "$T/i"; return 1; }
+	$R --speedscope "$T/interp.txt" >"$T/i.json" || return 1
+	grep -qF '{"name":"handler","file":"/srv/app.py","line":12}' "$T/i.json" ||
+		{ echo "speedscope: no handler frame with file and line"; return 1; }
+	python3 - "$T/i.json" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	f = d["shared"]["frames"]
+	got = sorted(";".join(f[i]["name"] for i in s) for s in d["profiles"][0]["samples"])
+	want = sorted(["python3;main;<module>;handler;native_leaf;tick",
+	               "python3;main;_PyEval_EvalFrameDefault;tick"])
+	sys.exit(0 if got == want else "speedscope stacks: %r" % got)
+	EOF
+}
+t interp-frames-pprof-speedscope interp_frames
+
+# speedscope's JSON schema, from its npm package (cached), validates our
+# files (plain, -l, names that need escaping, a comm that is not UTF-8) and
+# refuses a broken one; the profiles hold --folded --event's stacks.
+SS_VERSION=1.25.0
+SS_DIR=${USTACK_CACHE:-/var/cache/ustack}/npm
+SS_SCHEMA=$SS_DIR/speedscope-$SS_VERSION-file-format-schema.json
+speedscope_schema_fetch() {
+	[ -s "$SS_SCHEMA" ] && return 0
+	command -v npm >/dev/null || { echo "npm not installed (bash scripts/deps.sh)"; return 1; }
+	mkdir -p "$SS_DIR" || return 1
+	(cd "$SS_DIR" && timeout 300 npm pack --silent --cache "$SS_DIR/.npm" "speedscope@$SS_VERSION" >/dev/null) ||
+		{ echo "npm pack speedscope@$SS_VERSION failed"; return 1; }
+	tar -xzOf "$SS_DIR/speedscope-$SS_VERSION.tgz" package/dist/release/file-format-schema.json \
+		>"$SS_SCHEMA.tmp" && mv "$SS_SCHEMA.tmp" "$SS_SCHEMA"
+}
+speedscope_schema() {
+	speedscope_schema_fetch || return 1
+	/usr/bin/python3 -c 'import jsonschema' || { echo "python3-jsonschema missing (bash scripts/deps.sh)"; return 1; }
+	local in opt
+	for in in "$T/profile.txt" "$T/esc.txt" "$T/esc.bin"; do
+		for opt in "" -l; do
+			$R --speedscope $opt --kallsyms "$T/esc.bin.ks" "$in" >"$T/ss.json" || return 1
+			/usr/bin/python3 $D/speedscope_check.py "$SS_SCHEMA" "$T/ss.json" >"$T/ss.folded" ||
+				{ echo "$in $opt"; return 1; }
+		done
+	done
+	$R --speedscope "$T/profile.txt" >"$T/ss.json" || return 1
+	/usr/bin/python3 $D/speedscope_check.py "$SS_SCHEMA" "$T/ss.json" >"$T/ss.folded" || return 1
+	diff -u <(folded_by_event "$T/profile.txt") "$T/ss.folded" || return 1
+	# -l frames carry file and line
+	$R --speedscope -l "$T/profile.txt" | grep -qE "\{\"name\":\"leaf\",\"file\":\"$PWD/$D/prog.c\",\"line\":[0-9]+\}" ||
+		{ echo "no leaf frame with file and line"; return 1; }
+	# the validator does refuse: a weight that is a string
+	sed 's/"weights":\[5/"weights":["5"/' "$T/ss.json" >"$T/bad.json"
+	! cmp -s "$T/ss.json" "$T/bad.json" || { echo "sed changed nothing"; return 1; }
+	/usr/bin/python3 $D/speedscope_check.py "$SS_SCHEMA" "$T/bad.json" >/dev/null 2>&1 &&
+		{ echo "an invalid file validated"; return 1; }
+	return 0
+}
+t speedscope-schema speedscope_schema
+
+# Two processes: the hand-computed profile as pid 100 (prog, worker) and a
+# copy as pid 300 (other, helper).  Each filter selects exactly its samples,
+# in every output format.
+sed 's/pid=100/pid=300/; s/tid=101/tid=301/; s/tid=202/tid=302/; s/comm=prog/comm=other/; s/comm=worker/comm=helper/' \
+	"$T/profile.s" | cat "$T/profile.s" - >"$T/two.s"
+gen "$T/two.s" "$T/two.txt"
+genb "$T/two.s" "$T/two.bin"
+
+# samples_in_every_format IN [FILTERS]: one count per output format
+samples_in_every_format() {
+	local in=$1 ks=()
+	shift
+	[ "$in" = "$T/two.bin" ] && ks=(--kallsyms "$T/two.bin.ks")
+	$R "${ks[@]}" "$@" "$in" | grep -c '^$'
+	$R --folded "${ks[@]}" "$@" "$in" | awk '{ n += $NF } END { print n + 0 }'
+	$R --summary "${ks[@]}" "$@" "$in" | sed -n 's/^samples: //p'
+	$R --svg "${ks[@]}" "$@" "$in" | grep -o '<title>all ([0-9]* sample' | grep -o '[0-9]*'
+	$R --pprof "${ks[@]}" "$@" "$in" >"$T/fl.pb.gz" && pprof_dump "$T/fl.pb.gz" |
+		awk '/^sample / { split($2, v, ","); for (i in v) n += v[i] } END { print n + 0 }'
+	$R --speedscope "${ks[@]}" "$@" "$in" | python3 -c '
+import json, sys
+print(sum(sum(p["weights"]) for p in json.load(sys.stdin)["profiles"]))'
+}
+
+filters_every_format() {
+	local want args got in
+	for in in "$T/two.txt" "$T/two.bin"; do
+		while read -r want args; do
+			# shellcheck disable=SC2086
+			got=$(samples_in_every_format "$in" $args | tr '\n' ' ')
+			[ "$got" = "$want $want $want $want $want $want " ] ||
+				{ echo "${in##*/} $args: want $want in perf folded summary svg pprof speedscope, got $got"; return 1; }
+		done <<-'EOF'
+		22
+		11 --pid 300
+		22 --pid 100,300
+		22 --pid 100 --pid 300
+		2 --tid 202
+		4 --tid 202,302
+		11 --tid 101 --tid 302
+		2 --comm worker
+		4 --comm worker,helper
+		18 --comm prog --comm other
+		9 --pid 300 --comm other
+		2 --pid 300 --tid 302 --comm helper
+		2 --pid 300 --event syscall:write
+		EOF
+	done
+	# --svg of no sample has no "all" frame: 0 everywhere but there
+	[ "$(samples_in_every_format "$T/two.txt" --pid 100 --comm other | tr '\n' ' ')" = "0 0 0 0 0 " ] ||
+		{ echo "pid 100 and comm other: not empty"; return 1; }
+	return 0
+}
+t filters-every-format filters_every_format
+
+# The selected samples are exactly the right ones: their stacks, their
+# labels, and user records of other tasks left out of the summary.
+filters_exact() {
+	sed 's/^prog;/other;/; s/^worker;/helper;/' "$T/profile.expected" | sort >"$T/f300.exp"
+	$R --folded --pid 300 "$T/two.txt" | diff -u "$T/f300.exp" - || { echo "--pid 300"; return 1; }
+	$R --folded --pid 100 "$T/two.txt" | diff -u "$T/profile.expected" - || { echo "--pid 100"; return 1; }
+	{ grep '^worker;' "$T/profile.expected"; grep '^helper;' "$T/f300.exp"; } | sort >"$T/ftid.exp"
+	$R --folded --tid 202,302 "$T/two.txt" | diff -u "$T/ftid.exp" - || { echo "--tid"; return 1; }
+	$R --folded --comm helper --comm worker "$T/two.txt" | diff -u "$T/ftid.exp" - || { echo "--comm"; return 1; }
+	$R --pprof --tid 301 "$T/two.txt" >"$T/ft.pb.gz" && pprof_dump "$T/ft.pb.gz" >"$T/ft" || return 1
+	[ "$(python3 $D/pprof_fold.py --labels <"$T/ft")" = "labels pid=300 tid=301 comm=other 9" ] ||
+		{ echo "pprof labels: $(python3 $D/pprof_fold.py --labels <"$T/ft")"; return 1; }
+	$R --summary --comm worker "$T/two.txt" | grep -qx 'user records: 2 (0 without a sample)' ||
+		{ echo "summary --comm: $($R --summary --comm worker "$T/two.txt" | grep 'user records')"; return 1; }
+	$R --summary --pid 300 "$T/two.txt" | grep -qx 'user records: 9 (0 without a sample)' ||
+		{ echo "summary --pid"; return 1; }
+	# bad values: a usage error (2), nothing written
+	local bad
+	for bad in "--pid x" "--pid 1,,2" "--pid=" "--tid -1" "--tid 99999999999" "--comm=" "--comm a,"; do
+		# shellcheck disable=SC2086
+		$R --folded $bad "$T/two.txt" >"$T/bad.out" 2>&1
+		[ $? = 2 ] && grep -q 'bad value' "$T/bad.out" || { echo "'$bad' accepted: $(head -2 "$T/bad.out")"; return 1; }
+	done
+}
+t filters-exact filters_exact
+
+# --help names every option of the option table, and so does the manual
+# page; the pages of all three tools render without a warning.
+help_and_man_pages() {
+	local o opts
+	opts=$(sed -n 's/^\t\t{ "\([a-z-]*\)", .*/\1/p' tools/ustack-report/main.c)
+	[ "$(echo "$opts" | wc -w)" -ge 20 ] || { echo "option table not found: $opts"; return 1; }
+	$R --help >"$T/help" || return 1
+	for o in $opts; do
+		grep -q -- "--$o\b" "$T/help" || { echo "--help lacks --$o"; return 1; }
+		grep -q -- "\\\\-\\\\-$o\b" man/ustack-report.1 || { echo "man page lacks --$o"; return 1; }
+	done
+	local c
+	for c in run dump lookup gen check; do
+		grep -q "^\.B $c\b" man/sframe-register.1 || grep -q "^\.BI $c " man/sframe-register.1 ||
+			{ echo "sframe-register.1 lacks $c"; return 1; }
+	done
+	for c in 'ustackd: ready' SIGTERM SIGINT '\-\-status' /var/cache/ustack/sframe/; do
+		grep -qF -- "$c" man/ustackd.8 || { echo "ustackd.8 lacks $c"; return 1; }
+	done
+	local p
+	for p in man/ustack-report.1 man/sframe-register.1 man/ustackd.8; do
+		if command -v man >/dev/null; then
+			LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p" 2>"$T/man.err" >"$T/man.out" || { echo "$p: man failed"; return 1; }
+		else
+			groff -wall -man -Tutf8 "$p" 2>"$T/man.err" >"$T/man.out" || { echo "$p: groff failed"; return 1; }
+		fi
+		[ ! -s "$T/man.err" ] || { echo "$p: $(head -3 "$T/man.err")"; return 1; }
+		grep -q NAME "$T/man.out" || { echo "$p: nothing rendered"; return 1; }
+	done
+	make -s install-man DESTDIR="$T/inst" PREFIX=/usr >/dev/null || return 1
+	for p in man1/ustack-report.1 man1/sframe-register.1 man8/ustackd.8; do
+		[ -s "$T/inst/usr/share/man/$p" ] || { echo "make install-man: no $p"; return 1; }
+	done
+}
+t help-and-man-pages help_and_man_pages
 
 exit 0

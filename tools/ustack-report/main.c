@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ustack-report: join samples to user stacks, symbolize, and print them
- * perf-script style, as folded stacks, as an SVG flame graph or as a
- * summary.  Input: a saved /dev/ustack stream (text or binary), standard
+ * perf-script style, as folded stacks, as an SVG flame graph, as a
+ * summary, as a pprof profile or as a speedscope file.  Input: a saved /dev/ustack stream (text or binary), standard
  * input, or /dev/ustack itself for --duration seconds.
  */
 #include <errno.h>
@@ -15,21 +15,37 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: ustack-report [--perf | --folded | --svg | --summary] [options] [FILE | -]\n"
-	      "       ustack-report --duration SECONDS [--device PATH] [--save FILE] [...]\n"
-	      "Join /dev/ustack samples to their user stacks by (tid, cookie) and\n"
-	      "print them perf-script style (default), as folded stacks, as an SVG\n"
-	      "flame graph, or as a summary.  Text and binary streams are detected.\n"
-	      "  -v, --verbose       perf output: cookie, end reason, frame methods\n"
+	fputs("usage: ustack-report [FORMAT] [options] [FILE | -]\n"
+	      "       ustack-report --duration SECONDS [--device PATH] [--save FILE] [FORMAT] [options]\n"
+	      "Join /dev/ustack samples to their user stacks by (tid, cookie),\n"
+	      "symbolize them and write them in one FORMAT to standard output.\n"
+	      "Text and binary streams are detected; FILE - or none: standard input.\n"
+	      "FORMAT:\n"
+	      "  --perf              perf-script-like text (default)\n"
+	      "  --folded            folded stacks: comm;outer;...;inner count\n"
+	      "  --svg               SVG flame graph (search, zoom)\n"
+	      "  --summary           counts: joins, end reasons, methods, objects, top\n"
+	      "  --pprof             pprof profile.proto, gzipped (go tool pprof,\n"
+	      "                      Pyroscope, Parca); one sample type per event\n"
+	      "  --speedscope        speedscope JSON, one profile per event\n"
+	      "Options:\n"
+	      "  -v, --verbose       perf: cookie, end reason, frame methods, offsets\n"
 	      "  -l, --lines         source file:line of user frames (debug info)\n"
 	      "  --root DIR          prefix object paths with DIR (VM or chroot)\n"
 	      "  --kallsyms FILE     kernel symbols for binary records\n"
 	      "                      (default with --duration: /proc/kallsyms)\n"
-	      "  --event NAME        only samples of this event (NAME: prefix match)\n"
-	      "  --duration SECONDS  record live from the device\n"
-	      "  --device PATH       default /dev/ustack\n"
+	      "  --event NAME        only samples of event NAME (ending in ':': prefix)\n"
+	      "  --pid PID[,PID...]  only samples of these processes (repeatable)\n"
+	      "  --tid TID[,TID...]  only samples of these threads (repeatable)\n"
+	      "  --comm NAME[,NAME...]  only samples whose comm is one of these\n"
+	      "                      (repeatable; filters of different kinds combine)\n"
+	      "  --duration SECONDS  record live from the device for SECONDS\n"
+	      "  --device PATH       with --duration: the device (default /dev/ustack)\n"
 	      "  --save FILE         with --duration: keep the raw stream too\n"
-	      "  --title TEXT        SVG title;  --width PIXELS  SVG width\n", f);
+	      "  --title TEXT        SVG title, speedscope profile name\n"
+	      "  --width PIXELS      SVG width\n"
+	      "  -h, --help          this help\n"
+	      "Exit status: 0, 1 on errors, 2 on usage errors.\n", f);
 }
 
 static char *read_all(FILE *in, const char *name, size_t *len)
@@ -51,19 +67,8 @@ static char *read_all(FILE *in, const char *name, size_t *len)
 	return buf;
 }
 
-static void filter_event(struct recs *r, const char *ev)
-{
-	size_t i, n = 0, l = strlen(ev);
-
-	for (i = 0; i < r->ns; i++)
-		if (!strncmp(r->s[i].event, ev, l) &&
-		    (r->s[i].event[l] == '\0' || ev[l - 1] == ':'))
-			r->s[n++] = r->s[i];
-	r->ns = n;
-}
-
 enum { O_ROOT = 256, O_KALLSYMS, O_EVENT, O_DURATION, O_DEVICE, O_SAVE,
-	O_TITLE, O_WIDTH };
+	O_TITLE, O_WIDTH, O_PID, O_TID, O_COMM };
 
 int main(int argc, char **argv)
 {
@@ -72,6 +77,11 @@ int main(int argc, char **argv)
 		{ "folded", no_argument, NULL, 'f' },
 		{ "svg", no_argument, NULL, 's' },
 		{ "summary", no_argument, NULL, 'S' },
+		{ "pprof", no_argument, NULL, 'P' },
+		{ "speedscope", no_argument, NULL, 'J' },
+		{ "pid", required_argument, NULL, O_PID },
+		{ "tid", required_argument, NULL, O_TID },
+		{ "comm", required_argument, NULL, O_COMM },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "lines", no_argument, NULL, 'l' },
 		{ "root", required_argument, NULL, O_ROOT },
@@ -98,8 +108,17 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "vlh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'p': case 'f': case 's': case 'S':
+		case 'p': case 'f': case 's': case 'S': case 'P': case 'J':
 			mode = c;
+			break;
+		case O_PID: case O_TID: case O_COMM:
+			if (filter_add(c == O_PID ? FILTER_PID :
+				       c == O_TID ? FILTER_TID : FILTER_COMM,
+				       optarg)) {
+				warnx_("--%s: bad value '%s'", c == O_PID ? "pid" :
+				       c == O_TID ? "tid" : "comm", optarg);
+				return 2;
+			}
 			break;
 		case 'v':
 			oo.verbose = 1;
@@ -148,6 +167,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* a terminal is no place for gzip bytes */
+	if (mode == 'P' && isatty(STDOUT_FILENO))
+		die("--pprof writes binary data: redirect standard output");
+
 	if (duration > 0) {
 		buf = live_read(dev, duration, &len, save);
 		if (!kallsyms)
@@ -169,7 +192,9 @@ int main(int argc, char **argv)
 	parse_buffer(&r, buf, len);
 	if (event)
 		filter_event(&r, event);
+	filter_apply(&r);
 	join_records(&r, &js);
+	interp_join(&r);
 	if (kallsyms && ksyms_load(kallsyms))
 		warnx_("%s: no usable kernel symbols", kallsyms);
 	ksyms_resolve(&r);
@@ -185,6 +210,12 @@ int main(int argc, char **argv)
 		break;
 	case 'S':
 		output_summary(stdout, &r, &js, &oo);
+		break;
+	case 'P':
+		output_pprof(stdout, &r, &oo);
+		break;
+	case 'J':
+		output_speedscope(stdout, &r, &oo);
 		break;
 	default:
 		output_perf(stdout, &r, &oo);

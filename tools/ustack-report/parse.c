@@ -86,7 +86,7 @@ static struct kframe *tk;
 static struct uframe *tu;
 static size_t ntk, ntu, captk, captu;
 
-enum cur { CUR_NONE, CUR_SAMPLE, CUR_USER };
+enum cur { CUR_NONE, CUR_SAMPLE, CUR_USER, CUR_INTERP };
 
 static void flush(struct recs *r, enum cur cur)
 {
@@ -311,7 +311,9 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 		*le = '\0';
 		if (le > p && le[-1] == '\r')
 			le[-1] = '\0';
-		if (*p == ' ' || *p == '\t') {
+		if ((*p == ' ' || *p == '\t') && cur == CUR_INTERP) {
+			interp_frame(r, p);
+		} else if (*p == ' ' || *p == '\t') {
 			text_frame(cur, p);
 		} else if (*p) {
 			char *q = p;
@@ -324,6 +326,9 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 			} else if (!strcmp(k, "user")) {
 				text_user(r, q);
 				cur = CUR_USER;
+			} else if (!strcmp(k, "interp")) {
+				interp_record(r, q);
+				cur = CUR_INTERP;
 			} else if (!strcmp(k, "lost")) {
 				text_lost(r, q);
 				cur = CUR_NONE;

@@ -44,6 +44,8 @@ struct uframe {
 	const struct symres *res;	/* symbolize.c */
 };
 
+struct interp;
+
 struct user {
 	uint64_t cookie;
 	uint64_t seq;		/* position in the stream */
@@ -52,6 +54,22 @@ struct user {
 	const char *end;	/* interned end reason */
 	struct uframe *f;	/* innermost first */
 	int used;		/* joined to at least one sample */
+	const struct interp *interp;	/* interp.c: the process's own frames */
+};
+
+/* An interpreter's answer to a walk (interp.c) */
+struct iframe {
+	const char *func, *file;	/* interned */
+	int line;
+};
+
+struct interp {
+	uint64_t cookie;
+	uint64_t seq;
+	uint32_t pid, tid;
+	const char *lang;	/* interned */
+	uint32_t nr, cap;
+	struct iframe *f;	/* innermost first */
 };
 
 struct sample {
@@ -71,6 +89,8 @@ struct recs {
 	size_t ns, cap_s;
 	struct user *u;
 	size_t nu, cap_u;
+	struct interp *in;
+	size_t nin, cap_in;
 	uint64_t lost_samples, lost_users, lost_records;
 	uint64_t skipped;	/* unknown or malformed records */
 	uint64_t seq;
@@ -79,6 +99,11 @@ struct recs {
 
 /* parse.c: text or binary (detected from the first bytes) */
 void parse_buffer(struct recs *r, char *buf, size_t len);
+
+/* interp.c: `interp` records (parse.c hands them over), joined to users */
+void interp_record(struct recs *r, char *line);	/* after the kind */
+void interp_frame(struct recs *r, char *line);	/* an indented line */
+void interp_join(struct recs *r);		/* after join_records() */
 
 /* join.c: link samples to user records by (tid, cookie); sort by time */
 struct join_stats {
@@ -124,6 +149,37 @@ const char *user_frame_name(const struct uframe *f);
 const char *incomplete_mark(const struct user *u);	/* NULL if complete */
 const char *kernel_frame_name(const struct kframe *k);
 
+/* filter.c: --event, --pid, --tid, --comm (before join.c) */
+enum filter_kind { FILTER_PID, FILTER_TID, FILTER_COMM };
+int filter_add(enum filter_kind kind, const char *list);	/* -1: bad */
+void filter_event(struct recs *r, const char *ev);
+void filter_apply(struct recs *r);
+
+/* frames.c: byte-keyed tables and one sample's frames for pprof/speedscope */
+struct ktab {
+	const void **keys;
+	size_t *lens;
+	uint32_t *ids;
+	size_t cap, count;
+};
+/* The id of key (0, 1, ... in order of first sight); *added when new. */
+uint32_t ktab_id(struct ktab *t, const void *key, size_t len, int *added);
+
+enum pkind { PK_KERNEL, PK_USER, PK_INTERP, PK_MARK };
+struct pframe {
+	uint8_t kind;
+	uint8_t guess;		/* method "guess": marked with a "? " prefix */
+	const char *name;	/* interned; C++ argument lists kept */
+	const char *file;	/* interned, or NULL: -l, interpreter frames */
+	int line;
+	const struct uframe *u;	/* PK_USER */
+	const struct kframe *k;	/* PK_KERNEL */
+};
+/* s's frames, innermost first, in *v (grown as needed); returns how many. */
+size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap);
+/* "[kernel.kallsyms]" or the "[module]" a kernel symbol names */
+const char *kernel_object(const struct kframe *k);
+
 /* outputs */
 struct out_opts {
 	int verbose;
@@ -136,6 +192,9 @@ void output_folded(FILE *f, const struct recs *r, const struct out_opts *o);
 void output_svg(FILE *f, const struct recs *r, const struct out_opts *o);
 void output_summary(FILE *f, const struct recs *r,
 		    const struct join_stats *js, const struct out_opts *o);
+void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o);
+void output_speedscope(FILE *f, const struct recs *r,
+		       const struct out_opts *o);
 
 /* method / end names for binary codes (parse.c) */
 const char *method_name(unsigned int m);
