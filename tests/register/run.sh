@@ -318,24 +318,38 @@ if ! gcc $CFLAGS_T -o "$W/cachecheck" "$R/cachecheck.c" "$T/shim_sframe.c" \
 	! gcc -O2 -o "$W/dlmain" "$R/dlmain.c" -L"$W" -la \
 		-Wl,--enable-new-dtags,-rpath,"$W" 2>>"$W/cc.err" ||
 	! gcc $CFLAGS_T -o "$W/apitest" "$R/apitest.c" -L"$T" -lsframe-register \
-		-Wl,-rpath,"$T" 2>>"$W/cc.err"; then
+		-Wl,-rpath,"$T" 2>>"$W/cc.err" ||
+	! gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
+		"$ROOT/module/sframe_core.c" -ldl 2>>"$W/cc.err" ||
+	! gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err"; then
 	fail shim-build "$(head -3 "$W/cc.err")"
 	exit 0
 fi
 pass shim-build
 
 P=$W/prog_O2
-shim_env() { env LD_PRELOAD="$SHIM" "$@"; }
+# The shim ignores every USTACK_* variable in root processes: as root, its
+# tests run as nobody, their cache directories under $U (nobody's).
+U=$W/u
+mkdir -p "$U"
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$W"
+	chown nobody "$U"
+	asuser() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+else
+	asuser() { "$@"; }
+fi
+shim_env() { asuser env LD_PRELOAD="$SHIM" "$@"; }
 
 # Without /dev/sframe the shim does nothing: same output, nothing on stderr,
 # no cache directory created.
 same=1
 for cmd in "$P 6" "python3.11 -c print(sum(range(10)))" "ls -d /" "$W/dlmain $W/sub/libb.so"; do
 	a=$($cmd 2>&1)
-	b=$(shim_env USTACK_CACHE_DIR="$W/nocache" $cmd 2>&1)
+	b=$(shim_env USTACK_CACHE_DIR="$U/nocache" $cmd 2>&1)
 	[ "$a" = "$b" ] || { same=0; echo "  differs: $cmd" >&2; }
 done
-if [ $same = 1 ] && [ ! -e "$W/nocache" ]; then
+if [ $same = 1 ] && [ ! -e "$U/nocache" ]; then
 	pass shim-silent-without-device
 else
 	fail shim-silent-without-device "output differs or cache dir created"
@@ -353,11 +367,11 @@ fi
 
 # Cache: a miss generates <build-id>.v3.sframe in the per-user directory,
 # the next run hits; a replaced file (other build-id) is never used.
-CD=$W/cache
+CD=$U/cache
 libc=/lib/x86_64-linux-gnu/libc.so.6
 libc_id=$(readelf -n "$libc" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 l1=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$CD" "$P" 6 2>&1 >/dev/null)
-f=$CD/$libc_id.v3.sframe
+f=$(ls "$CD"/$libc_id*.v3.sframe 2>/dev/null | head -1)
 m1=$(stat -c %Y.%i "$f" 2>/dev/null)
 l2=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$CD" "$P" 6 2>&1 >/dev/null)
 m2=$(stat -c %Y.%i "$f" 2>/dev/null)
@@ -369,15 +383,15 @@ else
 	fail shim-cache-miss-then-hit "first: $(grep libc <<<"$l1" | head -2 | tr '\n' ' ') second: $(grep libc <<<"$l2" | head -2 | tr '\n' ' ')"
 fi
 # USTACK_SHIM_NOGEN=1: use existing entries only, never start the helper
-shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/nogen" "$P" 6 >/dev/null 2>&1
-if [ -d "$W/nogen" ] && [ -z "$(ls -A "$W/nogen")" ]; then
+shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$U/nogen" "$P" 6 >/dev/null 2>&1
+if [ -d "$U/nogen" ] && [ -z "$(ls -A "$U/nogen")" ]; then
 	pass shim-nogen
 else
-	fail shim-nogen "entries generated: $(ls "$W/nogen" 2>&1 | head -2)"
+	fail shim-nogen "entries generated: $(ls "$U/nogen" 2>&1 | head -2)"
 fi
 # 8 processes starting together on a cold cache: one helper per object
 for i in 1 2 3 4 5 6 7 8; do
-	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$W/herd" \
+	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/herd" \
 		"$P" 6 >"$W/herd.$i.out" 2>"$W/herd.$i.log" &
 done
 wait
@@ -391,13 +405,14 @@ else
 fi
 
 # corrupt or truncated entries are refused quietly; the program runs as ever
-mkdir -p "$W/badcache"
-cp "$CD"/*.v3.sframe "$W/badcache/"
-bf=$W/badcache/$libc_id.v3.sframe
+mkdir -p "$U/badcache"
+cp "$CD"/*.v3.sframe "$U/badcache/"
+[ "$(id -u)" = 0 ] && chown -R nobody "$U/badcache"
+bf=$(ls "$U"/badcache/$libc_id*.v3.sframe | head -1)
 python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[40:]=bytes((i*37)&255 for i in range(len(b)-40)); open(sys.argv[1],'wb').write(b)" "$bf"
-o1=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/badcache" "$P" 6 2>&1)
+o1=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$U/badcache" "$P" 6 2>&1)
 truncate -s 20 "$bf"
-o2=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/badcache" "$P" 6 2>&1)
+o2=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$U/badcache" "$P" 6 2>&1)
 if [ "$o1" = "$("$P" 6)" ] && [ "$o2" = "$o1" ]; then
 	pass shim-corrupt-cache-harmless
 else
@@ -417,8 +432,8 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/n
 	setpriv --reuid=nobody --regid=nogroup --clear-groups env -u USTACK_CACHE_DIR \
 		XDG_CACHE_HOME="$W/xdg" USTACK_SHIM_FORCE=1 LD_PRELOAD="$SHIM" \
 		USTACK_SFRAME_REGISTER="$SR" /bin/true 2>/dev/null
-	if [ -f "$W/xdg/ustack/$libc_id.v3.sframe" ] &&
-		[ "$(stat -c %U "$W/xdg/ustack/$libc_id.v3.sframe")" = nobody ]; then
+	xf=$(ls "$W"/xdg/ustack/$libc_id*.v3.sframe 2>/dev/null | head -1)
+	if [ -n "$xf" ] && [ "$(stat -c %U "$xf")" = nobody ]; then
 		pass shim-cache-per-user-dir
 	else
 		fail shim-cache-per-user-dir "no entry in \$XDG_CACHE_HOME/ustack for nobody"
@@ -440,6 +455,35 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/n
 		fail shim-cache-system-dir "$(grep libc <<<"$out" | tr '\n' ' ') / $(grep libc <<<"$out2" | tr '\n' ' ')"
 	fi
 fi
+# Root (and set-id) processes ignore USTACK_*: with `sudo -E` a user must
+# not choose the program root runs as the helper, nor root's cache.  In a
+# private mount namespace (a tmpfs on /var/cache/ustack), with fakedev.so
+# standing in for /dev/sframe: root's shim runs the helper next to the
+# library and fills /var/cache/ustack; a process whose uid is not its
+# euid generates nothing.  evil.sh is never run, evilcache never made.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	printf '#!/bin/sh\ntouch "%s/pwned"\n' "$W" >"$W/evil.sh"
+	chmod 755 "$W/evil.sh"
+	out=$(unshare -m --propagation private sh -c '
+		mount -t tmpfs -o mode=755 tmpfs /var/cache/ustack || exit 9
+		setpriv --ruid=nobody env LD_PRELOAD="$1/fakedev.so $2" \
+			USTACK_SFRAME_REGISTER="$1/evil.sh" USTACK_CACHE_DIR="$1/evilcache" \
+			USTACK_SHIM_DEBUG=1 "$3" 6 >/dev/null 2>"$1/setid.log"
+		echo "setid: $(ls /var/cache/ustack | wc -l)"
+		env LD_PRELOAD="$1/fakedev.so $2" \
+			USTACK_SFRAME_REGISTER="$1/evil.sh" USTACK_CACHE_DIR="$1/evilcache" \
+			USTACK_SHIM_DEBUG=1 "$3" 6 >/dev/null 2>"$1/root.log"
+		echo "root: $(ls /var/cache/ustack/'"$libc_id"'*.v3.sframe 2>/dev/null | wc -l)"
+		' sh "$W" "$SHIM" "$P" 2>&1)
+	if [ ! -e "$W/pwned" ] && [ ! -e "$W/evilcache" ] && [ ! -s "$W/root.log" ] &&
+		[ ! -s "$W/setid.log" ] && grep -qx 'setid: 0' <<<"$out" &&
+		grep -qx 'root: 1' <<<"$out"; then
+		pass shim-root-ignores-env
+	else
+		fail shim-root-ignores-env "pwned: $([ -e "$W/pwned" ] && echo yes || echo no), evilcache: $([ -e "$W/evilcache" ] && echo yes || echo no), log: $(head -c 200 "$W/root.log" | tr '\n' ' '), $(tr '\n' ' ' <<<"$out")"
+	fi
+fi
+
 # the cached entry, relocated as the shim does, gives gen's rules
 "$SR" gen "$libc" -o "$W/libc.g3" --version 3 >/dev/null 2>&1
 out=$("$W/cachecheck" "$f" "$W/libc.g3" 0x7f1234560000 2>&1)
@@ -482,12 +526,9 @@ fi
 # through an -O2 main without frame pointers, a dlopen'd library and libc's
 # qsort internals (libc, ld.so, main, libcb and the vDSO from the generated
 # cache; the shim and fakedev.so from their own PT_GNU_SFRAME).
-if gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
-	"$ROOT/module/sframe_core.c" -ldl 2>"$W/cc.err" &&
-	gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err" &&
-	gcc -O2 -fomit-frame-pointer -o "$W/btmain" "$R/btmain.c" 2>>"$W/cc.err"; then
+if gcc -O2 -fomit-frame-pointer -o "$W/btmain" "$R/btmain.c" 2>"$W/cc.err"; then
 	for round in cold warm; do
-		out=$(env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$W/btcache" \
+		out=$(asuser env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$U/btcache" \
 			USTACK_SFRAME_REGISTER="$SR" "$W/btmain" "$W/libcb.so" 2>&1)
 		if [ $? = 0 ] && grep -q 'registrations 7' <<<"$out" &&
 			grep -q 'backtrace [0-9]* frames, walk [0-9]* (end 0), 0 differ$' <<<"$out"; then
@@ -497,7 +538,7 @@ if gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/faked
 		fi
 	done
 	# and it can fail: without the cache nothing is registered for libc
-	out=$(env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$W/btempty" \
+	out=$(asuser env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$U/btempty" \
 		USTACK_SHIM_NOGEN=1 "$W/btmain" "$W/libcb.so" 2>&1)
 	if grep -q 'length differs' <<<"$out"; then
 		pass walk-without-cache-stops

@@ -34,19 +34,31 @@
  * Silent and harmless: if /dev/sframe cannot be opened the shim does nothing
  * at all (no cache, no helper).  Nothing is printed unless USTACK_SHIM_DEBUG
  * is set; no error changes what the program sees (errno is preserved).
- * In secure-execution (setuid) processes only PT_GNU_SFRAME is used and the
- * environment is ignored.
+ *
+ * Privileged processes ignore the environment: with `sudo -E`, or any other
+ * way a user passes variables to a root process, USTACK_SFRAME_REGISTER
+ * would run the user's program as root and USTACK_CACHE_DIR would feed it
+ * the user's cache entries.  So every USTACK_* variable is ignored when
+ * euid is 0 or differs from uid (or gid from egid, or AT_SECURE is set);
+ * root (uid = euid = 0) then uses /var/cache/ustack and the helper found
+ * at a fixed place (next to this library, or under the configured
+ * prefix), owned by root and writable by nobody else.  Set-id processes
+ * (AT_SECURE, or ids that differ) use PT_GNU_SFRAME only: no cache, no
+ * helper.  In the helper itself (its executable is the helper) the shim
+ * is off, which USTACK_SHIM_OFF=1 alone could not ensure for root.
  *
  * The helper is not started under seccomp (a sandbox could kill us for
  * it) nor with USTACK_SHIM_NOGEN=1; then only existing entries are used.
  * A program with a SIGCHLD handler sees the helper's exit (only on a miss).
  *
- * Environment: USTACK_SHIM_OFF=1 (do nothing; set for the helper),
+ * Environment (unprivileged processes only, see above):
+ * USTACK_SHIM_OFF=1 (do nothing; set for the helper),
  * USTACK_SHIM_DEBUG=1 (log to stderr), USTACK_CACHE_DIR (another cache
  * directory, e.g. for tests), USTACK_SYSTEM_CACHE (another read-only
  * root-owned directory instead of /var/cache/ustack), USTACK_SHIM_FORCE=1 (tests: work
  * without /dev/sframe, registering nothing), USTACK_SFRAME_REGISTER (the
- * helper's path; default: next to this library, then ../bin, /usr/bin).
+ * helper's path; default: next to this library, then ../bin,
+ * USTACK_PREFIX/bin (the install prefix), /usr/local/bin, /usr/bin).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -81,6 +93,9 @@
 #define MAX_BUILD_ID 64
 #define HELPER_TIMEOUT_MS 30000
 #define SYSTEM_CACHE "/var/cache/ustack"
+#ifndef USTACK_PREFIX
+#define USTACK_PREFIX "/usr"
+#endif
 
 extern char **environ;
 
@@ -99,7 +114,7 @@ static struct obj *objs;
 static size_t nobjs, capobjs;
 static unsigned long long last_adds, last_subs;
 static int state;		/* 0 not started, 1 active, -1 off */
-static bool debug, force, secure, nogen, sys_cache;
+static bool debug, force, secure, trust_env, nogen, sys_cache;
 static char cache_dir[512];
 static char sys_dir[512] = SYSTEM_CACHE;
 static char helper[512];
@@ -125,9 +140,26 @@ static void logf_(const char *fmt, ...)
 
 /* ---- environment ------------------------------------------------------ */
 
+/*
+ * Whose environment is this?  A process whose ids differ (set-id) or that
+ * runs as root may have been given its variables by another user.
+ */
+static void init_privilege(void)
+{
+	uid_t uid = getuid(), euid = geteuid();
+
+	secure = getauxval(AT_SECURE) || euid != uid || getegid() != getgid();
+	trust_env = !secure && euid != 0;
+}
+
+static const char *env_get(const char *name)
+{
+	return trust_env ? getenv(name) : NULL;
+}
+
 static bool env_on(const char *name)
 {
-	const char *v = secure ? NULL : getenv(name);
+	const char *v = env_get(name);
 
 	return v && *v && strcmp(v, "0");
 }
@@ -153,7 +185,7 @@ static int mkdir_owned(const char *path, mode_t mode)
 static void setup_cache_dir(void)
 {
 	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	const char *o = getenv("USTACK_CACHE_DIR");
+	const char *o = env_get("USTACK_CACHE_DIR");
 	char parent[480];
 	struct stat st;
 
@@ -173,7 +205,7 @@ static void setup_cache_dir(void)
 				 SYSTEM_CACHE);
 		return;
 	}
-	o = getenv("USTACK_SYSTEM_CACHE");
+	o = env_get("USTACK_SYSTEM_CACHE");
 	if (o && o[0] == '/')
 		snprintf(sys_dir, sizeof(sys_dir), "%s", o);
 	sys_cache = !lstat(sys_dir, &st) && S_ISDIR(st.st_mode) &&
@@ -197,17 +229,30 @@ static void setup_cache_dir(void)
 	}
 }
 
+/*
+ * A helper candidate.  Root runs it only if nobody but root could have
+ * put it there: a regular file owned by root (or by us), not writable by
+ * group or others.
+ */
 static bool try_helper(const char *dir, const char *rel)
 {
+	struct stat st;
+
 	if (snprintf(helper, sizeof(helper), "%s%s", dir, rel) >=
 	    (int)sizeof(helper))
 		return false;
-	return !access(helper, X_OK);
+	if (access(helper, X_OK))
+		return false;
+	if (trust_env)
+		return true;
+	return !stat(helper, &st) && S_ISREG(st.st_mode) &&
+	       (st.st_uid == 0 || st.st_uid == geteuid()) &&
+	       !(st.st_mode & 022);
 }
 
 static void setup_helper(void)
 {
-	const char *e = getenv("USTACK_SFRAME_REGISTER");
+	const char *e = env_get("USTACK_SFRAME_REGISTER");
 	Dl_info di;
 	char dir[400];
 
@@ -230,10 +275,20 @@ static void setup_helper(void)
 		    try_helper(dir, "/../../bin/sframe-register"))
 			return;
 	}
-	if (try_helper("", "/usr/local/bin/sframe-register") ||
+	if (try_helper(USTACK_PREFIX, "/bin/sframe-register") ||
+	    try_helper("", "/usr/local/bin/sframe-register") ||
 	    try_helper("", "/usr/bin/sframe-register"))
 		return;
 	helper[0] = 0;
+}
+
+/* Are we the helper?  Then generating would recurse. */
+static bool is_helper(void)
+{
+	struct stat a, b;
+
+	return helper[0] && !stat("/proc/self/exe", &a) && !stat(helper, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* ---- one object ---------------------------------------------------------- */
@@ -735,7 +790,7 @@ __attribute__((constructor)) static void shim_init(void)
 {
 	int fd;
 
-	secure = getauxval(AT_SECURE) != 0;
+	init_privilege();
 	if (env_on("USTACK_SHIM_OFF")) {
 		state = -1;
 		return;
@@ -752,8 +807,12 @@ __attribute__((constructor)) static void shim_init(void)
 	}
 	if (fd >= 0)
 		close(fd);
-	setup_cache_dir();
 	setup_helper();
+	if (is_helper()) {
+		state = -1;
+		return;
+	}
+	setup_cache_dir();
 	pthread_atfork(fork_prepare, fork_release, fork_release);
 	__atomic_store_n(&state, 1, __ATOMIC_RELEASE);
 	scan(true, true);
