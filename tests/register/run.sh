@@ -389,6 +389,20 @@ if [ -d "$U/nogen" ] && [ -z "$(ls -A "$U/nogen")" ]; then
 else
 	fail shim-nogen "entries generated: $(ls "$U/nogen" 2>&1 | head -2)"
 fi
+# The helper inherits none of the program's descriptors: fd 7 (a file) and
+# fd 9 (a pipe's write end, whose reader would never see end of file)
+# are open, not close-on-exec, in the program; fdhelper.sh logs its own.
+printf '#!/bin/sh\nls /proc/$$/fd | tr "\\n" " " >>"%s/helperfds"\necho >>"%s/helperfds"\nexec "%s" "$@"\n' \
+	"$U" "$U" "$SR" >"$W/fdhelper.sh"
+chmod 755 "$W/fdhelper.sh"
+shim_env USTACK_SHIM_FORCE=1 USTACK_CACHE_DIR="$U/fdcache" USTACK_SFRAME_REGISTER="$W/fdhelper.sh" \
+	"$P" 6 7>/dev/null 9> >(cat >/dev/null) >/dev/null 2>&1
+if [ -s "$U/helperfds" ] && ! grep -qw -e 7 -e 9 "$U/helperfds"; then
+	pass shim-helper-inherits-no-fds
+else
+	fail shim-helper-inherits-no-fds "helper descriptors: $(head -3 "$U/helperfds" 2>&1 | tr '\n' '|')"
+fi
+
 # 8 processes starting together on a cold cache: one helper per object
 for i in 1 2 3 4 5 6 7 8; do
 	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/herd" \

@@ -365,6 +365,12 @@ static void run_helper(const char *path, const char *id, const char *file)
 		if (!debug)
 			posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
 							 O_WRONLY, 0);
+		/*
+		 * Nor may it hold the program's descriptors: a pipe's write end
+		 * keeps its reader from seeing end of file, a flock or a
+		 * listening socket outlives the program while it runs.
+		 */
+		posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 		rc = posix_spawn(&pid, helper, &fa, NULL, argv, env);
 		posix_spawn_file_actions_destroy(&fa);
 		free(env);
