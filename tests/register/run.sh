@@ -403,6 +403,41 @@ else
 	fail shim-helper-inherits-no-fds "helper descriptors: $(head -3 "$U/helperfds" 2>&1 | tr '\n' '|')"
 fi
 
+# A fork() in one thread while another waits for the helper (slowhelper.sh
+# takes 3 s for libslow.so) does not wait for it: the shim's lock is not
+# held meanwhile.  And the helper's time limit holds under a signal every
+# 20 ms (a profiler's timer): a shim built with a 2 s limit gives up on a
+# helper that hangs for 20 s after about 2 s, not when the helper ends.
+printf '#!/bin/sh\ncase "$*" in *libslow*) [ -n "$SLOW_HANG" ] && exec sleep 20; sleep 3;; esac\nexec "%s" "$@"\n' \
+	"$SR" >"$W/slowhelper.sh"
+chmod 755 "$W/slowhelper.sh"
+mkdir -p "$W/short"
+cp "$W/libcb.so" "$W/libslow.so"
+if gcc -O2 -o "$W/helperwait" "$R/helperwait.c" -ldl -lpthread 2>"$W/cc.err" &&
+	gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -DHELPER_TIMEOUT_MS=2000 -I"$T" -I"$ROOT/include" \
+		-I"$ROOT/module" -fPIC -shared -fvisibility=hidden -o "$W/short/libsframe-register.so" \
+		"$T/shim.c" "$T/shim_sframe.c" "$T/libustack.c" -ldl 2>>"$W/cc.err"; then
+	out=$(shim_env USTACK_SHIM_FORCE=1 USTACK_CACHE_DIR="$U/forkcache" \
+		USTACK_SFRAME_REGISTER="$W/slowhelper.sh" timeout 60 "$W/helperwait" fork "$W/libslow.so" 2>&1)
+	read -r fms dms <<<"$(sed -n 's/^fork \([0-9]*\) ms, dlopen \([0-9]*\) ms$/\1 \2/p' <<<"$out")"
+	if [ -n "$fms" ] && [ "$fms" -lt 1000 ] && [ "$dms" -ge 2500 ]; then
+		pass shim-fork-does-not-wait-for-helper
+	else
+		fail shim-fork-does-not-wait-for-helper "$out"
+	fi
+	out=$(asuser env LD_PRELOAD="$W/short/libsframe-register.so" USTACK_SHIM_FORCE=1 \
+		USTACK_CACHE_DIR="$U/eintrcache" USTACK_SFRAME_REGISTER="$W/slowhelper.sh" SLOW_HANG=1 \
+		timeout 60 "$W/helperwait" eintr "$W/libslow.so" 2>&1)
+	read -r dms sigs <<<"$(sed -n 's/^dlopen \([0-9]*\) ms, \([0-9]*\) signals$/\1 \2/p' <<<"$out")"
+	if [ -n "$dms" ] && [ "$dms" -ge 1500 ] && [ "$dms" -lt 6000 ] && [ "$sigs" -gt 50 ]; then
+		pass shim-helper-deadline-survives-signals
+	else
+		fail shim-helper-deadline-survives-signals "$out"
+	fi
+else
+	fail shim-helper-wait-build "$(head -3 "$W/cc.err")"
+fi
+
 # 8 processes starting together on a cold cache: one helper per object
 for i in 1 2 3 4 5 6 7 8; do
 	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/herd" \

@@ -91,7 +91,9 @@
 #define PT_GNU_SFRAME 0x6474e554
 #endif
 #define MAX_BUILD_ID 64
+#ifndef HELPER_TIMEOUT_MS	/* tests build with a shorter one */
 #define HELPER_TIMEOUT_MS 30000
+#endif
 #define SYSTEM_CACHE "/var/cache/ustack"
 #ifndef USTACK_PREFIX
 #define USTACK_PREFIX "/usr"
@@ -106,13 +108,22 @@ struct obj {
 	void *map;		/* cache mapping, or NULL */
 	size_t maplen;
 	const void *sframe;	/* registered section, or NULL */
-	bool seen;
+	unsigned long gen;	/* its entry is being generated: a token */
+	bool seen, vdso;
+};
+
+/* An object whose cache entry is generated after the scan, unlocked. */
+struct pending {
+	unsigned long gen;
+	char id[2 * MAX_BUILD_ID + 1];
+	char file[600];
 };
 
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct obj *objs;
 static size_t nobjs, capobjs;
 static unsigned long long last_adds, last_subs;
+static unsigned long last_gen;
 static int state;		/* 0 not started, 1 active, -1 off */
 static bool debug, force, secure, trust_env, nogen, sys_cache;
 static char cache_dir[512];
@@ -333,6 +344,14 @@ static size_t mem_build_id(const struct dl_phdr_info *info, char *hex,
 	return 0;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Run the helper to fill the cache entry @path; waits for it. */
 static void run_helper(const char *path, const char *id, const char *file)
 {
@@ -377,19 +396,26 @@ static void run_helper(const char *path, const char *id, const char *file)
 		if (rc)
 			return;
 	}
-	/* a helper stuck on a bad file must not hang the program: 30 s */
+	/*
+	 * A helper stuck on a bad file must not hang the program: 30 s from
+	 * now, however many signals interrupt the wait (a profiling timer
+	 * would otherwise restart it forever).
+	 */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd >= 0) {
 		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+		int64_t deadline = now_ms() + HELPER_TIMEOUT_MS, left;
 		int rc;
 
-		while ((rc = poll(&pfd, 1, HELPER_TIMEOUT_MS)) < 0 &&
-		       errno == EINTR)
-			;
+		do {
+			left = deadline - now_ms();
+			rc = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+		} while (rc < 0 && errno == EINTR);
 		if (rc == 0) {
 			logf_("ustack-shim: %s: helper timed out\n", file);
 			kill(pid, SIGKILL);
-			nogen = true;	/* not again in this process */
+			/* not again in this process */
+			__atomic_store_n(&nogen, true, __ATOMIC_RELAXED);
 		}
 		close(pidfd);
 	}
@@ -409,7 +435,7 @@ static bool may_spawn(void)
 	ssize_t n;
 	int fd;
 
-	if (nogen)
+	if (__atomic_load_n(&nogen, __ATOMIC_RELAXED))
 		return false;
 	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -439,18 +465,19 @@ static int open_entry(const char *dir, const char *id, char *path,
 }
 
 /*
- * Fill the entry for @id in cache_dir and open it.  Processes starting
- * together (a build under /etc/ld.so.preload) take turns on <id>.lock, so
- * one helper runs per object and the others then find its entry.
+ * Fill the entry for @id in cache_dir.  Processes starting together (a
+ * build under /etc/ld.so.preload) take turns on <id>.lock, so one helper
+ * runs per object and the others then find its entry.  Called without the
+ * shim's lock held: this waits for other processes.
  */
-static int generate(char *path, size_t len, const char *id, const char *file)
+static void generate(const char *id, const char *file)
 {
-	char lock_path[700];
+	char lock_path[700], path[700];
 	int lfd, fd = -1;
 
 	if (snprintf(lock_path, sizeof(lock_path), "%s/%s.lock", cache_dir,
 		     id) >= (int)sizeof(lock_path))
-		return -1;
+		return;
 	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (lfd >= 0) {
 		/* bounded: a stopped lock holder must not stop us */
@@ -460,20 +487,24 @@ static int generate(char *path, size_t len, const char *id, const char *file)
 			usleep(10000);
 		}
 	}
-	fd = open_entry(cache_dir, id, path, len);
+	fd = open_entry(cache_dir, id, path, sizeof(path));
 	if (fd < 0) {
 		logf_("ustack-shim: %s: cache miss, generating\n", file);
 		run_helper(path, id, file);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	} else {
 		logf_("ustack-shim: %s: cache hit (after waiting)\n", file);
+		close(fd);
 	}
 	if (lfd >= 0)
 		close(lfd);	/* drops the lock; the file stays */
-	return fd;
 }
 
-static int cache_map(struct obj *o, const char *id, const char *file)
+/*
+ * Map the cache entry for @id: 0; or 1 on a miss that the helper may
+ * fill (generate(), then cache_map() again with @quiet); else -1.
+ */
+static int cache_map(struct obj *o, const char *id, const char *file,
+		     bool quiet)
 {
 	char path[700];
 	struct stat st;
@@ -484,16 +515,11 @@ static int cache_map(struct obj *o, const char *id, const char *file)
 	fd = open_entry(cache_dir, id, path, sizeof(path));
 	if (fd < 0 && sys_cache)
 		fd = open_entry(sys_dir, id, path, sizeof(path));
-	if (fd >= 0) {
+	if (fd < 0)
+		return cache_dir[0] && helper[0] && file && file[0] &&
+		       !quiet && may_spawn() ? 1 : -1;
+	if (!quiet)
 		logf_("ustack-shim: %s: cache hit\n", file);
-	} else {
-		if (!cache_dir[0] || !helper[0] || !file || !file[0] ||
-		    !may_spawn())
-			return -1;
-		fd = generate(path, sizeof(path), id, file);
-		if (fd < 0)
-			return -1;
-	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0) ||
 	    (size_t)st.st_size < sizeof(h) ||
@@ -538,7 +564,6 @@ static void obj_release(struct obj *o, int fd)
 	memset(o, 0, sizeof(*o));
 }
 
-/* Find and register the SFrame data of a newly seen object. */
 /*
  * The vDSO has no file: write its image (the whole ELF file is mapped,
  * section headers included) next to the cache entries as <id>.vdso.so, so
@@ -576,14 +601,41 @@ static const char *vdso_file(uintptr_t vdso, const char *id, char *path,
 	return path;
 }
 
-static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
-		      uintptr_t vdso)
+static const char *obj_label(const struct obj *o)
 {
-	const char *label = vdso ? "[vdso]" : o->name[0] ? o->name : "[main]";
+	return o->vdso ? "[vdso]" : o->name[0] ? o->name : "[main]";
+}
+
+static void obj_register(struct obj *o, int fd, size_t len)
+{
+	int rc;
+
+	if (fd < 0) {
+		logf_("ustack-shim: %s: ready, no device\n", obj_label(o));
+		return;
+	}
+	rc = shim_dev_register(fd, o->sframe, len, (void *)o->text_lo,
+			       (void *)o->text_hi);
+	logf_("ustack-shim: %s: register %s\n", obj_label(o),
+	      rc ? strerror(-rc) : "ok");
+}
+
+/*
+ * Find and register the SFrame data of a newly seen object.  Returns true
+ * when its cache entry is to be generated first: @pd says which, for
+ * scan() to do once it has dropped the lock.
+ */
+static bool obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
+		      uintptr_t vdso, struct pending *pd)
+{
+	const char *label;
 	const ElfW(Phdr) *sf = NULL;
 	char id[2 * MAX_BUILD_ID + 1];
 	size_t len = 0;
 	int rc;
+
+	o->vdso = vdso != 0;
+	label = obj_label(o);
 
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -601,7 +653,7 @@ static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 		}
 	}
 	if (!o->text_hi)
-		return;
+		return false;
 	if (sf) {
 		const uint8_t *p = (const uint8_t *)(info->dlpi_addr +
 						     sf->p_vaddr);
@@ -624,33 +676,68 @@ static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 					     sizeof(exe) - 1);
 
 			if (n <= 0)
-				return;
+				return false;
 			exe[n] = 0;
 			file = exe;
 		}
 		if (!mem_build_id(info, id, sizeof(id))) {
 			logf_("ustack-shim: %s: no build-id\n", label);
-			return;
+			return false;
 		}
 		if (vdso) {
 			file = vdso_file(vdso, id, exe, sizeof(exe));
 			if (!file)
-				return;
+				return false;
 		}
-		if (cache_map(o, id, file))
-			return;
+		rc = cache_map(o, id, file, false);
+		if (rc == 1 && pd && strlen(file) < sizeof(pd->file)) {
+			o->gen = pd->gen = ++last_gen;
+			memcpy(pd->id, id, sizeof(id));
+			strcpy(pd->file, file);
+			return true;
+		}
+		if (rc)
+			return false;
 		len = ((const struct cache_hdr *)o->map)->sframe_len;
 	}
-	if (!o->sframe)
-		return;
-	if (fd < 0) {
-		logf_("ustack-shim: %s: ready, no device\n", label);
-		return;
+	if (o->sframe)
+		obj_register(o, fd, len);
+	return false;
+}
+
+/*
+ * Generate the entries scan() found missing, without the lock: the helper
+ * may take seconds, and a fork() in another thread meanwhile waits for
+ * the lock (fork_prepare).  Then map and register each entry for its
+ * object, if the object is still there (the token tells a dlclose and a
+ * new dlopen at the same address apart).
+ */
+static void generate_pending(const struct pending *pd, size_t n)
+{
+	int fd;
+
+	for (size_t i = 0; i < n; i++)
+		generate(pd[i].id, pd[i].file);
+	pthread_mutex_lock(&lock);
+	fd = shim_dev_open();
+	if (fd >= 0 || force) {
+		for (size_t i = 0; i < n; i++) {
+			for (size_t j = 0; j < nobjs; j++) {
+				struct obj *o = &objs[j];
+
+				if (o->gen != pd[i].gen)
+					continue;
+				o->gen = 0;
+				if (!cache_map(o, pd[i].id, pd[i].file, true))
+					obj_register(o, fd, ((const struct cache_hdr *)
+							     o->map)->sframe_len);
+				break;
+			}
+		}
 	}
-	rc = shim_dev_register(fd, o->sframe, len, (void *)o->text_lo,
-			       (void *)o->text_hi);
-	logf_("ustack-shim: %s: register %s\n", label,
-	      rc ? strerror(-rc) : "ok");
+	if (fd >= 0)
+		close(fd);
+	pthread_mutex_unlock(&lock);
 }
 
 /* ---- scanning ---------------------------------------------------------- */
@@ -703,6 +790,8 @@ static void scan(bool always, bool may_block)
 {
 	struct seen s = { 0 };
 	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	struct pending *pd = NULL;
+	size_t npd = 0;
 	int fd = -1, saved = errno;
 
 	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1)
@@ -751,7 +840,22 @@ static void scan(bool always, bool may_block)
 		if (!objs[nobjs].name)
 			break;
 		objs[nobjs].seen = true;
-		obj_setup(&objs[nobjs], info, fd, is_vdso ? vdso : 0);
+		{
+			struct pending p;
+
+			if (obj_setup(&objs[nobjs], info, fd, is_vdso ? vdso : 0,
+				      may_block ? &p : NULL)) {
+				struct pending *np = realloc(pd, (npd + 1) *
+							     sizeof(*np));
+
+				if (np) {
+					pd = np;
+					pd[npd++] = p;
+				} else {
+					objs[nobjs].gen = 0;
+				}
+			}
+		}
 		nobjs++;
 	}
 	for (size_t i = 0; i < nobjs;) {
@@ -772,6 +876,9 @@ out:
 		free((void *)s.v[i].dlpi_name);
 	free(s.v);
 	pthread_mutex_unlock(&lock);
+	if (npd)
+		generate_pending(pd, npd);
+	free(pd);
 	errno = saved;
 }
 
@@ -781,7 +888,11 @@ void shim_rescan(void)
 	scan(false, false);
 }
 
-/* A fork while another thread scans must not leave the child's lock held. */
+/*
+ * A fork while another thread scans must not leave the child's lock held.
+ * The lock is never held while waiting for a helper or another process
+ * (generate_pending), so fork() never waits for one.
+ */
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&lock);
