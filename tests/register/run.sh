@@ -612,6 +612,32 @@ else
 	fail vm-bt-without-kernel "build: $(head -2 "$W/cc.err")"
 fi
 
+# ustack_backtrace() is async-signal-safe: it runs on an 8 KiB alternate
+# signal stack (guard page below), and neither allocates nor scans nor
+# starts the helper (libasync.so, dlopen'ed by bare name, is still
+# unregistered: the call uses only what is registered).
+cp "$W/libcb.so" "$W/libasync.so"
+if gcc $CFLAGS_T -o "$W/asyncsafe" "$R/asyncsafe.c" -L"$T" -lsframe-register \
+	-Wl,-rpath,"$T" -ldl 2>"$W/cc.err"; then
+	out=$("$W/asyncsafe" altstack 2>&1)
+	rc=$?
+	if [ $rc = 0 ] && [ "$out" = "altstack: -1, -1" ]; then
+		pass api-backtrace-on-sigaltstack
+	else
+		fail api-backtrace-on-sigaltstack "exit $rc: $out"
+	fi
+	out=$(asuser env LD_LIBRARY_PATH="$W" USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 \
+		USTACK_CACHE_DIR="$U/asynccache" "$W/asyncsafe" nomalloc libasync.so 2>"$W/async.log")
+	during=$(sed -n '/^marker: before/,/^marker: after/p' "$W/async.log" | grep -v '^marker')
+	if [ "$out" = "nomalloc: 0 calls" ] && [ -z "$during" ]; then
+		pass api-backtrace-no-malloc-no-helper
+	else
+		fail api-backtrace-no-malloc-no-helper "$out; during the call: $(head -3 <<<"$during" | tr '\n' ' ')"
+	fi
+else
+	fail api-backtrace-async-build "$(head -3 "$W/cc.err")"
+fi
+
 # The API without kernel support fails cleanly.
 out=$("$W/apitest" 2>&1)
 if [ "$out" = "backtrace=-1 errno=ENOSYS register=-38 unregister=-38 zero=0" ]; then

@@ -24,8 +24,9 @@
  * caller plays no part), it calls shim_dlopen_full(), which calls the real
  * dlopen and then registers the new objects; for any other name it jumps to
  * the real dlopen with the caller's return address intact, and the new
- * objects are registered at the next dlopen, dlclose or ustack_backtrace()
- * (dl_iterate_phdr's adds/subs counters tell when something changed).
+ * objects are registered at the next dlopen or dlclose (dl_iterate_phdr's
+ * adds/subs counters tell when something changed); not by
+ * ustack_backtrace(), which must stay async-signal-safe.
  * Objects loaded by libc itself (NSS, iconv) are caught the same way.
  * The vDSO is handled like a file: its image is written to the cache
  * directory (<build-id>.vdso.so) for the helper.
@@ -690,7 +691,7 @@ static bool obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 				return false;
 		}
 		rc = cache_map(o, id, file, false);
-		if (rc == 1 && pd && strlen(file) < sizeof(pd->file)) {
+		if (rc == 1 && strlen(file) < sizeof(pd->file)) {
 			o->gen = pd->gen = ++last_gen;
 			memcpy(pd->id, id, sizeof(id));
 			strcpy(pd->file, file);
@@ -786,7 +787,7 @@ static int collect_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-static void scan(bool always, bool may_block)
+static void scan(bool always)
 {
 	struct seen s = { 0 };
 	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
@@ -796,12 +797,7 @@ static void scan(bool always, bool may_block)
 
 	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1)
 		return;
-	if (!may_block) {
-		if (pthread_mutex_trylock(&lock))
-			return;
-	} else {
-		pthread_mutex_lock(&lock);
-	}
+	pthread_mutex_lock(&lock);
 	dl_iterate_phdr(count_cb, &s);
 	if (!always && !s.changed)
 		goto out;
@@ -844,7 +840,7 @@ static void scan(bool always, bool may_block)
 			struct pending p;
 
 			if (obj_setup(&objs[nobjs], info, fd, is_vdso ? vdso : 0,
-				      may_block ? &p : NULL)) {
+				      &p)) {
 				struct pending *np = realloc(pd, (npd + 1) *
 							     sizeof(*np));
 
@@ -880,12 +876,6 @@ out:
 		generate_pending(pd, npd);
 	free(pd);
 	errno = saved;
-}
-
-/* From ustack_backtrace(), maybe in a signal handler: never wait. */
-void shim_rescan(void)
-{
-	scan(false, false);
 }
 
 /*
@@ -932,7 +922,7 @@ __attribute__((constructor)) static void shim_init(void)
 	setup_cache_dir();
 	pthread_atfork(fork_prepare, fork_release, fork_release);
 	__atomic_store_n(&state, 1, __ATOMIC_RELEASE);
-	scan(true, true);
+	scan(true);
 }
 
 /* ---- dlopen / dlclose ------------------------------------------------------ */
@@ -947,7 +937,7 @@ SHIM_HIDDEN void *shim_dlopen_prep(const char *file)
 		real_dlopen = (void *(*)(const char *, int))
 			      dlsym(RTLD_NEXT, "dlopen");
 	if (state == 1)
-		scan(false, true);
+		scan(false);
 	/* 1: the caller does not matter for this name */
 	return (void *)(uintptr_t)(file && strchr(file, '/') &&
 				   !strchr(file, '$'));
@@ -968,7 +958,7 @@ SHIM_HIDDEN void *shim_dlopen_full(const char *file, int mode)
 	}
 	h = real_dlopen(file, mode);
 	if (h && state == 1)
-		scan(false, true);
+		scan(false);
 	return h;
 }
 
@@ -1016,9 +1006,9 @@ EXPORT int dlclose(void *handle)
 		return -1;
 	/* catch up first: the object may have come from a tail-jumped dlopen */
 	if (state == 1)
-		scan(false, true);
+		scan(false);
 	rc = real_dlclose(handle);
 	if (state == 1)
-		scan(false, true);
+		scan(false);
 	return rc;
 }
