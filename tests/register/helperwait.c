@@ -7,6 +7,8 @@
  * helperwait eintr LIB: dlopen(LIB) under a 20 ms interval timer (a
  * profiler's SIGALRM), whose helper hangs.  Prints how long the dlopen()
  * took and how many signals came meanwhile.
+ *
+ * helperwait open LIB: dlopen(LIB) by path; prints "opened" or "failed".
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -80,6 +82,10 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_REAL, &it, NULL);
 		printf("dlopen %ld ms, %d signals%s\n", t1 - t0, (int)ticks,
 		       h ? "" : " (failed)");
+		return 0;
+	}
+	if (!strcmp(argv[1], "open")) {
+		puts(dlopen(argv[2], RTLD_NOW) ? "opened" : "failed");
 		return 0;
 	}
 	return 2;

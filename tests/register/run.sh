@@ -438,6 +438,38 @@ else
 	fail shim-helper-wait-build "$(head -3 "$W/cc.err")"
 fi
 
+# A malformed object whose PT_GNU_SFRAME or PT_NOTE lies outside its
+# PT_LOAD segments (ld.so ignores both) is loaded, not read out of bounds:
+# the shim checks each against the loaded segments.
+gcc -O2 -shared -fPIC -Wa,--gsframe -o "$W/libbadsf.so" "$R/libcb.c" 2>/dev/null
+cp "$W/libcb.so" "$W/libbadnote.so"
+python3 - "$W/libbadsf.so" "$W/libbadnote.so" <<'EOF'
+import struct, sys
+for path, ptype in ((sys.argv[1], 0x6474e554), (sys.argv[2], 4)):
+    b = bytearray(open(path, "rb").read())
+    phoff, = struct.unpack_from("<Q", b, 32)
+    phentsize, phnum = struct.unpack_from("<HH", b, 54)
+    for i in range(phnum):
+        o = phoff + i * phentsize
+        if struct.unpack_from("<I", b, o)[0] == ptype:
+            struct.pack_into("<Q", b, o + 16, 0x7fff0000)     # p_vaddr
+            struct.pack_into("<Q", b, o + 40, 0x1000)         # p_memsz
+    open(path, "wb").write(b)
+EOF
+bad=""
+for l in libbadsf.so libbadnote.so; do
+	[ "$("$W/helperwait" open "$W/$l" 2>&1)" = opened ] || bad="$bad $l: not loadable without the shim;"
+	out=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$U/badphdr" \
+		"$W/helperwait" open "$W/$l" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ "$out" = opened ] || bad="$bad $l: exit $rc $out;"
+done
+if [ -z "$bad" ]; then
+	pass shim-phdr-outside-load
+else
+	fail shim-phdr-outside-load "$bad"
+fi
+
 # 8 processes starting together on a cold cache: one helper per object
 for i in 1 2 3 4 5 6 7 8; do
 	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/herd" \

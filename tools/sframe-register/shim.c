@@ -305,6 +305,26 @@ static bool is_helper(void)
 
 /* ---- one object ---------------------------------------------------------- */
 
+/*
+ * Does @ph lie inside one readable PT_LOAD segment of the object?  ld.so
+ * maps only PT_LOAD; PT_NOTE and PT_GNU_SFRAME are not checked by it, and
+ * a malformed object's may point anywhere: reading them blindly would
+ * crash the program that loaded it.
+ */
+static bool in_load(const struct dl_phdr_info *info, const ElfW(Phdr) *ph)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
+
+		if (l->p_type == PT_LOAD && (l->p_flags & PF_R) &&
+		    ph->p_vaddr >= l->p_vaddr &&
+		    ph->p_vaddr - l->p_vaddr <= l->p_memsz &&
+		    ph->p_memsz <= l->p_memsz - (ph->p_vaddr - l->p_vaddr))
+			return true;
+	}
+	return false;
+}
+
 static size_t mem_build_id(const struct dl_phdr_info *info, char *hex,
 			   size_t hexlen)
 {
@@ -312,7 +332,7 @@ static size_t mem_build_id(const struct dl_phdr_info *info, char *hex,
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		const uint8_t *p, *end;
 
-		if (ph->p_type != PT_NOTE)
+		if (ph->p_type != PT_NOTE || !in_load(info, ph))
 			continue;
 		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
 		end = p + ph->p_memsz;
@@ -650,7 +670,11 @@ static bool obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 			if (hi > o->text_hi)
 				o->text_hi = hi;
 		} else if (ph->p_type == PT_GNU_SFRAME) {
-			sf = ph;
+			if (in_load(info, ph))
+				sf = ph;
+			else
+				logf_("ustack-shim: %s: PT_GNU_SFRAME outside "
+				      "PT_LOAD, ignored\n", label);
 		}
 	}
 	if (!o->text_hi)
