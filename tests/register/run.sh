@@ -365,7 +365,7 @@ else
 	fail run-preloads-shim "rc=$rc out=$out"
 fi
 
-# Cache: a miss generates <build-id>.v3.sframe in the per-user directory,
+# Cache: a miss generates <build-id>-<file>.v3.sframe in the per-user directory,
 # the next run hits; a replaced file (other build-id) is never used.
 CD=$U/cache
 libc=/lib/x86_64-linux-gnu/libc.so.6
@@ -470,6 +470,41 @@ else
 	fail shim-phdr-outside-load "$bad"
 fi
 
+# A forged build-id does not poison the cache: libforged.so (other code)
+# carries libreal.so's build-id; its entry, made first, is not used for
+# libreal.so, whose file is another.  And an entry writable by group or
+# others is not trusted (USTACK_SHIM_NOGEN: none is made instead).
+mkdir -p "$W/forged"
+cp "$W/libcb.so" "$W/libreal.so"
+gcc -O2 -shared -fPIC -o "$W/forged/libforged.so" "$R/liba.c" 2>/dev/null
+python3 - "$W/libreal.so" "$W/forged/libforged.so" <<'EOF'
+import subprocess, sys
+def bid(p):
+    out = subprocess.run(["readelf", "-n", p], capture_output=True, text=True).stdout
+    return bytes.fromhex(out.split("Build ID:")[1].split()[0])
+real, forged = bid(sys.argv[1]), bid(sys.argv[2])
+b = open(sys.argv[2], "rb").read()
+assert len(real) == len(forged) and b.count(forged) == 1
+open(sys.argv[2], "wb").write(b.replace(forged, real))
+EOF
+forge_run() { # LIB [VAR=VALUE...]: the shim's log lines about LIB
+	local lib=$1
+	shift
+	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/forgecache" "$@" \
+		"$W/helperwait" open "$lib" 2>&1 | grep -F "$(basename "$lib"):"
+}
+f1=$(forge_run "$W/forged/libforged.so")
+f2=$(forge_run "$W/libreal.so")
+chmod go+w "$U"/forgecache/*.v3.sframe 2>/dev/null
+f3=$(forge_run "$W/libreal.so" USTACK_SHIM_NOGEN=1)
+if [ "$(readelf -n "$W/libreal.so" | grep 'Build ID')" = "$(readelf -n "$W/forged/libforged.so" | grep 'Build ID')" ] &&
+	grep -q 'libforged.so: cache miss' <<<"$f1" && grep -q 'libreal.so: cache miss' <<<"$f2" &&
+	! grep -q 'libreal.so: cache hit' <<<"$f2$f3"; then
+	pass shim-cache-forged-build-id
+else
+	fail shim-cache-forged-build-id "forged: $(tr '\n' ' ' <<<"$f1") real: $(tr '\n' ' ' <<<"$f2") writable: $(tr '\n' ' ' <<<"$f3")"
+fi
+
 # 8 processes starting together on a cold cache: one helper per object
 for i in 1 2 3 4 5 6 7 8; do
 	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/herd" \
@@ -501,7 +536,7 @@ else
 fi
 # the vDSO: its image is saved as <build-id>.vdso.so and gets an entry too
 vd=$(ls "$CD"/*.vdso.so 2>/dev/null | head -1)
-if [ -n "$vd" ] && [ -f "${vd%.vdso.so}.v3.sframe" ] && grep -q '\[vdso\]: ready' <<<"$l1" &&
+if [ -n "$vd" ] && ls "${vd%.vdso.so}"-*.v3.sframe >/dev/null 2>&1 && grep -q '\[vdso\]: ready' <<<"$l1" &&
 	"$SR" gen "$vd" -o "$W/vdso.g" >/dev/null 2>&1 && "$SR" check "$W/vdso.g" >/dev/null 2>&1; then
 	pass shim-vdso
 else

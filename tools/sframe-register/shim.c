@@ -113,10 +113,20 @@ struct obj {
 	bool seen, vdso;
 };
 
+/*
+ * Which cache entry serves an object: its build-id, and the identity of
+ * the file it was made from (cache_fmt.h).  name is "<id>-<16 hex>".
+ */
+struct entry_key {
+	char id[2 * MAX_BUILD_ID + 1];
+	char name[2 * MAX_BUILD_ID + 18];
+	struct cache_src src;
+};
+
 /* An object whose cache entry is generated after the scan, unlocked. */
 struct pending {
 	unsigned long gen;
-	char id[2 * MAX_BUILD_ID + 1];
+	struct entry_key key;
 	char file[600];
 };
 
@@ -475,29 +485,56 @@ static bool may_spawn(void)
 	return *p == '0';
 }
 
-/* Map the cache entry for @id, generating it on a miss; 0 or -1. */
-static int open_entry(const char *dir, const char *id, char *path,
-		      size_t len)
+/*
+ * Open the entry @name in @dir if it can be trusted: a regular file (not a
+ * link) owned by @owner (us in our directory, root in the system one),
+ * writable by nobody else, well-formed, and made from the very file @src
+ * describes.  A build-id alone is chosen by whoever builds the object: a
+ * forged one must not give its entry to the real object.
+ */
+static int entry_open(const char *dir, const char *name, uid_t owner,
+		      const struct cache_src *src, struct cache_hdr *h)
 {
-	if (!dir[0] || snprintf(path, len, "%s/%s%s", dir, id, CACHE_SUFFIX) >=
-	    (int)len)
+	char path[700];
+	struct stat st;
+	int fd;
+
+	if (!dir[0] || snprintf(path, sizeof(path), "%s/%s%s", dir, name,
+				CACHE_SUFFIX) >= (int)sizeof(path))
 		return -1;
-	return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != owner ||
+	    (st.st_mode & 022) || (size_t)st.st_size < sizeof(*h) ||
+	    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h) ||
+	    memcmp(h->magic, CACHE_MAGIC, sizeof(h->magic)) ||
+	    h->hdr_size != sizeof(*h) || h->sframe_version != 3 ||
+	    h->sframe_vaddr != 0 ||
+	    h->sframe_len > (uint64_t)st.st_size - sizeof(*h) ||
+	    memcmp(&h->src, src, sizeof(*src))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /*
- * Fill the entry for @id in cache_dir.  Processes starting together (a
- * build under /etc/ld.so.preload) take turns on <id>.lock, so one helper
+ * Fill the entry for @key in cache_dir.  Processes starting together (a
+ * build under /etc/ld.so.preload) take turns on <name>.lock, so one helper
  * runs per object and the others then find its entry.  Called without the
  * shim's lock held: this waits for other processes.
  */
-static void generate(const char *id, const char *file)
+static void generate(const struct entry_key *key, const char *file)
 {
 	char lock_path[700], path[700];
+	struct cache_hdr h;
 	int lfd, fd = -1;
 
 	if (snprintf(lock_path, sizeof(lock_path), "%s/%s.lock", cache_dir,
-		     id) >= (int)sizeof(lock_path))
+		     key->name) >= (int)sizeof(lock_path) ||
+	    snprintf(path, sizeof(path), "%s/%s%s", cache_dir, key->name,
+		     CACHE_SUFFIX) >= (int)sizeof(path))
 		return;
 	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (lfd >= 0) {
@@ -508,10 +545,10 @@ static void generate(const char *id, const char *file)
 			usleep(10000);
 		}
 	}
-	fd = open_entry(cache_dir, id, path, sizeof(path));
+	fd = entry_open(cache_dir, key->name, geteuid(), &key->src, &h);
 	if (fd < 0) {
 		logf_("ustack-shim: %s: cache miss, generating\n", file);
-		run_helper(path, id, file);
+		run_helper(path, key->id, file);
 	} else {
 		logf_("ustack-shim: %s: cache hit (after waiting)\n", file);
 		close(fd);
@@ -521,37 +558,25 @@ static void generate(const char *id, const char *file)
 }
 
 /*
- * Map the cache entry for @id: 0; or 1 on a miss that the helper may
- * fill (generate(), then cache_map() again with @quiet); else -1.
+ * Map the cache entry for @key: 0; or 1 on a miss that the helper may
+ * fill (generate(), then cache_map() again with @quiet); else -1.  An
+ * entry that cannot be trusted is a miss: the helper replaces it.
  */
-static int cache_map(struct obj *o, const char *id, const char *file,
-		     bool quiet)
+static int cache_map(struct obj *o, const struct entry_key *key,
+		     const char *file, bool quiet)
 {
-	char path[700];
-	struct stat st;
 	struct cache_hdr h;
 	void *m;
 	int fd;
 
-	fd = open_entry(cache_dir, id, path, sizeof(path));
+	fd = entry_open(cache_dir, key->name, geteuid(), &key->src, &h);
 	if (fd < 0 && sys_cache)
-		fd = open_entry(sys_dir, id, path, sizeof(path));
+		fd = entry_open(sys_dir, key->name, 0, &key->src, &h);
 	if (fd < 0)
 		return cache_dir[0] && helper[0] && file && file[0] &&
 		       !quiet && may_spawn() ? 1 : -1;
 	if (!quiet)
 		logf_("ustack-shim: %s: cache hit\n", file);
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (st.st_uid != geteuid() && st.st_uid != 0) ||
-	    (size_t)st.st_size < sizeof(h) ||
-	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) ||
-	    h.hdr_size != sizeof(h) || h.sframe_version != 3 ||
-	    h.sframe_vaddr != 0 ||
-	    h.sframe_len > (uint64_t)st.st_size - sizeof(h)) {
-		close(fd);
-		return -1;
-	}
 	if (!h.sframe_len) {	/* nothing SFrame can say for this object */
 		close(fd);
 		return -1;
@@ -651,8 +676,9 @@ static bool obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 {
 	const char *label;
 	const ElfW(Phdr) *sf = NULL;
-	char id[2 * MAX_BUILD_ID + 1];
+	struct entry_key key;
 	size_t len = 0;
+	struct stat st;
 	int rc;
 
 	o->vdso = vdso != 0;
@@ -705,19 +731,24 @@ static bool obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 			exe[n] = 0;
 			file = exe;
 		}
-		if (!mem_build_id(info, id, sizeof(id))) {
+		if (!mem_build_id(info, key.id, sizeof(key.id))) {
 			logf_("ustack-shim: %s: no build-id\n", label);
 			return false;
 		}
 		if (vdso) {
-			file = vdso_file(vdso, id, exe, sizeof(exe));
+			file = vdso_file(vdso, key.id, exe, sizeof(exe));
 			if (!file)
 				return false;
 		}
-		rc = cache_map(o, id, file, false);
+		if (stat(file, &st))
+			return false;
+		cache_src_of(&key.src, &st);
+		snprintf(key.name, sizeof(key.name), "%s-%016llx", key.id,
+			 (unsigned long long)cache_src_hash(&key.src));
+		rc = cache_map(o, &key, file, false);
 		if (rc == 1 && strlen(file) < sizeof(pd->file)) {
 			o->gen = pd->gen = ++last_gen;
-			memcpy(pd->id, id, sizeof(id));
+			pd->key = key;
 			strcpy(pd->file, file);
 			return true;
 		}
@@ -742,7 +773,7 @@ static void generate_pending(const struct pending *pd, size_t n)
 	int fd;
 
 	for (size_t i = 0; i < n; i++)
-		generate(pd[i].id, pd[i].file);
+		generate(&pd[i].key, pd[i].file);
 	pthread_mutex_lock(&lock);
 	fd = shim_dev_open();
 	if (fd >= 0 || force) {
@@ -753,7 +784,7 @@ static void generate_pending(const struct pending *pd, size_t n)
 				if (o->gen != pd[i].gen)
 					continue;
 				o->gen = 0;
-				if (!cache_map(o, pd[i].id, pd[i].file, true))
+				if (!cache_map(o, &pd[i].key, pd[i].file, true))
 					obj_register(o, fd, ((const struct cache_hdr *)
 							     o->map)->sframe_len);
 				break;
