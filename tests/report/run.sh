@@ -508,6 +508,56 @@ symbolize_root() {
 }
 t symbolize-root-debuginfo symbolize_root
 
+# ---- objects chosen by the recorded users ------------------------------------
+# Object paths come from any user's processes; run as root, ustack-report
+# opens only regular files, no symlink as the last component: a FIFO (or a
+# symlink to one) would hang it, a device might act on open.  The frames
+# stay unsymbolized, the run ends at once.
+hostile_objects() {
+	local h=$T/objs
+	mkdir -p "$h"
+	mkfifo "$h/fifo" && ln -s "$h/fifo" "$h/fifolink" && ln -s /dev/zero "$h/devlink" &&
+		ln -s "$T/prog" "$h/proglink" || return 1
+	python3 $D/gen.py --obj "a=$h/fifo=$T/prog" --obj "b=$h/fifolink=$T/prog" \
+		--obj "c=$h/devlink=$T/prog" --obj "d=$h/proglink=$T/prog" <<-EOF >"$T/ho.txt" || return 1
+	sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=p
+	user cookie=0x0000000100000001 pid=7 tid=7 frames=4 end=outermost
+	    user @a:leaf+0x1 regs
+	    user @b:middle+0x1 sframe
+	    user @c:outer+0x1 sframe
+	    user @d:main+0x1 sframe
+	EOF
+	local rc
+	timeout 20 $R --summary "$T/ho.txt" >"$T/ho.out" 2>"$T/ho.err"
+	rc=$?
+	[ $rc = 0 ] || { echo "exit $rc (124: hung) $(head -2 "$T/ho.err")"; return 1; }
+	grep -q 'user frames: 4, symbolized 0 (0.00%)' "$T/ho.out" ||
+		{ echo "$(grep 'user frames' "$T/ho.out")"; return 1; }
+	grep -q 'fifolink: a symbolic link' "$T/ho.err" && grep -q 'objs/fifo: not a regular file' "$T/ho.err" ||
+		{ echo "stderr: $(head -4 "$T/ho.err" | tr '\n' ' ')"; return 1; }
+}
+t hostile-object-paths hostile_objects
+
+# Privileges are dropped (to SUDO_UID/SUDO_GID, else nobody) before any ELF
+# is parsed: elfspy.so logs the effective ids at each elf_begin().  The
+# objects, opened before, under a directory only root may enter, are
+# still symbolized.
+drops_privileges() {
+	[ "$(id -u)" = 0 ] || { echo "(not root: nothing to drop)"; return 0; }
+	gcc -O2 -shared -fPIC -o "$T/elfspy.so" $D/elfspy.c -ldl || return 1
+	rm -f "$T/spy1" "$T/spy2"
+	ELFSPY_LOG=$T/spy1 SUDO_UID=12345 SUDO_GID=12346 LD_PRELOAD=$T/elfspy.so \
+		$R --folded "$T/profile.txt" >"$T/dp1" || return 1
+	ELFSPY_LOG=$T/spy2 LD_PRELOAD=$T/elfspy.so env -u SUDO_UID -u SUDO_GID \
+		$R --folded "$T/profile.txt" >"$T/dp2" || return 1
+	diff -u "$T/profile.expected" "$T/dp1" && diff -u "$T/profile.expected" "$T/dp2" || return 1
+	[ -s "$T/spy1" ] && [ "$(sort -u "$T/spy1")" = "euid=12345 egid=12346" ] ||
+		{ echo "with SUDO_UID: $(sort -u "$T/spy1" | tr '\n' ' ')"; return 1; }
+	[ -s "$T/spy2" ] && [ "$(sort -u "$T/spy2")" = "euid=$(id -u nobody) egid=$(id -g nobody)" ] ||
+		{ echo "without: $(sort -u "$T/spy2" | tr '\n' ' ')"; return 1; }
+}
+t drops-privileges-before-elf drops_privileges
+
 # ---- binary robustness, live mode, garbage ----------------------------------
 binary_malformed() {
 	local size

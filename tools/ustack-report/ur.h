@@ -92,7 +92,9 @@ struct sym_opts {
 	int lines;		/* -l: source file:line */
 };
 void symbolize_init(const struct sym_opts *o);
-void symbolize_all(struct recs *r);
+void symbolize_open(struct recs *r);	/* as root: descriptors only */
+void symbolize_all(struct recs *r);	/* parses ELF/DWARF */
+int open_regular(int dirfd, const char *path, int nofollow);
 struct objstat {
 	const char *name;
 	const char *build_id;	/* hex, or NULL */
