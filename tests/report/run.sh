@@ -346,6 +346,64 @@ $U_LEAF" "Web_Content;main;leaf;tick 1" || return 1
 }
 t comm-with-spaces comm_with_spaces
 
+# Streams from kernels before the escape: raw blanks in comm and paths.
+comm_with_spaces_raw() {
+	printf '%s\n' "${S_A//comm=p/comm=Web Content}" "$U_LEAF" >"$T/raw.s"
+	"${GEN[@]}" --raw-names <"$T/raw.s" >"$T/raw.txt" || return 1
+	grep -q 'comm=Web Content$' "$T/raw.txt" || { echo "gen.py: not raw"; return 1; }
+	[ "$($R --folded "$T/raw.txt")" = "Web_Content;main;leaf;tick 1" ] || return 1
+	$R "$T/raw.txt" | grep -q '^Web Content 7/7 \[000\]'
+}
+t comm-with-spaces-raw comm_with_spaces_raw
+
+# Hostile names: comm and an object path holding a newline, blanks, ';',
+# '<', a backslash and a byte that is not UTF-8.  The kernel writes them
+# escaped ("\012"); ustack-report decodes them (the object is opened and
+# symbolized by its real name) and each output escapes what its format
+# needs: perf and summary lines hold no control character, folded frames
+# no ';' or newline, the SVG stays well-formed.  Binary records carry the
+# raw bytes and give the same output.
+HD=$T/$'h d\n;<x>\\\xff'
+hostile_names() {
+	mkdir -p "$HD" && cp "$T/prog" "$HD/" || return 1
+	printf '%s\n' 'sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=\012x\040y;<z>\134\377' \
+		'    kernel 0xffffffff81000010 tick+0x10' \
+		'user cookie=0x0000000100000001 pid=7 tid=7 frames=2 end=outermost' \
+		'    user @hp:leaf+0x1 regs' '    user @hp:main+0x10 sframe' >"$T/hn.s"
+	python3 $D/gen.py --obj "hp=$HD/prog" <"$T/hn.s" >"$T/hn.txt" &&
+		python3 $D/gen.py --obj "hp=$HD/prog" --binary --kallsyms "$T/hn.ks" <"$T/hn.s" >"$T/hn.bin" ||
+		{ echo gen.py; return 1; }
+	# the stream as the kernel writes it: one record per line, names escaped
+	[ "$(wc -l <"$T/hn.txt")" = 5 ] && grep -qF 'comm=\012x\040y;<z>\134'$'\xff' "$T/hn.txt" &&
+		grep -qF '/h\040d\012;<x>\134'$'\xff''/prog+0x' "$T/hn.txt" || { echo "stream: $(head -c 300 "$T/hn.txt")"; return 1; }
+	local want='\012x_y:<z>\134\377;main;leaf;tick 1' in
+	for in in "$T/hn.txt" "--kallsyms $T/hn.ks $T/hn.bin"; do
+		[ "$($R --folded $in)" = "$want" ] || { echo "folded ($in): $($R --folded $in | head -3)"; return 1; }
+		$R -v $in >"$T/hn.perf" || return 1
+		# header, kernel frame, 2 user frames, blank line
+		[ "$(wc -l <"$T/hn.perf")" = 5 ] || { echo "perf lines: $(head -6 "$T/hn.perf")"; return 1; }
+		grep -qF '\012x y;<z>\134\377 7/7 [000]' "$T/hn.perf" &&
+			grep -qF " leaf+0x1 ($T/h d\\012;<x>\\134\\377/prog) method=regs" "$T/hn.perf" ||
+			{ echo "perf: $(head -3 "$T/hn.perf")"; return 1; }
+		! LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f\x80-\xff]' "$T/hn.perf" ||
+			{ echo "perf output holds control or non-UTF-8 bytes"; return 1; }
+		$R --summary $in >"$T/hn.sum" || return 1
+		grep -qF "100.00% symbolized  $T/h d\\012;<x>\\134\\377/prog build-id=" "$T/hn.sum" ||
+			{ echo "summary: $(grep symbolized "$T/hn.sum")"; return 1; }
+		$R --svg $in >"$T/hn.svg" && xmllint --noout "$T/hn.svg" || { echo "svg"; return 1; }
+		python3 - "$T/hn.svg" <<-'EOF' || return 1
+		import sys, xml.dom.minidom as m
+		d = m.parse(sys.argv[1])
+		t = [x.firstChild.data for x in d.getElementsByTagName("title") if x.firstChild]
+		if "\\012x_y:<z>\\134\\377 (1 sample, 100.00%)" not in t:
+		    sys.exit("svg titles: %r" % t)
+		EOF
+	done
+	$R -v "$T/hn.txt" >"$T/hn1" && $R -v --kallsyms "$T/hn.ks" "$T/hn.bin" >"$T/hn2" &&
+		diff -u "$T/hn1" "$T/hn2" || { echo "binary differs from text"; return 1; }
+}
+t hostile-names hostile_names
+
 kernel_unresolved() {
 	# the kernel prints a bare address for a return address it cannot name
 	printf '%s\n' 'sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=p' \
