@@ -6,7 +6,8 @@
  * Per object (dl_iterate_phdr):
  *   - PT_GNU_SFRAME: the section is already mapped; register it in place.
  *   - else the per-user cache (cache_fmt.h), keyed by the GNU build-id read
- *     from the mapped PT_NOTE.  On a miss, `sframe-register gen --cache`
+ *     from the mapped PT_NOTE and by the identity of the object's file
+ *     (device, inode, size, times).  On a miss, `sframe-register gen --cache`
  *     fills it: a separate process (posix_spawn, waited for), so the shim
  *     stays small (no libelf/libdw in every process) and a generator crash
  *     cannot take the program down.  The entry is mapped privately, its v3
