@@ -22,7 +22,7 @@ module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/module modules
 
 tools:
-	for d in $(TOOLS); do $(MAKE) -C $$d || exit 1; done
+	for d in $(TOOLS); do $(MAKE) -C $$d PREFIX=$(PREFIX) || exit 1; done
 
 check:
 	bash scripts/check.sh

@@ -2,7 +2,7 @@
 /*
  * cachecheck CACHE GENFILE BASE: relocate the shim's cache entry CACHE as
  * the shim does (shim_sframe_relocate) for an object loaded with bias BASE,
- * then compare, PC by PC, its rules at pc + BASE (sframe_core's
+ * then compare, PC by PC, its rules at pc + BASE (ustack_sframe's
  * ustack_sframe_find) with those of GENFILE's .sframe (`gen --version 3` output of
  * the same object) at pc.  Prints "cachecheck: N PCs, M differ".
  */

@@ -318,24 +318,38 @@ if ! gcc $CFLAGS_T -o "$W/cachecheck" "$R/cachecheck.c" "$T/shim_sframe.c" \
 	! gcc -O2 -o "$W/dlmain" "$R/dlmain.c" -L"$W" -la \
 		-Wl,--enable-new-dtags,-rpath,"$W" 2>>"$W/cc.err" ||
 	! gcc $CFLAGS_T -o "$W/apitest" "$R/apitest.c" -L"$T" -lsframe-register \
-		-Wl,-rpath,"$T" 2>>"$W/cc.err"; then
+		-Wl,-rpath,"$T" 2>>"$W/cc.err" ||
+	! gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
+		"$ROOT/module/ustack_sframe.c" -ldl 2>>"$W/cc.err" ||
+	! gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err"; then
 	fail shim-build "$(head -3 "$W/cc.err")"
 	exit 0
 fi
 pass shim-build
 
 P=$W/prog_O2
-shim_env() { env LD_PRELOAD="$SHIM" "$@"; }
+# The shim ignores every USTACK_* variable in root processes: as root, its
+# tests run as nobody, their cache directories under $U (nobody's).
+U=$W/u
+mkdir -p "$U"
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$W"
+	chown nobody "$U"
+	asuser() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+else
+	asuser() { "$@"; }
+fi
+shim_env() { asuser env LD_PRELOAD="$SHIM" "$@"; }
 
 # Without /dev/sframe the shim does nothing: same output, nothing on stderr,
 # no cache directory created.
 same=1
 for cmd in "$P 6" "python3.11 -c print(sum(range(10)))" "ls -d /" "$W/dlmain $W/sub/libb.so"; do
 	a=$($cmd 2>&1)
-	b=$(shim_env USTACK_CACHE_DIR="$W/nocache" $cmd 2>&1)
+	b=$(shim_env USTACK_CACHE_DIR="$U/nocache" $cmd 2>&1)
 	[ "$a" = "$b" ] || { same=0; echo "  differs: $cmd" >&2; }
 done
-if [ $same = 1 ] && [ ! -e "$W/nocache" ]; then
+if [ $same = 1 ] && [ ! -e "$U/nocache" ]; then
 	pass shim-silent-without-device
 else
 	fail shim-silent-without-device "output differs or cache dir created"
@@ -351,13 +365,13 @@ else
 	fail run-preloads-shim "rc=$rc out=$out"
 fi
 
-# Cache: a miss generates <build-id>.v3.sframe in the per-user directory,
+# Cache: a miss generates <build-id>-<file>.v3.sframe in the per-user directory,
 # the next run hits; a replaced file (other build-id) is never used.
-CD=$W/cache
+CD=$U/cache
 libc=/lib/x86_64-linux-gnu/libc.so.6
 libc_id=$(readelf -n "$libc" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 l1=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$CD" "$P" 6 2>&1 >/dev/null)
-f=$CD/$libc_id.v3.sframe
+f=$(ls "$CD"/$libc_id*.v3.sframe 2>/dev/null | head -1)
 m1=$(stat -c %Y.%i "$f" 2>/dev/null)
 l2=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$CD" "$P" 6 2>&1 >/dev/null)
 m2=$(stat -c %Y.%i "$f" 2>/dev/null)
@@ -369,15 +383,131 @@ else
 	fail shim-cache-miss-then-hit "first: $(grep libc <<<"$l1" | head -2 | tr '\n' ' ') second: $(grep libc <<<"$l2" | head -2 | tr '\n' ' ')"
 fi
 # USTACK_SHIM_NOGEN=1: use existing entries only, never start the helper
-shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/nogen" "$P" 6 >/dev/null 2>&1
-if [ -d "$W/nogen" ] && [ -z "$(ls -A "$W/nogen")" ]; then
+shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$U/nogen" "$P" 6 >/dev/null 2>&1
+if [ -d "$U/nogen" ] && [ -z "$(ls -A "$U/nogen")" ]; then
 	pass shim-nogen
 else
-	fail shim-nogen "entries generated: $(ls "$W/nogen" 2>&1 | head -2)"
+	fail shim-nogen "entries generated: $(ls "$U/nogen" 2>&1 | head -2)"
 fi
+# The helper inherits none of the program's descriptors: fd 7 (a file) and
+# fd 9 (a pipe's write end, whose reader would never see end of file)
+# are open, not close-on-exec, in the program; fdhelper.sh logs its own.
+printf '#!/bin/sh\nls /proc/$$/fd | tr "\\n" " " >>"%s/helperfds"\necho >>"%s/helperfds"\nexec "%s" "$@"\n' \
+	"$U" "$U" "$SR" >"$W/fdhelper.sh"
+chmod 755 "$W/fdhelper.sh"
+shim_env USTACK_SHIM_FORCE=1 USTACK_CACHE_DIR="$U/fdcache" USTACK_SFRAME_REGISTER="$W/fdhelper.sh" \
+	"$P" 6 7>/dev/null 9> >(cat >/dev/null) >/dev/null 2>&1
+if [ -s "$U/helperfds" ] && ! grep -qw -e 7 -e 9 "$U/helperfds"; then
+	pass shim-helper-inherits-no-fds
+else
+	fail shim-helper-inherits-no-fds "helper descriptors: $(head -3 "$U/helperfds" 2>&1 | tr '\n' '|')"
+fi
+
+# A fork() in one thread while another waits for the helper (slowhelper.sh
+# takes 3 s for libslow.so) does not wait for it: the shim's lock is not
+# held meanwhile.  And the helper's time limit holds under a signal every
+# 20 ms (a profiler's timer): a shim built with a 2 s limit gives up on a
+# helper that hangs for 20 s after about 2 s, not when the helper ends.
+printf '#!/bin/sh\ncase "$*" in *libslow*) [ -n "$SLOW_HANG" ] && exec sleep 20; sleep 3;; esac\nexec "%s" "$@"\n' \
+	"$SR" >"$W/slowhelper.sh"
+chmod 755 "$W/slowhelper.sh"
+mkdir -p "$W/short"
+cp "$W/libcb.so" "$W/libslow.so"
+if gcc -O2 -o "$W/helperwait" "$R/helperwait.c" -ldl -lpthread 2>"$W/cc.err" &&
+	gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -DHELPER_TIMEOUT_MS=2000 -I"$T" -I"$ROOT/include" \
+		-I"$ROOT/module" -fPIC -shared -fvisibility=hidden -o "$W/short/libsframe-register.so" \
+		"$T/shim.c" "$T/shim_sframe.c" "$T/libustack.c" -ldl 2>>"$W/cc.err"; then
+	out=$(shim_env USTACK_SHIM_FORCE=1 USTACK_CACHE_DIR="$U/forkcache" \
+		USTACK_SFRAME_REGISTER="$W/slowhelper.sh" timeout 60 "$W/helperwait" fork "$W/libslow.so" 2>&1)
+	read -r fms dms <<<"$(sed -n 's/^fork \([0-9]*\) ms, dlopen \([0-9]*\) ms$/\1 \2/p' <<<"$out")"
+	if [ -n "$fms" ] && [ "$fms" -lt 1000 ] && [ "$dms" -ge 2500 ]; then
+		pass shim-fork-does-not-wait-for-helper
+	else
+		fail shim-fork-does-not-wait-for-helper "$out"
+	fi
+	out=$(asuser env LD_PRELOAD="$W/short/libsframe-register.so" USTACK_SHIM_FORCE=1 \
+		USTACK_CACHE_DIR="$U/eintrcache" USTACK_SFRAME_REGISTER="$W/slowhelper.sh" SLOW_HANG=1 \
+		timeout 60 "$W/helperwait" eintr "$W/libslow.so" 2>&1)
+	read -r dms sigs <<<"$(sed -n 's/^dlopen \([0-9]*\) ms, \([0-9]*\) signals$/\1 \2/p' <<<"$out")"
+	if [ -n "$dms" ] && [ "$dms" -ge 1500 ] && [ "$dms" -lt 6000 ] && [ "$sigs" -gt 50 ]; then
+		pass shim-helper-deadline-survives-signals
+	else
+		fail shim-helper-deadline-survives-signals "$out"
+	fi
+else
+	fail shim-helper-wait-build "$(head -3 "$W/cc.err")"
+fi
+
+# A malformed object whose PT_GNU_SFRAME or PT_NOTE lies outside its
+# PT_LOAD segments (ld.so ignores both) is loaded, not read out of bounds:
+# the shim checks each against the loaded segments.
+gcc -O2 -shared -fPIC -Wa,--gsframe -o "$W/libbadsf.so" "$R/libcb.c" 2>/dev/null
+cp "$W/libcb.so" "$W/libbadnote.so"
+python3 - "$W/libbadsf.so" "$W/libbadnote.so" <<'EOF'
+import struct, sys
+for path, ptype in ((sys.argv[1], 0x6474e554), (sys.argv[2], 4)):
+    b = bytearray(open(path, "rb").read())
+    phoff, = struct.unpack_from("<Q", b, 32)
+    phentsize, phnum = struct.unpack_from("<HH", b, 54)
+    for i in range(phnum):
+        o = phoff + i * phentsize
+        if struct.unpack_from("<I", b, o)[0] == ptype:
+            struct.pack_into("<Q", b, o + 16, 0x7fff0000)     # p_vaddr
+            struct.pack_into("<Q", b, o + 40, 0x1000)         # p_memsz
+    open(path, "wb").write(b)
+EOF
+bad=""
+for l in libbadsf.so libbadnote.so; do
+	[ "$("$W/helperwait" open "$W/$l" 2>&1)" = opened ] || bad="$bad $l: not loadable without the shim;"
+	out=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$U/badphdr" \
+		"$W/helperwait" open "$W/$l" 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ "$out" = opened ] || bad="$bad $l: exit $rc $out;"
+done
+if [ -z "$bad" ]; then
+	pass shim-phdr-outside-load
+else
+	fail shim-phdr-outside-load "$bad"
+fi
+
+# A forged build-id does not poison the cache: libforged.so (other code)
+# carries libreal.so's build-id; its entry, made first, is not used for
+# libreal.so, whose file is another.  And an entry writable by group or
+# others is not trusted (USTACK_SHIM_NOGEN: none is made instead).
+mkdir -p "$W/forged"
+cp "$W/libcb.so" "$W/libreal.so"
+gcc -O2 -shared -fPIC -o "$W/forged/libforged.so" "$R/liba.c" 2>/dev/null
+python3 - "$W/libreal.so" "$W/forged/libforged.so" <<'EOF'
+import subprocess, sys
+def bid(p):
+    out = subprocess.run(["readelf", "-n", p], capture_output=True, text=True).stdout
+    return bytes.fromhex(out.split("Build ID:")[1].split()[0])
+real, forged = bid(sys.argv[1]), bid(sys.argv[2])
+b = open(sys.argv[2], "rb").read()
+assert len(real) == len(forged) and b.count(forged) == 1
+open(sys.argv[2], "wb").write(b.replace(forged, real))
+EOF
+forge_run() { # LIB [VAR=VALUE...]: the shim's log lines about LIB
+	local lib=$1
+	shift
+	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/forgecache" "$@" \
+		"$W/helperwait" open "$lib" 2>&1 | grep -F "$(basename "$lib"):"
+}
+f1=$(forge_run "$W/forged/libforged.so")
+f2=$(forge_run "$W/libreal.so")
+chmod go+w "$U"/forgecache/*.v3.sframe 2>/dev/null
+f3=$(forge_run "$W/libreal.so" USTACK_SHIM_NOGEN=1)
+if [ "$(readelf -n "$W/libreal.so" | grep 'Build ID')" = "$(readelf -n "$W/forged/libforged.so" | grep 'Build ID')" ] &&
+	grep -q 'libforged.so: cache miss' <<<"$f1" && grep -q 'libreal.so: cache miss' <<<"$f2" &&
+	! grep -q 'libreal.so: cache hit' <<<"$f2$f3"; then
+	pass shim-cache-forged-build-id
+else
+	fail shim-cache-forged-build-id "forged: $(tr '\n' ' ' <<<"$f1") real: $(tr '\n' ' ' <<<"$f2") writable: $(tr '\n' ' ' <<<"$f3")"
+fi
+
 # 8 processes starting together on a cold cache: one helper per object
 for i in 1 2 3 4 5 6 7 8; do
-	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$W/herd" \
+	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/herd" \
 		"$P" 6 >"$W/herd.$i.out" 2>"$W/herd.$i.log" &
 done
 wait
@@ -391,13 +521,14 @@ else
 fi
 
 # corrupt or truncated entries are refused quietly; the program runs as ever
-mkdir -p "$W/badcache"
-cp "$CD"/*.v3.sframe "$W/badcache/"
-bf=$W/badcache/$libc_id.v3.sframe
+mkdir -p "$U/badcache"
+cp "$CD"/*.v3.sframe "$U/badcache/"
+[ "$(id -u)" = 0 ] && chown -R nobody "$U/badcache"
+bf=$(ls "$U"/badcache/$libc_id*.v3.sframe | head -1)
 python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[40:]=bytes((i*37)&255 for i in range(len(b)-40)); open(sys.argv[1],'wb').write(b)" "$bf"
-o1=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/badcache" "$P" 6 2>&1)
+o1=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$U/badcache" "$P" 6 2>&1)
 truncate -s 20 "$bf"
-o2=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$W/badcache" "$P" 6 2>&1)
+o2=$(shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_NOGEN=1 USTACK_CACHE_DIR="$U/badcache" "$P" 6 2>&1)
 if [ "$o1" = "$("$P" 6)" ] && [ "$o2" = "$o1" ]; then
 	pass shim-corrupt-cache-harmless
 else
@@ -405,7 +536,7 @@ else
 fi
 # the vDSO: its image is saved as <build-id>.vdso.so and gets an entry too
 vd=$(ls "$CD"/*.vdso.so 2>/dev/null | head -1)
-if [ -n "$vd" ] && [ -f "${vd%.vdso.so}.v3.sframe" ] && grep -q '\[vdso\]: ready' <<<"$l1" &&
+if [ -n "$vd" ] && ls "${vd%.vdso.so}"-*.v3.sframe >/dev/null 2>&1 && grep -q '\[vdso\]: ready' <<<"$l1" &&
 	"$SR" gen "$vd" -o "$W/vdso.g" >/dev/null 2>&1 && "$SR" check "$W/vdso.g" >/dev/null 2>&1; then
 	pass shim-vdso
 else
@@ -417,8 +548,8 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/n
 	setpriv --reuid=nobody --regid=nogroup --clear-groups env -u USTACK_CACHE_DIR \
 		XDG_CACHE_HOME="$W/xdg" USTACK_SHIM_FORCE=1 LD_PRELOAD="$SHIM" \
 		USTACK_SFRAME_REGISTER="$SR" /bin/true 2>/dev/null
-	if [ -f "$W/xdg/ustack/$libc_id.v3.sframe" ] &&
-		[ "$(stat -c %U "$W/xdg/ustack/$libc_id.v3.sframe")" = nobody ]; then
+	xf=$(ls "$W"/xdg/ustack/$libc_id*.v3.sframe 2>/dev/null | head -1)
+	if [ -n "$xf" ] && [ "$(stat -c %U "$xf")" = nobody ]; then
 		pass shim-cache-per-user-dir
 	else
 		fail shim-cache-per-user-dir "no entry in \$XDG_CACHE_HOME/ustack for nobody"
@@ -440,6 +571,35 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/n
 		fail shim-cache-system-dir "$(grep libc <<<"$out" | tr '\n' ' ') / $(grep libc <<<"$out2" | tr '\n' ' ')"
 	fi
 fi
+# Root (and set-id) processes ignore USTACK_*: with `sudo -E` a user must
+# not choose the program root runs as the helper, nor root's cache.  In a
+# private mount namespace (a tmpfs on /var/cache/ustack), with fakedev.so
+# standing in for /dev/sframe: root's shim runs the helper next to the
+# library and fills /var/cache/ustack; a process whose uid is not its
+# euid generates nothing.  evil.sh is never run, evilcache never made.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	printf '#!/bin/sh\ntouch "%s/pwned"\n' "$W" >"$W/evil.sh"
+	chmod 755 "$W/evil.sh"
+	out=$(unshare -m --propagation private sh -c '
+		mount -t tmpfs -o mode=755 tmpfs /var/cache/ustack || exit 9
+		setpriv --ruid=nobody env LD_PRELOAD="$1/fakedev.so $2" \
+			USTACK_SFRAME_REGISTER="$1/evil.sh" USTACK_CACHE_DIR="$1/evilcache" \
+			USTACK_SHIM_DEBUG=1 "$3" 6 >/dev/null 2>"$1/setid.log"
+		echo "setid: $(ls /var/cache/ustack | wc -l)"
+		env LD_PRELOAD="$1/fakedev.so $2" \
+			USTACK_SFRAME_REGISTER="$1/evil.sh" USTACK_CACHE_DIR="$1/evilcache" \
+			USTACK_SHIM_DEBUG=1 "$3" 6 >/dev/null 2>"$1/root.log"
+		echo "root: $(ls /var/cache/ustack/'"$libc_id"'*.v3.sframe 2>/dev/null | wc -l)"
+		' sh "$W" "$SHIM" "$P" 2>&1)
+	if [ ! -e "$W/pwned" ] && [ ! -e "$W/evilcache" ] && [ ! -s "$W/root.log" ] &&
+		[ ! -s "$W/setid.log" ] && grep -qx 'setid: 0' <<<"$out" &&
+		grep -qx 'root: 1' <<<"$out"; then
+		pass shim-root-ignores-env
+	else
+		fail shim-root-ignores-env "pwned: $([ -e "$W/pwned" ] && echo yes || echo no), evilcache: $([ -e "$W/evilcache" ] && echo yes || echo no), log: $(head -c 200 "$W/root.log" | tr '\n' ' '), $(tr '\n' ' ' <<<"$out")"
+	fi
+fi
+
 # the cached entry, relocated as the shim does, gives gen's rules
 "$SR" gen "$libc" -o "$W/libc.g3" --version 3 >/dev/null 2>&1
 out=$("$W/cachecheck" "$f" "$W/libc.g3" 0x7f1234560000 2>&1)
@@ -482,12 +642,9 @@ fi
 # through an -O2 main without frame pointers, a dlopen'd library and libc's
 # qsort internals (libc, ld.so, main, libcb and the vDSO from the generated
 # cache; the shim and fakedev.so from their own PT_GNU_SFRAME).
-if gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
-	"$ROOT/module/ustack_sframe.c" -ldl 2>"$W/cc.err" &&
-	gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err" &&
-	gcc -O2 -fomit-frame-pointer -o "$W/btmain" "$R/btmain.c" 2>>"$W/cc.err"; then
+if gcc -O2 -fomit-frame-pointer -o "$W/btmain" "$R/btmain.c" 2>"$W/cc.err"; then
 	for round in cold warm; do
-		out=$(env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$W/btcache" \
+		out=$(asuser env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$U/btcache" \
 			USTACK_SFRAME_REGISTER="$SR" "$W/btmain" "$W/libcb.so" 2>&1)
 		if [ $? = 0 ] && grep -q 'registrations 7' <<<"$out" &&
 			grep -q 'backtrace [0-9]* frames, walk [0-9]* (end 0), 0 differ$' <<<"$out"; then
@@ -497,7 +654,7 @@ if gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/faked
 		fi
 	done
 	# and it can fail: without the cache nothing is registered for libc
-	out=$(env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$W/btempty" \
+	out=$(asuser env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$U/btempty" \
 		USTACK_SHIM_NOGEN=1 "$W/btmain" "$W/libcb.so" 2>&1)
 	if grep -q 'length differs' <<<"$out"; then
 		pass walk-without-cache-stops
@@ -520,6 +677,32 @@ if gcc -O2 -fomit-frame-pointer -o "$W/vm_bt" "$R/vm_bt.c" -ldl 2>"$W/cc.err"; t
 	fi
 else
 	fail vm-bt-without-kernel "build: $(head -2 "$W/cc.err")"
+fi
+
+# ustack_backtrace() is async-signal-safe: it runs on an 8 KiB alternate
+# signal stack (guard page below), and neither allocates nor scans nor
+# starts the helper (libasync.so, dlopen'ed by bare name, is still
+# unregistered: the call uses only what is registered).
+cp "$W/libcb.so" "$W/libasync.so"
+if gcc $CFLAGS_T -o "$W/asyncsafe" "$R/asyncsafe.c" -L"$T" -lsframe-register \
+	-Wl,-rpath,"$T" -ldl 2>"$W/cc.err"; then
+	out=$("$W/asyncsafe" altstack 2>&1)
+	rc=$?
+	if [ $rc = 0 ] && [ "$out" = "altstack: -1, -1" ]; then
+		pass api-backtrace-on-sigaltstack
+	else
+		fail api-backtrace-on-sigaltstack "exit $rc: $out"
+	fi
+	out=$(asuser env LD_LIBRARY_PATH="$W" USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 \
+		USTACK_CACHE_DIR="$U/asynccache" "$W/asyncsafe" nomalloc libasync.so 2>"$W/async.log")
+	during=$(sed -n '/^marker: before/,/^marker: after/p' "$W/async.log" | grep -v '^marker')
+	if [ "$out" = "nomalloc: 0 calls" ] && [ -z "$during" ]; then
+		pass api-backtrace-no-malloc-no-helper
+	else
+		fail api-backtrace-no-malloc-no-helper "$out; during the call: $(head -3 <<<"$during" | tr '\n' ' ')"
+	fi
+else
+	fail api-backtrace-async-build "$(head -3 "$W/cc.err")"
 fi
 
 # The API without kernel support fails cleanly.

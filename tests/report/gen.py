@@ -8,13 +8,44 @@ A scenario is the text record format, except that user frame lines say
 and are expanded to `user 0x<ip> <method> <path>+0x<file offset>`, the file
 offset computed from nm and the PT_LOAD program headers (readelf -lW).
 
-  gen.py --obj prog=RECORDED[=REAL] ... [--binary] [--kallsyms OUT] < scenario
+comm= values and object paths are written as the kernel writes them: every
+byte below 0x21, 0x7f and backslash as a backslash and three octal digits
+("\\012", "\\040", "\\134"); a scenario's comm= may use that escape for any
+byte.  Binary records carry the raw bytes.  --raw-names writes text as
+kernels before the escape did (raw bytes, spaces and all).  RECORDED may
+hold any bytes (it is written escaped too).
+
+  gen.py --obj prog=RECORDED[=REAL] ... [--binary] [--kallsyms OUT]
+         [--raw-names] < scenario
 """
 import argparse
+import os
 import re
 import struct
 import subprocess
 import sys
+
+# Text is handled as latin-1 str: one character per byte, any byte.
+RAW_NAMES = False
+
+
+def unescape(v):
+    return re.sub(r"\\([0-3][0-7][0-7])", lambda m: chr(int(m.group(1), 8)), v)
+
+
+def kescape(v):
+    if RAW_NAMES:
+        return v
+    return "".join("\\%03o" % ord(c) if ord(c) < 0x21 or ord(c) == 0x7f or c == "\\"
+                   else c for c in v)
+
+
+def fix_comm(line):
+    """A sample line with its comm= value as the kernel writes it."""
+    m = re.search(r"comm=(.*?)(?= [a-z_]+=|$)", line)
+    if not m or not line.startswith("sample"):
+        return line
+    return line[:m.start(1)] + kescape(unescape(m.group(1))) + line[m.end(1):]
 
 METHODS = {"regs": 0, "sframe": 1, "fp": 2, "signal": 3, "entry": 4}
 ENDS = {"outermost": 0, "fault": 1, "depth": 2, "no-info": 3,
@@ -56,8 +87,8 @@ def expand(line, objs):
     o = objs[m.group(1)]
     start, size = o.syms[m.group(2)]
     vaddr = start + (size if m.group(3) == "end" else int(m.group(3), 16))
-    return "    user 0x%x %s %s+0x%x" % (o.base + vaddr, m.group(4), o.recorded,
-                                       o.offset(vaddr))
+    return "    user 0x%x %s %s+0x%x" % (o.base + vaddr, m.group(4),
+                                       kescape(o.recorded), o.offset(vaddr))
 
 
 def kv(words):
@@ -86,7 +117,7 @@ def binary(lines, kallsyms):
         if kind == "sample":
             d = kv(line.split())
             comm = re.search(r"comm=(.*?)(?= [a-z_]+=|$)", line).group(1)
-            comm = comm.encode()[:15]
+            comm = unescape(comm).encode("latin-1")[:15]
             ev = d["event"]
             nr = -1
             if ev.startswith("syscall:"):
@@ -118,10 +149,11 @@ def binary(lines, kallsyms):
             for f in frames:
                 if f[0] != "user":
                     continue
-                obj, off = f[3].rsplit("+", 1)
+                obj, off = " ".join(f[3:]).rsplit("+", 1)
+                obj = unescape(obj)
                 if obj not in offs:
                     offs[obj] = len(strtab)
-                    strtab += obj.encode() + b"\0"
+                    strtab += obj.encode("latin-1") + b"\0"
                 fr += struct.pack("<QQIB3x", int(f[1], 16), int(off, 16),
                                   offs[obj], METHODS[f[2]])
                 n += 1
@@ -144,13 +176,19 @@ def main():
     ap.add_argument("--obj", action="append", default=[])
     ap.add_argument("--binary", action="store_true")
     ap.add_argument("--kallsyms")
+    ap.add_argument("--raw-names", action="store_true")
     a = ap.parse_args()
+    global RAW_NAMES
+    RAW_NAMES = a.raw_names
     objs = {}
     for i, spec in enumerate(a.obj):
-        name, rest = spec.split("=", 1)
+        name, rest = os.fsencode(spec).decode("latin-1").split("=", 1)
         recorded, _, real = rest.partition("=")
-        objs[name] = Obj(recorded, real or recorded, 0x555555554000 + i * 0x10000000)
-    lines = [expand(l.rstrip("\n"), objs) for l in sys.stdin]
+        real = real or recorded
+        objs[name] = Obj(recorded, os.fsdecode(real.encode("latin-1")),
+                         0x555555554000 + i * 0x10000000)
+    lines = [expand(fix_comm(l.rstrip("\n")), objs)
+             for l in sys.stdin.buffer.read().decode("latin-1").splitlines()]
     if a.binary:
         ksyms = {}
         sys.stdout.buffer.write(binary(lines, ksyms))
@@ -159,7 +197,7 @@ def main():
                 for addr in sorted(ksyms):
                     f.write("%016x T %s\n" % (addr, ksyms[addr]))
     else:
-        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.buffer.write(("\n".join(lines) + "\n").encode("latin-1"))
 
 
 if __name__ == "__main__":

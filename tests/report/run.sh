@@ -346,6 +346,64 @@ $U_LEAF" "Web_Content;main;leaf;tick 1" || return 1
 }
 t comm-with-spaces comm_with_spaces
 
+# Streams from kernels before the escape: raw blanks in comm and paths.
+comm_with_spaces_raw() {
+	printf '%s\n' "${S_A//comm=p/comm=Web Content}" "$U_LEAF" >"$T/raw.s"
+	"${GEN[@]}" --raw-names <"$T/raw.s" >"$T/raw.txt" || return 1
+	grep -q 'comm=Web Content$' "$T/raw.txt" || { echo "gen.py: not raw"; return 1; }
+	[ "$($R --folded "$T/raw.txt")" = "Web_Content;main;leaf;tick 1" ] || return 1
+	$R "$T/raw.txt" | grep -q '^Web Content 7/7 \[000\]'
+}
+t comm-with-spaces-raw comm_with_spaces_raw
+
+# Hostile names: comm and an object path holding a newline, blanks, ';',
+# '<', a backslash and a byte that is not UTF-8.  The kernel writes them
+# escaped ("\012"); ustack-report decodes them (the object is opened and
+# symbolized by its real name) and each output escapes what its format
+# needs: perf and summary lines hold no control character, folded frames
+# no ';' or newline, the SVG stays well-formed.  Binary records carry the
+# raw bytes and give the same output.
+HD=$T/$'h d\n;<x>\\\xff'
+hostile_names() {
+	mkdir -p "$HD" && cp "$T/prog" "$HD/" || return 1
+	printf '%s\n' 'sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=\012x\040y;<z>\134\377' \
+		'    kernel 0xffffffff81000010 tick+0x10' \
+		'user cookie=0x0000000100000001 pid=7 tid=7 frames=2 end=outermost' \
+		'    user @hp:leaf+0x1 regs' '    user @hp:main+0x10 sframe' >"$T/hn.s"
+	python3 $D/gen.py --obj "hp=$HD/prog" <"$T/hn.s" >"$T/hn.txt" &&
+		python3 $D/gen.py --obj "hp=$HD/prog" --binary --kallsyms "$T/hn.ks" <"$T/hn.s" >"$T/hn.bin" ||
+		{ echo gen.py; return 1; }
+	# the stream as the kernel writes it: one record per line, names escaped
+	[ "$(wc -l <"$T/hn.txt")" = 5 ] && grep -qF 'comm=\012x\040y;<z>\134'$'\xff' "$T/hn.txt" &&
+		grep -qF '/h\040d\012;<x>\134'$'\xff''/prog+0x' "$T/hn.txt" || { echo "stream: $(head -c 300 "$T/hn.txt")"; return 1; }
+	local want='\012x_y:<z>\134\377;main;leaf;tick 1' in
+	for in in "$T/hn.txt" "--kallsyms $T/hn.ks $T/hn.bin"; do
+		[ "$($R --folded $in)" = "$want" ] || { echo "folded ($in): $($R --folded $in | head -3)"; return 1; }
+		$R -v $in >"$T/hn.perf" || return 1
+		# header, kernel frame, 2 user frames, blank line
+		[ "$(wc -l <"$T/hn.perf")" = 5 ] || { echo "perf lines: $(head -6 "$T/hn.perf")"; return 1; }
+		grep -qF '\012x y;<z>\134\377 7/7 [000]' "$T/hn.perf" &&
+			grep -qF " leaf+0x1 ($T/h d\\012;<x>\\134\\377/prog) method=regs" "$T/hn.perf" ||
+			{ echo "perf: $(head -3 "$T/hn.perf")"; return 1; }
+		! LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f\x80-\xff]' "$T/hn.perf" ||
+			{ echo "perf output holds control or non-UTF-8 bytes"; return 1; }
+		$R --summary $in >"$T/hn.sum" || return 1
+		grep -qF "100.00% symbolized  $T/h d\\012;<x>\\134\\377/prog build-id=" "$T/hn.sum" ||
+			{ echo "summary: $(grep symbolized "$T/hn.sum")"; return 1; }
+		$R --svg $in >"$T/hn.svg" && xmllint --noout "$T/hn.svg" || { echo "svg"; return 1; }
+		python3 - "$T/hn.svg" <<-'EOF' || return 1
+		import sys, xml.dom.minidom as m
+		d = m.parse(sys.argv[1])
+		t = [x.firstChild.data for x in d.getElementsByTagName("title") if x.firstChild]
+		if "\\012x_y:<z>\\134\\377 (1 sample, 100.00%)" not in t:
+		    sys.exit("svg titles: %r" % t)
+		EOF
+	done
+	$R -v "$T/hn.txt" >"$T/hn1" && $R -v --kallsyms "$T/hn.ks" "$T/hn.bin" >"$T/hn2" &&
+		diff -u "$T/hn1" "$T/hn2" || { echo "binary differs from text"; return 1; }
+}
+t hostile-names hostile_names
+
 kernel_unresolved() {
 	# the kernel prints a bare address for a return address it cannot name
 	printf '%s\n' 'sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=p' \
@@ -507,6 +565,56 @@ symbolize_root() {
 		{ echo "summary lacks (not found)"; return 1; }
 }
 t symbolize-root-debuginfo symbolize_root
+
+# ---- objects chosen by the recorded users ------------------------------------
+# Object paths come from any user's processes; run as root, ustack-report
+# opens only regular files, no symlink as the last component: a FIFO (or a
+# symlink to one) would hang it, a device might act on open.  The frames
+# stay unsymbolized, the run ends at once.
+hostile_objects() {
+	local h=$T/objs
+	mkdir -p "$h"
+	mkfifo "$h/fifo" && ln -s "$h/fifo" "$h/fifolink" && ln -s /dev/zero "$h/devlink" &&
+		ln -s "$T/prog" "$h/proglink" || return 1
+	python3 $D/gen.py --obj "a=$h/fifo=$T/prog" --obj "b=$h/fifolink=$T/prog" \
+		--obj "c=$h/devlink=$T/prog" --obj "d=$h/proglink=$T/prog" <<-EOF >"$T/ho.txt" || return 1
+	sample cookie=0x0000000100000001 pid=7 tid=7 cpu=0 time=10 event=cpu-clock comm=p
+	user cookie=0x0000000100000001 pid=7 tid=7 frames=4 end=outermost
+	    user @a:leaf+0x1 regs
+	    user @b:middle+0x1 sframe
+	    user @c:outer+0x1 sframe
+	    user @d:main+0x1 sframe
+	EOF
+	local rc
+	timeout 20 $R --summary "$T/ho.txt" >"$T/ho.out" 2>"$T/ho.err"
+	rc=$?
+	[ $rc = 0 ] || { echo "exit $rc (124: hung) $(head -2 "$T/ho.err")"; return 1; }
+	grep -q 'user frames: 4, symbolized 0 (0.00%)' "$T/ho.out" ||
+		{ echo "$(grep 'user frames' "$T/ho.out")"; return 1; }
+	grep -q 'fifolink: a symbolic link' "$T/ho.err" && grep -q 'objs/fifo: not a regular file' "$T/ho.err" ||
+		{ echo "stderr: $(head -4 "$T/ho.err" | tr '\n' ' ')"; return 1; }
+}
+t hostile-object-paths hostile_objects
+
+# Privileges are dropped (to SUDO_UID/SUDO_GID, else nobody) before any ELF
+# is parsed: elfspy.so logs the effective ids at each elf_begin().  The
+# objects, opened before, under a directory only root may enter, are
+# still symbolized.
+drops_privileges() {
+	[ "$(id -u)" = 0 ] || { echo "(not root: nothing to drop)"; return 0; }
+	gcc -O2 -shared -fPIC -o "$T/elfspy.so" $D/elfspy.c -ldl || return 1
+	rm -f "$T/spy1" "$T/spy2"
+	ELFSPY_LOG=$T/spy1 SUDO_UID=12345 SUDO_GID=12346 LD_PRELOAD=$T/elfspy.so \
+		$R --folded "$T/profile.txt" >"$T/dp1" || return 1
+	ELFSPY_LOG=$T/spy2 LD_PRELOAD=$T/elfspy.so env -u SUDO_UID -u SUDO_GID \
+		$R --folded "$T/profile.txt" >"$T/dp2" || return 1
+	diff -u "$T/profile.expected" "$T/dp1" && diff -u "$T/profile.expected" "$T/dp2" || return 1
+	[ -s "$T/spy1" ] && [ "$(sort -u "$T/spy1")" = "euid=12345 egid=12346" ] ||
+		{ echo "with SUDO_UID: $(sort -u "$T/spy1" | tr '\n' ' ')"; return 1; }
+	[ -s "$T/spy2" ] && [ "$(sort -u "$T/spy2")" = "euid=$(id -u nobody) egid=$(id -g nobody)" ] ||
+		{ echo "without: $(sort -u "$T/spy2" | tr '\n' ' ')"; return 1; }
+}
+t drops-privileges-before-elf drops_privileges
 
 # ---- binary robustness, live mode, garbage ----------------------------------
 binary_malformed() {

@@ -6,11 +6,19 @@
 ustack_load
 [ -f /usr/lib/libsframe-register.so ] || fail "libsframe-register.so not built"
 [ -x /usr/bin/sframe-register ] || fail "sframe-register not built"
-export USTACK_CACHE_DIR=/tmp/ustack-cache
+# Root ignores USTACK_CACHE_DIR (and every USTACK_* variable): its cache is
+# /var/cache/ustack, its helper /usr/bin/sframe-register.
+mkdir -p /var/cache
 out=$(sframe-register run -- bin/sframe_shim 200 1 /tests/vm/bin/sframe_lib 2>&1) ||
 	fail "$(echo "$out" | tail -n 40)"
 echo "$out"
+ls /var/cache/ustack/*.v3.sframe >/dev/null 2>&1 || fail "no entries in /var/cache/ustack"
 # Again, from the cache, with plain LD_PRELOAD.
 out=$(LD_PRELOAD=/usr/lib/libsframe-register.so bin/sframe_shim 200 2 /tests/vm/bin/sframe_lib 2>&1) ||
 	fail "preload: $(echo "$out" | tail -n 40)"
 echo "$out"
+# An unprivileged user: its own cache directory, from the environment.
+out=$(su -s /bin/sh nobody -c "USTACK_CACHE_DIR=/tmp/ustack-nobody sframe-register run -- bin/sframe_shim 50 3 /tests/vm/bin/sframe_lib" 2>&1) ||
+	fail "as nobody: $(echo "$out" | tail -n 40)"
+echo "nobody: $out"
+ls /tmp/ustack-nobody/*.v3.sframe >/dev/null 2>&1 || fail "no entries in nobody's cache"

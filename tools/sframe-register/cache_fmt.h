@@ -7,13 +7,21 @@
  * other users' shims also read (after their own directory, before
  * generating: a daemon without a writable home still finds root's entries).
  * Only directories owned by the user (or root, for the system one) and not
- * writable by group or others are used.  One file per object, named
- * "<build-id hex>.v3.sframe" (objects without a build-id are not cached).
+ * writable by group or others are used, and in them only entries owned by
+ * the user (root) and writable by nobody else, opened with O_NOFOLLOW.
+ * One file per object file, named "<build-id hex>-<16 hex>.v3.sframe"
+ * (objects without a build-id are not cached): the 16 hex digits hash the
+ * identity of the file the entry was made from (struct cache_src: device,
+ * inode, size, mtime, ctime), which the header holds and the shim compares
+ * with the object's own.  A build-id is whatever the object's builder
+ * wrote: keyed by it alone, one forged object run once by root would give
+ * its SFrame to every root process using the real one.  Nobody can give
+ * another file the real one's device and inode, nor choose a ctime.
  * Written by `sframe-register gen --cache OUT --build-id HEX FILE`, which
  * refuses when FILE's build-id is not HEX (the file was replaced since it
  * was mapped), atomically (temporary file + rename).
  *
- * Next to the entries: <build-id>.lock (flock: one generator per entry when
+ * Next to the entries: <name>.lock (flock: one generator per entry when
  * processes start together) and <build-id>.vdso.so (the vDSO's image, the
  * generator's input for it).
  *
@@ -26,9 +34,40 @@
 #define SFRAME_REGISTER_CACHE_FMT_H
 
 #include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
 
-#define CACHE_MAGIC	"USFRCAC1"
+#define CACHE_MAGIC	"USFRCAC2"
 #define CACHE_SUFFIX	".v3.sframe"
+
+/* The file an entry was made from (fstat of what the generator read). */
+struct cache_src {
+	uint64_t dev, ino, size;
+	int64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+};
+
+static inline void cache_src_of(struct cache_src *c, const struct stat *st)
+{
+	memset(c, 0, sizeof(*c));
+	c->dev = st->st_dev;
+	c->ino = st->st_ino;
+	c->size = st->st_size;
+	c->mtime_sec = st->st_mtim.tv_sec;
+	c->mtime_nsec = st->st_mtim.tv_nsec;
+	c->ctime_sec = st->st_ctim.tv_sec;
+	c->ctime_nsec = st->st_ctim.tv_nsec;
+}
+
+/* FNV-1a: names the entry only; the header's copy is what is compared. */
+static inline uint64_t cache_src_hash(const struct cache_src *c)
+{
+	const unsigned char *p = (const unsigned char *)c;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < sizeof(*c); i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
 
 struct cache_hdr {
 	char magic[8];		/* CACHE_MAGIC */
@@ -38,6 +77,7 @@ struct cache_hdr {
 	uint64_t sframe_vaddr;	/* 0 */
 	uint32_t funcs;		/* .eh_frame FDEs */
 	uint32_t left_out;	/* functions SFrame could not express */
+	struct cache_src src;	/* the object file it was made from */
 };
 
 #endif

@@ -28,7 +28,7 @@
 #include "cache_fmt.h"
 
 static int write_cache(const char *out, const void *sf, size_t len,
-		       const struct gen_stats *st)
+		       const struct gen_stats *st, const struct stat *src)
 {
 	struct cache_hdr h = {
 		.hdr_size = sizeof(h), .sframe_version = 3, .sframe_len = len,
@@ -38,6 +38,8 @@ static int write_cache(const char *out, const void *sf, size_t len,
 	int fd, ok;
 
 	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
+	/* what was read, not what the path names now: the shim compares */
+	cache_src_of(&h.src, src);
 	if (asprintf(&tmp, "%s.tmp.%d", out, (int)getpid()) < 0)
 		return -1;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -45,7 +47,9 @@ static int write_cache(const char *out, const void *sf, size_t len,
 		free(tmp);
 		return -1;
 	}
-	ok = write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
+	/* whatever the umask: the shim trusts no group- or world-writable entry */
+	ok = !fchmod(fd, 0644) &&
+	     write(fd, &h, sizeof(h)) == (ssize_t)sizeof(h) &&
 	     write(fd, sf, len) == (ssize_t)len;
 	ok = !close(fd) && ok && !rename(tmp, out);
 	if (!ok)
@@ -141,12 +145,12 @@ int cmd_gen(int argc, char **argv)
 		if (!quiet)
 			fprintf(stderr, "gen: %s: %s\n", file, err);
 		/* an empty entry: nothing to do for this object next time */
-		if (cache && !write_cache(cache, NULL, 0, &st))
+		if (cache && !write_cache(cache, NULL, 0, &st, &sb))
 			ret = 0;
 		goto out;
 	}
 	if (cache) {
-		ret = write_cache(cache, sf, sflen, &st) ? 1 : 0;
+		ret = write_cache(cache, sf, sflen, &st, &sb) ? 1 : 0;
 		goto out;
 	}
 	if (gen_elf_write(out, img, sb.st_size, sf, sflen, vaddr, sb.st_mode,

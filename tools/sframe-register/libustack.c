@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include "ustack.h"
@@ -24,6 +25,13 @@
 #define MAX_FRAMES 1024
 /* Frames the kernel may report above the caller's: our own (and slack). */
 #define SKIP_SEARCH 4
+/*
+ * Frames walked into our own stack frame (512 bytes): a signal handler on
+ * an alternate stack of SIGSTKSZ has room for little more.  Larger
+ * requests walk into a private mapping (mmap is a plain system call, safe
+ * in a signal handler; malloc is not).
+ */
+#define LOCAL_FRAMES 64
 
 int shim_dev_open(void)
 {
@@ -122,10 +130,16 @@ static inline long raw_ioctl(long fd, unsigned long req, void *arg)
 	return ret;
 }
 
+/*
+ * Async-signal-safe (see ustack.h): system calls and our own memory only.
+ * It does not catch up with objects loaded since the last dlopen/dlclose:
+ * that would allocate, and might start the helper.
+ */
 EXPORT __attribute__((noinline)) int ustack_backtrace(void **buffer, int size)
 {
 	void *caller = __builtin_return_address(0);
-	uint64_t ips[MAX_FRAMES + SKIP_SEARCH];
+	uint64_t local[LOCAL_FRAMES + SKIP_SEARCH], *ips = local;
+	size_t maplen = 0;
 	struct ustack_self s;
 	unsigned int want, first, n;
 	long rc;
@@ -137,7 +151,6 @@ EXPORT __attribute__((noinline)) int ustack_backtrace(void **buffer, int size)
 		errno = EINVAL;
 		return -1;
 	}
-	shim_rescan();
 	fd = bt_dev();
 	if (fd < 0) {
 		errno = fd == -ENOENT || fd == -ENXIO || fd == -ENODEV ?
@@ -146,12 +159,27 @@ EXPORT __attribute__((noinline)) int ustack_backtrace(void **buffer, int size)
 	}
 	want = (unsigned int)size < MAX_FRAMES ? (unsigned int)size :
 	       MAX_FRAMES;
+	if (want > LOCAL_FRAMES) {
+		void *m;
+
+		maplen = (want + SKIP_SEARCH) * sizeof(*ips);
+		m = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			maplen = 0;
+			want = LOCAL_FRAMES;
+		} else {
+			ips = m;
+		}
+	}
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	s.ips = (uintptr_t)ips;
 	s.max_frames = want + SKIP_SEARCH;
 	rc = raw_ioctl(fd, SFRAME_IOC_SELF_STACK, &s);
 	if (rc < 0) {
+		if (maplen)
+			munmap(ips, maplen);
 		errno = rc == -ENOTTY ? ENOSYS : (int)-rc;
 		return -1;
 	}
@@ -171,5 +199,7 @@ EXPORT __attribute__((noinline)) int ustack_backtrace(void **buffer, int size)
 		n = want;
 	for (unsigned int i = 0; i < n; i++)
 		buffer[i] = (void *)(uintptr_t)ips[first + i];
+	if (maplen)
+		munmap(ips, maplen);
 	return (int)n;
 }

@@ -6,7 +6,8 @@
  * Per object (dl_iterate_phdr):
  *   - PT_GNU_SFRAME: the section is already mapped; register it in place.
  *   - else the per-user cache (cache_fmt.h), keyed by the GNU build-id read
- *     from the mapped PT_NOTE.  On a miss, `sframe-register gen --cache`
+ *     from the mapped PT_NOTE and by the identity of the object's file
+ *     (device, inode, size, times).  On a miss, `sframe-register gen --cache`
  *     fills it: a separate process (posix_spawn, waited for), so the shim
  *     stays small (no libelf/libdw in every process) and a generator crash
  *     cannot take the program down.  The entry is mapped privately, its v3
@@ -24,8 +25,9 @@
  * caller plays no part), it calls shim_dlopen_full(), which calls the real
  * dlopen and then registers the new objects; for any other name it jumps to
  * the real dlopen with the caller's return address intact, and the new
- * objects are registered at the next dlopen, dlclose or ustack_backtrace()
- * (dl_iterate_phdr's adds/subs counters tell when something changed).
+ * objects are registered at the next dlopen or dlclose (dl_iterate_phdr's
+ * adds/subs counters tell when something changed); not by
+ * ustack_backtrace(), which must stay async-signal-safe.
  * Objects loaded by libc itself (NSS, iconv) are caught the same way.
  * The vDSO is handled like a file: its image is written to the cache
  * directory (<build-id>.vdso.so) for the helper.
@@ -34,19 +36,31 @@
  * Silent and harmless: if /dev/sframe cannot be opened the shim does nothing
  * at all (no cache, no helper).  Nothing is printed unless USTACK_SHIM_DEBUG
  * is set; no error changes what the program sees (errno is preserved).
- * In secure-execution (setuid) processes only PT_GNU_SFRAME is used and the
- * environment is ignored.
+ *
+ * Privileged processes ignore the environment: with `sudo -E`, or any other
+ * way a user passes variables to a root process, USTACK_SFRAME_REGISTER
+ * would run the user's program as root and USTACK_CACHE_DIR would feed it
+ * the user's cache entries.  So every USTACK_* variable is ignored when
+ * euid is 0 or differs from uid (or gid from egid, or AT_SECURE is set);
+ * root (uid = euid = 0) then uses /var/cache/ustack and the helper found
+ * at a fixed place (next to this library, or under the configured
+ * prefix), owned by root and writable by nobody else.  Set-id processes
+ * (AT_SECURE, or ids that differ) use PT_GNU_SFRAME only: no cache, no
+ * helper.  In the helper itself (its executable is the helper) the shim
+ * is off, which USTACK_SHIM_OFF=1 alone could not ensure for root.
  *
  * The helper is not started under seccomp (a sandbox could kill us for
  * it) nor with USTACK_SHIM_NOGEN=1; then only existing entries are used.
  * A program with a SIGCHLD handler sees the helper's exit (only on a miss).
  *
- * Environment: USTACK_SHIM_OFF=1 (do nothing; set for the helper),
+ * Environment (unprivileged processes only, see above):
+ * USTACK_SHIM_OFF=1 (do nothing; set for the helper),
  * USTACK_SHIM_DEBUG=1 (log to stderr), USTACK_CACHE_DIR (another cache
  * directory, e.g. for tests), USTACK_SYSTEM_CACHE (another read-only
  * root-owned directory instead of /var/cache/ustack), USTACK_SHIM_FORCE=1 (tests: work
  * without /dev/sframe, registering nothing), USTACK_SFRAME_REGISTER (the
- * helper's path; default: next to this library, then ../bin, /usr/bin).
+ * helper's path; default: next to this library, then ../bin,
+ * USTACK_PREFIX/bin (the install prefix), /usr/local/bin, /usr/bin).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -79,8 +93,13 @@
 #define PT_GNU_SFRAME 0x6474e554
 #endif
 #define MAX_BUILD_ID 64
+#ifndef HELPER_TIMEOUT_MS	/* tests build with a shorter one */
 #define HELPER_TIMEOUT_MS 30000
+#endif
 #define SYSTEM_CACHE "/var/cache/ustack"
+#ifndef USTACK_PREFIX
+#define USTACK_PREFIX "/usr"
+#endif
 
 extern char **environ;
 
@@ -91,15 +110,34 @@ struct obj {
 	void *map;		/* cache mapping, or NULL */
 	size_t maplen;
 	const void *sframe;	/* registered section, or NULL */
-	bool seen;
+	unsigned long gen;	/* its entry is being generated: a token */
+	bool seen, vdso;
+};
+
+/*
+ * Which cache entry serves an object: its build-id, and the identity of
+ * the file it was made from (cache_fmt.h).  name is "<id>-<16 hex>".
+ */
+struct entry_key {
+	char id[2 * MAX_BUILD_ID + 1];
+	char name[2 * MAX_BUILD_ID + 18];
+	struct cache_src src;
+};
+
+/* An object whose cache entry is generated after the scan, unlocked. */
+struct pending {
+	unsigned long gen;
+	struct entry_key key;
+	char file[600];
 };
 
 static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct obj *objs;
 static size_t nobjs, capobjs;
 static unsigned long long last_adds, last_subs;
+static unsigned long last_gen;
 static int state;		/* 0 not started, 1 active, -1 off */
-static bool debug, force, secure, nogen, sys_cache;
+static bool debug, force, secure, trust_env, nogen, sys_cache;
 static char cache_dir[512];
 static char sys_dir[512] = SYSTEM_CACHE;
 static char helper[512];
@@ -125,9 +163,26 @@ static void logf_(const char *fmt, ...)
 
 /* ---- environment ------------------------------------------------------ */
 
+/*
+ * Whose environment is this?  A process whose ids differ (set-id) or that
+ * runs as root may have been given its variables by another user.
+ */
+static void init_privilege(void)
+{
+	uid_t uid = getuid(), euid = geteuid();
+
+	secure = getauxval(AT_SECURE) || euid != uid || getegid() != getgid();
+	trust_env = !secure && euid != 0;
+}
+
+static const char *env_get(const char *name)
+{
+	return trust_env ? getenv(name) : NULL;
+}
+
 static bool env_on(const char *name)
 {
-	const char *v = secure ? NULL : getenv(name);
+	const char *v = env_get(name);
 
 	return v && *v && strcmp(v, "0");
 }
@@ -153,7 +208,7 @@ static int mkdir_owned(const char *path, mode_t mode)
 static void setup_cache_dir(void)
 {
 	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	const char *o = getenv("USTACK_CACHE_DIR");
+	const char *o = env_get("USTACK_CACHE_DIR");
 	char parent[480];
 	struct stat st;
 
@@ -173,7 +228,7 @@ static void setup_cache_dir(void)
 				 SYSTEM_CACHE);
 		return;
 	}
-	o = getenv("USTACK_SYSTEM_CACHE");
+	o = env_get("USTACK_SYSTEM_CACHE");
 	if (o && o[0] == '/')
 		snprintf(sys_dir, sizeof(sys_dir), "%s", o);
 	sys_cache = !lstat(sys_dir, &st) && S_ISDIR(st.st_mode) &&
@@ -197,17 +252,30 @@ static void setup_cache_dir(void)
 	}
 }
 
+/*
+ * A helper candidate.  Root runs it only if nobody but root could have
+ * put it there: a regular file owned by root (or by us), not writable by
+ * group or others.
+ */
 static bool try_helper(const char *dir, const char *rel)
 {
+	struct stat st;
+
 	if (snprintf(helper, sizeof(helper), "%s%s", dir, rel) >=
 	    (int)sizeof(helper))
 		return false;
-	return !access(helper, X_OK);
+	if (access(helper, X_OK))
+		return false;
+	if (trust_env)
+		return true;
+	return !stat(helper, &st) && S_ISREG(st.st_mode) &&
+	       (st.st_uid == 0 || st.st_uid == geteuid()) &&
+	       !(st.st_mode & 022);
 }
 
 static void setup_helper(void)
 {
-	const char *e = getenv("USTACK_SFRAME_REGISTER");
+	const char *e = env_get("USTACK_SFRAME_REGISTER");
 	Dl_info di;
 	char dir[400];
 
@@ -230,13 +298,43 @@ static void setup_helper(void)
 		    try_helper(dir, "/../../bin/sframe-register"))
 			return;
 	}
-	if (try_helper("", "/usr/local/bin/sframe-register") ||
+	if (try_helper(USTACK_PREFIX, "/bin/sframe-register") ||
+	    try_helper("", "/usr/local/bin/sframe-register") ||
 	    try_helper("", "/usr/bin/sframe-register"))
 		return;
 	helper[0] = 0;
 }
 
+/* Are we the helper?  Then generating would recurse. */
+static bool is_helper(void)
+{
+	struct stat a, b;
+
+	return helper[0] && !stat("/proc/self/exe", &a) && !stat(helper, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* ---- one object ---------------------------------------------------------- */
+
+/*
+ * Does @ph lie inside one readable PT_LOAD segment of the object?  ld.so
+ * maps only PT_LOAD; PT_NOTE and PT_GNU_SFRAME are not checked by it, and
+ * a malformed object's may point anywhere: reading them blindly would
+ * crash the program that loaded it.
+ */
+static bool in_load(const struct dl_phdr_info *info, const ElfW(Phdr) *ph)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *l = &info->dlpi_phdr[i];
+
+		if (l->p_type == PT_LOAD && (l->p_flags & PF_R) &&
+		    ph->p_vaddr >= l->p_vaddr &&
+		    ph->p_vaddr - l->p_vaddr <= l->p_memsz &&
+		    ph->p_memsz <= l->p_memsz - (ph->p_vaddr - l->p_vaddr))
+			return true;
+	}
+	return false;
+}
 
 static size_t mem_build_id(const struct dl_phdr_info *info, char *hex,
 			   size_t hexlen)
@@ -245,7 +343,7 @@ static size_t mem_build_id(const struct dl_phdr_info *info, char *hex,
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		const uint8_t *p, *end;
 
-		if (ph->p_type != PT_NOTE)
+		if (ph->p_type != PT_NOTE || !in_load(info, ph))
 			continue;
 		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
 		end = p + ph->p_memsz;
@@ -276,6 +374,14 @@ static size_t mem_build_id(const struct dl_phdr_info *info, char *hex,
 		}
 	}
 	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Run the helper to fill the cache entry @path; waits for it. */
@@ -310,25 +416,38 @@ static void run_helper(const char *path, const char *id, const char *file)
 		if (!debug)
 			posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
 							 O_WRONLY, 0);
+		/*
+		 * Nor may it hold the program's descriptors: a pipe's write end
+		 * keeps its reader from seeing end of file, a flock or a
+		 * listening socket outlives the program while it runs.
+		 */
+		posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 		rc = posix_spawn(&pid, helper, &fa, NULL, argv, env);
 		posix_spawn_file_actions_destroy(&fa);
 		free(env);
 		if (rc)
 			return;
 	}
-	/* a helper stuck on a bad file must not hang the program: 30 s */
+	/*
+	 * A helper stuck on a bad file must not hang the program: 30 s from
+	 * now, however many signals interrupt the wait (a profiling timer
+	 * would otherwise restart it forever).
+	 */
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd >= 0) {
 		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+		int64_t deadline = now_ms() + HELPER_TIMEOUT_MS, left;
 		int rc;
 
-		while ((rc = poll(&pfd, 1, HELPER_TIMEOUT_MS)) < 0 &&
-		       errno == EINTR)
-			;
+		do {
+			left = deadline - now_ms();
+			rc = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+		} while (rc < 0 && errno == EINTR);
 		if (rc == 0) {
 			logf_("ustack-shim: %s: helper timed out\n", file);
 			kill(pid, SIGKILL);
-			nogen = true;	/* not again in this process */
+			/* not again in this process */
+			__atomic_store_n(&nogen, true, __ATOMIC_RELAXED);
 		}
 		close(pidfd);
 	}
@@ -348,7 +467,7 @@ static bool may_spawn(void)
 	ssize_t n;
 	int fd;
 
-	if (nogen)
+	if (__atomic_load_n(&nogen, __ATOMIC_RELAXED))
 		return false;
 	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -367,29 +486,57 @@ static bool may_spawn(void)
 	return *p == '0';
 }
 
-/* Map the cache entry for @id, generating it on a miss; 0 or -1. */
-static int open_entry(const char *dir, const char *id, char *path,
-		      size_t len)
+/*
+ * Open the entry @name in @dir if it can be trusted: a regular file (not a
+ * link) owned by @owner (us in our directory, root in the system one),
+ * writable by nobody else, well-formed, and made from the very file @src
+ * describes.  A build-id alone is chosen by whoever builds the object: a
+ * forged one must not give its entry to the real object.
+ */
+static int entry_open(const char *dir, const char *name, uid_t owner,
+		      const struct cache_src *src, struct cache_hdr *h)
 {
-	if (!dir[0] || snprintf(path, len, "%s/%s%s", dir, id, CACHE_SUFFIX) >=
-	    (int)len)
+	char path[700];
+	struct stat st;
+	int fd;
+
+	if (!dir[0] || snprintf(path, sizeof(path), "%s/%s%s", dir, name,
+				CACHE_SUFFIX) >= (int)sizeof(path))
 		return -1;
-	return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != owner ||
+	    (st.st_mode & 022) || (size_t)st.st_size < sizeof(*h) ||
+	    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h) ||
+	    memcmp(h->magic, CACHE_MAGIC, sizeof(h->magic)) ||
+	    h->hdr_size != sizeof(*h) || h->sframe_version != 3 ||
+	    h->sframe_vaddr != 0 ||
+	    h->sframe_len > (uint64_t)st.st_size - sizeof(*h) ||
+	    memcmp(&h->src, src, sizeof(*src))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /*
- * Fill the entry for @id in cache_dir and open it.  Processes starting
- * together (a build under /etc/ld.so.preload) take turns on <id>.lock, so
- * one helper runs per object and the others then find its entry.
+ * Fill the entry for @key in cache_dir.  Processes starting together (a
+ * build under /etc/ld.so.preload) take turns on <name>.lock, so one helper
+ * runs per object and the others then find its entry.  Called without the
+ * shim's lock held: this waits for other processes.
  */
-static int generate(char *path, size_t len, const char *id, const char *file)
+static void generate(const struct entry_key *key, const char *file)
 {
-	char lock_path[700];
+	char lock_path[700], path[700];
+	struct cache_hdr h;
 	int lfd, fd = -1;
 
 	if (snprintf(lock_path, sizeof(lock_path), "%s/%s.lock", cache_dir,
-		     id) >= (int)sizeof(lock_path))
-		return -1;
+		     key->name) >= (int)sizeof(lock_path) ||
+	    snprintf(path, sizeof(path), "%s/%s%s", cache_dir, key->name,
+		     CACHE_SUFFIX) >= (int)sizeof(path))
+		return;
 	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (lfd >= 0) {
 		/* bounded: a stopped lock holder must not stop us */
@@ -399,51 +546,38 @@ static int generate(char *path, size_t len, const char *id, const char *file)
 			usleep(10000);
 		}
 	}
-	fd = open_entry(cache_dir, id, path, len);
+	fd = entry_open(cache_dir, key->name, geteuid(), &key->src, &h);
 	if (fd < 0) {
 		logf_("ustack-shim: %s: cache miss, generating\n", file);
-		run_helper(path, id, file);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		run_helper(path, key->id, file);
 	} else {
 		logf_("ustack-shim: %s: cache hit (after waiting)\n", file);
+		close(fd);
 	}
 	if (lfd >= 0)
 		close(lfd);	/* drops the lock; the file stays */
-	return fd;
 }
 
-static int cache_map(struct obj *o, const char *id, const char *file)
+/*
+ * Map the cache entry for @key: 0; or 1 on a miss that the helper may
+ * fill (generate(), then cache_map() again with @quiet); else -1.  An
+ * entry that cannot be trusted is a miss: the helper replaces it.
+ */
+static int cache_map(struct obj *o, const struct entry_key *key,
+		     const char *file, bool quiet)
 {
-	char path[700];
-	struct stat st;
 	struct cache_hdr h;
 	void *m;
 	int fd;
 
-	fd = open_entry(cache_dir, id, path, sizeof(path));
+	fd = entry_open(cache_dir, key->name, geteuid(), &key->src, &h);
 	if (fd < 0 && sys_cache)
-		fd = open_entry(sys_dir, id, path, sizeof(path));
-	if (fd >= 0) {
+		fd = entry_open(sys_dir, key->name, 0, &key->src, &h);
+	if (fd < 0)
+		return cache_dir[0] && helper[0] && file && file[0] &&
+		       !quiet && may_spawn() ? 1 : -1;
+	if (!quiet)
 		logf_("ustack-shim: %s: cache hit\n", file);
-	} else {
-		if (!cache_dir[0] || !helper[0] || !file || !file[0] ||
-		    !may_spawn())
-			return -1;
-		fd = generate(path, sizeof(path), id, file);
-		if (fd < 0)
-			return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (st.st_uid != geteuid() && st.st_uid != 0) ||
-	    (size_t)st.st_size < sizeof(h) ||
-	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) ||
-	    h.hdr_size != sizeof(h) || h.sframe_version != 3 ||
-	    h.sframe_vaddr != 0 ||
-	    h.sframe_len > (uint64_t)st.st_size - sizeof(h)) {
-		close(fd);
-		return -1;
-	}
 	if (!h.sframe_len) {	/* nothing SFrame can say for this object */
 		close(fd);
 		return -1;
@@ -477,7 +611,6 @@ static void obj_release(struct obj *o, int fd)
 	memset(o, 0, sizeof(*o));
 }
 
-/* Find and register the SFrame data of a newly seen object. */
 /*
  * The vDSO has no file: write its image (the whole ELF file is mapped,
  * section headers included) next to the cache entries as <id>.vdso.so, so
@@ -515,14 +648,42 @@ static const char *vdso_file(uintptr_t vdso, const char *id, char *path,
 	return path;
 }
 
-static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
-		      uintptr_t vdso)
+static const char *obj_label(const struct obj *o)
 {
-	const char *label = vdso ? "[vdso]" : o->name[0] ? o->name : "[main]";
-	const ElfW(Phdr) *sf = NULL;
-	char id[2 * MAX_BUILD_ID + 1];
-	size_t len = 0;
+	return o->vdso ? "[vdso]" : o->name[0] ? o->name : "[main]";
+}
+
+static void obj_register(struct obj *o, int fd, size_t len)
+{
 	int rc;
+
+	if (fd < 0) {
+		logf_("ustack-shim: %s: ready, no device\n", obj_label(o));
+		return;
+	}
+	rc = shim_dev_register(fd, o->sframe, len, (void *)o->text_lo,
+			       (void *)o->text_hi);
+	logf_("ustack-shim: %s: register %s\n", obj_label(o),
+	      rc ? strerror(-rc) : "ok");
+}
+
+/*
+ * Find and register the SFrame data of a newly seen object.  Returns true
+ * when its cache entry is to be generated first: @pd says which, for
+ * scan() to do once it has dropped the lock.
+ */
+static bool obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
+		      uintptr_t vdso, struct pending *pd)
+{
+	const char *label;
+	const ElfW(Phdr) *sf = NULL;
+	struct entry_key key;
+	size_t len = 0;
+	struct stat st;
+	int rc;
+
+	o->vdso = vdso != 0;
+	label = obj_label(o);
 
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -536,11 +697,15 @@ static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 			if (hi > o->text_hi)
 				o->text_hi = hi;
 		} else if (ph->p_type == PT_GNU_SFRAME) {
-			sf = ph;
+			if (in_load(info, ph))
+				sf = ph;
+			else
+				logf_("ustack-shim: %s: PT_GNU_SFRAME outside "
+				      "PT_LOAD, ignored\n", label);
 		}
 	}
 	if (!o->text_hi)
-		return;
+		return false;
 	if (sf) {
 		const uint8_t *p = (const uint8_t *)(info->dlpi_addr +
 						     sf->p_vaddr);
@@ -563,33 +728,73 @@ static void obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 					     sizeof(exe) - 1);
 
 			if (n <= 0)
-				return;
+				return false;
 			exe[n] = 0;
 			file = exe;
 		}
-		if (!mem_build_id(info, id, sizeof(id))) {
+		if (!mem_build_id(info, key.id, sizeof(key.id))) {
 			logf_("ustack-shim: %s: no build-id\n", label);
-			return;
+			return false;
 		}
 		if (vdso) {
-			file = vdso_file(vdso, id, exe, sizeof(exe));
+			file = vdso_file(vdso, key.id, exe, sizeof(exe));
 			if (!file)
-				return;
+				return false;
 		}
-		if (cache_map(o, id, file))
-			return;
+		if (stat(file, &st))
+			return false;
+		cache_src_of(&key.src, &st);
+		snprintf(key.name, sizeof(key.name), "%s-%016llx", key.id,
+			 (unsigned long long)cache_src_hash(&key.src));
+		rc = cache_map(o, &key, file, false);
+		if (rc == 1 && strlen(file) < sizeof(pd->file)) {
+			o->gen = pd->gen = ++last_gen;
+			pd->key = key;
+			strcpy(pd->file, file);
+			return true;
+		}
+		if (rc)
+			return false;
 		len = ((const struct cache_hdr *)o->map)->sframe_len;
 	}
-	if (!o->sframe)
-		return;
-	if (fd < 0) {
-		logf_("ustack-shim: %s: ready, no device\n", label);
-		return;
+	if (o->sframe)
+		obj_register(o, fd, len);
+	return false;
+}
+
+/*
+ * Generate the entries scan() found missing, without the lock: the helper
+ * may take seconds, and a fork() in another thread meanwhile waits for
+ * the lock (fork_prepare).  Then map and register each entry for its
+ * object, if the object is still there (the token tells a dlclose and a
+ * new dlopen at the same address apart).
+ */
+static void generate_pending(const struct pending *pd, size_t n)
+{
+	int fd;
+
+	for (size_t i = 0; i < n; i++)
+		generate(&pd[i].key, pd[i].file);
+	pthread_mutex_lock(&lock);
+	fd = shim_dev_open();
+	if (fd >= 0 || force) {
+		for (size_t i = 0; i < n; i++) {
+			for (size_t j = 0; j < nobjs; j++) {
+				struct obj *o = &objs[j];
+
+				if (o->gen != pd[i].gen)
+					continue;
+				o->gen = 0;
+				if (!cache_map(o, &pd[i].key, pd[i].file, true))
+					obj_register(o, fd, ((const struct cache_hdr *)
+							     o->map)->sframe_len);
+				break;
+			}
+		}
 	}
-	rc = shim_dev_register(fd, o->sframe, len, (void *)o->text_lo,
-			       (void *)o->text_hi);
-	logf_("ustack-shim: %s: register %s\n", label,
-	      rc ? strerror(-rc) : "ok");
+	if (fd >= 0)
+		close(fd);
+	pthread_mutex_unlock(&lock);
 }
 
 /* ---- scanning ---------------------------------------------------------- */
@@ -638,20 +843,17 @@ static int collect_cb(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-static void scan(bool always, bool may_block)
+static void scan(bool always)
 {
 	struct seen s = { 0 };
 	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	struct pending *pd = NULL;
+	size_t npd = 0;
 	int fd = -1, saved = errno;
 
 	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 1)
 		return;
-	if (!may_block) {
-		if (pthread_mutex_trylock(&lock))
-			return;
-	} else {
-		pthread_mutex_lock(&lock);
-	}
+	pthread_mutex_lock(&lock);
 	dl_iterate_phdr(count_cb, &s);
 	if (!always && !s.changed)
 		goto out;
@@ -690,7 +892,22 @@ static void scan(bool always, bool may_block)
 		if (!objs[nobjs].name)
 			break;
 		objs[nobjs].seen = true;
-		obj_setup(&objs[nobjs], info, fd, is_vdso ? vdso : 0);
+		{
+			struct pending p;
+
+			if (obj_setup(&objs[nobjs], info, fd, is_vdso ? vdso : 0,
+				      &p)) {
+				struct pending *np = realloc(pd, (npd + 1) *
+							     sizeof(*np));
+
+				if (np) {
+					pd = np;
+					pd[npd++] = p;
+				} else {
+					objs[nobjs].gen = 0;
+				}
+			}
+		}
 		nobjs++;
 	}
 	for (size_t i = 0; i < nobjs;) {
@@ -711,16 +928,17 @@ out:
 		free((void *)s.v[i].dlpi_name);
 	free(s.v);
 	pthread_mutex_unlock(&lock);
+	if (npd)
+		generate_pending(pd, npd);
+	free(pd);
 	errno = saved;
 }
 
-/* From ustack_backtrace(), maybe in a signal handler: never wait. */
-void shim_rescan(void)
-{
-	scan(false, false);
-}
-
-/* A fork while another thread scans must not leave the child's lock held. */
+/*
+ * A fork while another thread scans must not leave the child's lock held.
+ * The lock is never held while waiting for a helper or another process
+ * (generate_pending), so fork() never waits for one.
+ */
 static void fork_prepare(void)
 {
 	pthread_mutex_lock(&lock);
@@ -735,7 +953,7 @@ __attribute__((constructor)) static void shim_init(void)
 {
 	int fd;
 
-	secure = getauxval(AT_SECURE) != 0;
+	init_privilege();
 	if (env_on("USTACK_SHIM_OFF")) {
 		state = -1;
 		return;
@@ -752,11 +970,15 @@ __attribute__((constructor)) static void shim_init(void)
 	}
 	if (fd >= 0)
 		close(fd);
-	setup_cache_dir();
 	setup_helper();
+	if (is_helper()) {
+		state = -1;
+		return;
+	}
+	setup_cache_dir();
 	pthread_atfork(fork_prepare, fork_release, fork_release);
 	__atomic_store_n(&state, 1, __ATOMIC_RELEASE);
-	scan(true, true);
+	scan(true);
 }
 
 /* ---- dlopen / dlclose ------------------------------------------------------ */
@@ -771,7 +993,7 @@ SHIM_HIDDEN void *shim_dlopen_prep(const char *file)
 		real_dlopen = (void *(*)(const char *, int))
 			      dlsym(RTLD_NEXT, "dlopen");
 	if (state == 1)
-		scan(false, true);
+		scan(false);
 	/* 1: the caller does not matter for this name */
 	return (void *)(uintptr_t)(file && strchr(file, '/') &&
 				   !strchr(file, '$'));
@@ -792,7 +1014,7 @@ SHIM_HIDDEN void *shim_dlopen_full(const char *file, int mode)
 	}
 	h = real_dlopen(file, mode);
 	if (h && state == 1)
-		scan(false, true);
+		scan(false);
 	return h;
 }
 
@@ -840,9 +1062,9 @@ EXPORT int dlclose(void *handle)
 		return -1;
 	/* catch up first: the object may have come from a tail-jumped dlopen */
 	if (state == 1)
-		scan(false, true);
+		scan(false);
 	rc = real_dlclose(handle);
 	if (state == 1)
-		scan(false, true);
+		scan(false);
 	return rc;
 }

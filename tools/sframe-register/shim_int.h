@@ -12,7 +12,5 @@ SHIM_HIDDEN int shim_dev_open(void);
 SHIM_HIDDEN int shim_dev_register(int fd, const void *sframe, size_t len,
 				  const void *text_lo, const void *text_hi);
 SHIM_HIDDEN int shim_dev_unregister(int fd, const void *sframe);
-/* Catch up with objects loaded or unloaded since the last scan. */
-SHIM_HIDDEN void shim_rescan(void);
 
 #endif

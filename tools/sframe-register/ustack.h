@@ -20,6 +20,14 @@ extern "C" {
  * return address into the caller of ustack_backtrace(), and return how many
  * were stored.  The stack is walked by the kernel (SFrame, then frame
  * pointers).  Returns -1 with errno set (ENOSYS: no kernel support) on error.
+ *
+ * Async-signal-safe: usable in a signal handler, also on an alternate
+ * signal stack of SIGSTKSZ (it needs well under 1 KiB of stack), and in
+ * any thread at any time.  It makes system calls only (no malloc, no
+ * locks, no helper process) and uses only the SFrame data registered
+ * already: objects dlopen'ed by a bare name (no '/') since the last
+ * dlopen or dlclose are registered at the next one, and until then their
+ * frames are found by frame pointers, if they have them.
  */
 int ustack_backtrace(void **buffer, int size);
 

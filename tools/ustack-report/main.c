@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,7 +47,50 @@ static void usage(FILE *f)
 	      "  --title TEXT        SVG title, speedscope profile name\n"
 	      "  --width PIXELS      SVG width\n"
 	      "  -h, --help          this help\n"
-	      "Exit status: 0, 1 on errors, 2 on usage errors.\n", f);
+	      "Exit status: 0, 1 on errors, 2 on usage errors.\n"
+	      "Run as root (sudo), it opens its input, the device, kallsyms and the\n"
+	      "recorded objects (regular files only, no symlink at the end), then\n"
+	      "drops to SUDO_UID/SUDO_GID (else nobody) before parsing any ELF or\n"
+	      "DWARF: the objects are whatever the recorded users mapped.\n", f);
+}
+
+/*
+ * Root reads object files that any user may have written: crafted ELF or
+ * DWARF meets libelf and libdw with the rights of the invoking user
+ * (sudo's SUDO_UID/SUDO_GID), else of nobody; never as root.
+ */
+static void drop_privileges(void)
+{
+	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
+	uid_t uid = 65534;
+	gid_t gid = 65534;
+	char *e1 = NULL, *e2 = NULL;
+	int from_sudo = 0;
+
+	if (geteuid() != 0 && getuid() != 0)
+		return;
+	if (su && sg && *su && *sg) {
+		unsigned long u = strtoul(su, &e1, 10), g = strtoul(sg, &e2, 10);
+
+		if (!*e1 && !*e2 && u && g && u < 0xffffffffu && g < 0xffffffffu) {
+			uid = u;
+			gid = g;
+			from_sudo = 1;
+		}
+	}
+	if (!from_sudo) {
+		struct passwd *pw = getpwnam("nobody");
+
+		if (pw) {
+			uid = pw->pw_uid;
+			gid = pw->pw_gid;
+		}
+	}
+	if (setgroups(1, &gid) || setgid(gid) || setuid(uid))
+		die("cannot drop privileges to uid %u gid %u: %s",
+		    (unsigned int)uid, (unsigned int)gid, strerror(errno));
+	if (!setuid(0))
+		die("privileges not dropped");
 }
 
 static char *read_all(FILE *in, const char *name, size_t *len)
@@ -199,6 +244,8 @@ int main(int argc, char **argv)
 		warnx_("%s: no usable kernel symbols", kallsyms);
 	ksyms_resolve(&r);
 	symbolize_init(&so);
+	symbolize_open(&r);
+	drop_privileges();
 	symbolize_all(&r);
 
 	switch (mode) {

@@ -82,8 +82,10 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0.0;
 }
 
+/* @raw: names as read (events, end reasons, methods), escaped here;
+ * frame names come escaped from stacks.c. */
 static void print_counts(FILE *f, const char *title, struct counts *c,
-			 uint64_t total, size_t max)
+			 uint64_t total, size_t max, int raw)
 {
 	size_t i;
 
@@ -92,7 +94,8 @@ static void print_counts(FILE *f, const char *title, struct counts *c,
 	fprintf(f, "%s:\n", title);
 	for (i = 0; i < c->n && i < max; i++)
 		fprintf(f, "  %8" PRIu64 " %6.2f%%  %s\n", c->v[i].n,
-			pct(c->v[i].n, total), c->v[i].name);
+			pct(c->v[i].n, total),
+			raw ? esc_text(c->v[i].name) : c->v[i].name);
 }
 
 void output_summary(FILE *f, const struct recs *r,
@@ -160,24 +163,25 @@ void output_summary(FILE *f, const struct recs *r,
 	if (r->skipped)
 		fprintf(f, "skipped records: %" PRIu64 "\n", r->skipped);
 	fprintf(f, "format: %s\n", r->binary ? "binary" : "text");
-	print_counts(f, "events", &events, r->ns, (size_t)-1);
-	print_counts(f, "end reasons", &ends, r->ns, (size_t)-1);
+	print_counts(f, "events", &events, r->ns, (size_t)-1, 1);
+	print_counts(f, "end reasons", &ends, r->ns, (size_t)-1, 1);
 	fprintf(f, "user frames: %" PRIu64 ", symbolized %" PRIu64
 		" (%.2f%%)\n", uframes, resolved, pct(resolved, uframes));
-	print_counts(f, "frames by method", &methods, uframes, (size_t)-1);
+	print_counts(f, "frames by method", &methods, uframes, (size_t)-1, 1);
 	fprintf(f, "objects:\n");
 	for (i = 0; i < nobj; i++) {
 		const struct objstat *ob = symbolize_obj(i);
 
 		fprintf(f, "  %8" PRIu64 " frames %6.2f%% symbolized  %s%s%s%s\n",
-			ob->frames, pct(ob->resolved, ob->frames), ob->name,
+			ob->frames, pct(ob->resolved, ob->frames),
+			esc_text(ob->name),
 			ob->build_id ? " build-id=" : "",
 			ob->build_id ? ob->build_id : "",
 			ob->opened || ob->name[0] != '/' ? "" : " (not found)");
 	}
-	print_counts(f, "top functions (self)", &self, r->ns, TOP);
+	print_counts(f, "top functions (self)", &self, r->ns, TOP, 0);
 	print_counts(f, "top user functions (innermost user frame)", &uleaf,
-		     r->ns, TOP);
+		     r->ns, TOP, 0);
 	free(events.v);
 	free(ends.v);
 	free(methods.v);

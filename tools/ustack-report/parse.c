@@ -4,6 +4,12 @@
  * user records and lost counts.  Unknown record kinds, unknown key=value
  * words and unknown frame kinds are skipped; malformed binary records end
  * the binary stream (their size can no longer be trusted).
+ *
+ * In text records the kernel writes comm and object paths with every byte
+ * below 0x21, 0x7f and backslash as a backslash and three octal digits
+ * (as /proc/mounts does): a name cannot forge a record, a key or a frame.
+ * They are decoded here, back to the bytes binary records carry; the
+ * outputs escape what their own formats need (util.c: esc_text()).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -170,6 +176,32 @@ static char *comm_value(char **pp)
 	return v;
 }
 
+/* Decode the kernel's "\ooo" escapes in place; other backslashes stay. */
+static char *unescape(char *v)
+{
+	char *r = v, *w = v;
+
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
+		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7' &&
+		    (r[1] != '0' || r[2] != '0' || r[3] != '0')) {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
+				      (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return v;
+}
+
+/* An empty comm (prctl(PR_SET_NAME, "")) would start a perf line blank. */
+static const char *comm_of(const char *v, size_t n)
+{
+	return n ? intern(v, n) : internz("[unknown]");
+}
+
 static uint64_t num(const char *v, int base)
 {
 	return strtoull(v, NULL, base);
@@ -205,7 +237,8 @@ static void text_sample(struct recs *r, char *p)
 			if (p > v + strlen(v) && p[-1] == '\0')
 				p[-1] = ' ';
 			p = v;
-			s->comm = internz(comm_value(&p));
+			v = unescape(comm_value(&p));
+			s->comm = comm_of(v, strlen(v));
 		}
 	}
 }
@@ -292,11 +325,12 @@ static void text_frame(enum cur cur, char *p)
 			plus = q;
 		if (plus) {
 			f->off = num(plus + 1, 16);
-			f->obj = intern(rest, plus - rest);
+			*plus = '\0';
 		} else {
 			f->off = f->ip;
-			f->obj = internz(*rest ? rest : "[unknown]");
 		}
+		unescape(rest);
+		f->obj = internz(*rest ? rest : "[unknown]");
 	}
 }
 
@@ -389,7 +423,7 @@ static int bin_sample(struct recs *r, const char *p, size_t size)
 	s->tid = rs.tid;
 	s->cpu = rs.cpu;
 	s->event = event_name(rs.event, rs.syscall_nr);
-	s->comm = intern(rs.comm, strnlen(rs.comm, sizeof(rs.comm)));
+	s->comm = comm_of(rs.comm, strnlen(rs.comm, sizeof(rs.comm)));
 	s->nk = rs.nr_kernel;
 	s->k = xalloc(rs.nr_kernel * sizeof(*s->k));
 	for (i = 0; i < rs.nr_kernel; i++)

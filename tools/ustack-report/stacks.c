@@ -3,7 +3,9 @@
  * ustack-report: each joined sample as a list of frame names, outermost
  * first (comm; user frames; kernel frames), named as stackcollapse-perf.pl
  * names them from our perf output: offsets stripped, unsymbolized frames as
- * "[object basename]", ';' as ':', no quotes, no C++ argument lists.  A sample without its user
+ * "[object basename]", ';' as ':', no quotes, no C++ argument lists;
+ * control characters, backslash and non-UTF-8 bytes as "\ooo" (a frame
+ * holds no ';' and no newline, whatever a user named a program or file).  A sample without its user
  * record gets a "[no user stack]" frame under comm, one whose walk stopped
  * short of the outermost frame an "[incomplete: <end>]" frame (so that
  * truncated stacks do not pose as complete ones).  Identical lists are
@@ -16,7 +18,7 @@
 
 static const char *tidy_args(const char *s, size_t n, int args)
 {
-	char *b = xrealloc(NULL, n + 1);
+	char *b = xrealloc(NULL, n + 1), *e = xrealloc(NULL, 4 * n + 1);
 	const char *r;
 	size_t i, j = 0;
 
@@ -31,8 +33,10 @@ static const char *tidy_args(const char *s, size_t n, int args)
 			continue;
 		b[j++] = s[i] == ';' ? ':' : s[i];
 	}
-	r = intern(b, j);
+	j = esc_bytes(b, j, e);
+	r = intern(e, j);
 	free(b);
+	free(e);
 	return r;
 }
 
@@ -66,7 +70,7 @@ const char *user_frame_name(const struct uframe *f)
 	if (f->res && f->res->name) {
 		r = tidy(f->res->name, strlen(f->res->name));
 	} else if (f->obj[0] == '[') {
-		r = f->obj;
+		r = tidy(f->obj, strlen(f->obj));
 	} else {
 		snprintf(b, sizeof(b), "[%s]", basename_of(f->obj));
 		r = tidy(b, strlen(b));

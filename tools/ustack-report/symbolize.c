@@ -7,11 +7,23 @@
  * Return addresses (every frame but the interrupted IP) are looked up at
  * ip - 1, the call instruction, as perf and gdb do.  One Dwfl per object,
  * opened once; results cached per (object, offset, adjust).
+ *
+ * The object paths come from the recorded processes, i.e. from any user,
+ * while ustack-report may run as root: symbolize_open() opens each one
+ * without following a symlink at its end and without opening anything
+ * but a regular file (a FIFO would hang us, a device might act on open),
+ * and /usr/lib/debug as a directory; then the caller drops privileges
+ * (main.c) and only then is any ELF or DWARF parsed, from those
+ * descriptors.  Separate debug info is looked up by build-id under the
+ * directory opened before (root-owned files, whatever the object claims),
+ * then the usual ways, with the caller's reduced rights.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -22,6 +34,8 @@ char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 struct obj {
 	struct objstat st;
+	int fd;			/* from symbolize_open(), or -1 */
+	int parsed;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Phdr *load;
@@ -32,10 +46,80 @@ static struct sym_opts opts;
 static char *debuginfo_path;
 static struct obj **objs;
 static size_t nobj;
+static int debug_dirfd = -1;	/* [root]/usr/lib/debug */
+
+/*
+ * Open @path (relative to @dirfd) read-only if it is a regular file, never
+ * opening anything else: an O_PATH descriptor first (no open() reaches a
+ * driver or a FIFO), checked, then reopened through /proc/self/fd.
+ * @nofollow: refuse a symlink as the last component.  -1 with errno.
+ */
+int open_regular(int dirfd, const char *path, int nofollow)
+{
+	char self[64];
+	struct stat a, b;
+	int pfd, fd;
+
+	pfd = openat(dirfd, path, O_PATH | O_CLOEXEC |
+		     (nofollow ? O_NOFOLLOW : 0));
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &a)) {
+		close(pfd);
+		return -1;
+	}
+	if (!S_ISREG(a.st_mode)) {
+		close(pfd);
+		/* O_PATH | O_NOFOLLOW opens a symlink itself */
+		errno = S_ISLNK(a.st_mode) ? ELOOP : EINVAL;
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)	/* no /proc: the plain way */
+		fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+			    O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	close(pfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &b) || !S_ISREG(b.st_mode) || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* Separate debug info: by build-id under debug_dirfd first. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, GElf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char rel[160];
+	int len, n, fd;
+
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (debug_dirfd >= 0 && len > 1 && len <= 64) {
+		n = snprintf(rel, sizeof(rel), ".build-id/%02x/", bits[0]);
+		for (int i = 1; i < len; i++)
+			n += snprintf(rel + n, sizeof(rel) - n, "%02x", bits[i]);
+		snprintf(rel + n, sizeof(rel) - n, ".debug");
+		fd = open_regular(debug_dirfd, rel, 0);
+		if (fd >= 0)
+			return fd;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -59,6 +143,37 @@ static int is_pseudo(const char *name)
 	return name[0] == '[' || name[0] != '/';
 }
 
+static int obj_path(const struct obj *ob, char *path, size_t size)
+{
+	int len;
+
+	if (is_pseudo(ob->st.name))
+		return -1;
+	len = snprintf(path, size, "%s%s", opts.root ? opts.root : "",
+		       ob->st.name);
+	if (len >= (int)size)
+		return -1;
+	/* a file replaced or removed since it was mapped: try the path */
+	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
+		path[len - 10] = '\0';
+	return 0;
+}
+
+/* Before privileges are dropped: the descriptor only, nothing parsed. */
+static void obj_fd(struct obj *ob)
+{
+	char path[4096];
+
+	ob->fd = -1;
+	if (obj_path(ob, path, sizeof(path)))
+		return;
+	ob->fd = open_regular(AT_FDCWD, path, 1);
+	if (ob->fd < 0)
+		warnx_("%s: %s", path, errno == EINVAL ?
+		       "not a regular file" : errno == ELOOP ?
+		       "a symbolic link" : strerror(errno));
+}
+
 static void obj_open(struct obj *ob)
 {
 	char path[4096];
@@ -69,20 +184,16 @@ static void obj_open(struct obj *ob)
 	size_t i, n;
 	int len;
 
-	if (is_pseudo(ob->st.name))
+	ob->parsed = 1;
+	if (ob->fd < 0 || obj_path(ob, path, sizeof(path)))
 		return;
-	len = snprintf(path, sizeof(path), "%s%s", opts.root ? opts.root : "",
-		       ob->st.name);
-	if (len >= (int)sizeof(path))
-		return;
-	/* a file replaced or removed since it was mapped: try the path */
-	if (len > 10 && !strcmp(path + len - 10, " (deleted)"))
-		path[len - 10] = '\0';
 	ob->dwfl = dwfl_begin(&callbacks);
 	if (!ob->dwfl)
 		return;
 	dwfl_report_begin(ob->dwfl);
-	ob->mod = dwfl_report_elf(ob->dwfl, ob->st.name, path, -1, 0, true);
+	/* the descriptor is libdwfl's from here on */
+	ob->mod = dwfl_report_elf(ob->dwfl, ob->st.name, path, ob->fd, 0, true);
+	ob->fd = -1;
 	dwfl_report_end(ob->dwfl, NULL, NULL);
 	if (!ob->mod) {
 		warnx_("%s: %s", path, dwfl_errmsg(-1));
@@ -149,7 +260,7 @@ static struct obj *obj_get(const char *name)
 	}
 	ob = xalloc(sizeof(*ob));
 	ob->st.name = name;
-	obj_open(ob);
+	obj_fd(ob);
 	objs = xrealloc(objs, (nobj + 1) * sizeof(*objs));
 	objs[nobj++] = ob;
 	for (j = ohash(name, ocap); otab[j]; j = (j + 1) & (ocap - 1))
@@ -291,6 +402,9 @@ void symbolize_all(struct recs *r)
 		for (j = 0; j < u->nr; j++) {
 			struct uframe *f = &u->f[j];
 			struct obj *ob = obj_get(f->obj);
+
+			if (!ob->parsed)
+				obj_open(ob);
 			/* only the interrupted IP is exact; others return */
 			int adj = (j == 0 || !strcmp(f->method, "regs") ||
 				   !strcmp(f->method, "signal")) ? 0 : 1;
@@ -305,6 +419,20 @@ void symbolize_all(struct recs *r)
 				ob->st.resolved++;
 		}
 	}
+}
+
+/* Open every object named in @r, and the debug directory; parse nothing. */
+void symbolize_open(struct recs *r)
+{
+	char path[4096];
+	size_t i, j;
+
+	if (snprintf(path, sizeof(path), "%s/usr/lib/debug",
+		     opts.root ? opts.root : "") < (int)sizeof(path))
+		debug_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; i < r->nu; i++)
+		for (j = 0; j < r->u[i].nr; j++)
+			obj_get(r->u[i].f[j].obj);
 }
 
 size_t symbolize_nobj(void)

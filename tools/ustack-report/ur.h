@@ -13,6 +13,10 @@ void *xrealloc(void *p, size_t n);	/* heap */
 const char *intern(const char *s, size_t n);	/* stable, unique per content */
 const char *internz(const char *s);
 const char *basename_of(const char *path);
+/* Names from users made safe for text output: controls, backslash and
+ * non-UTF-8 bytes as "\ooo" (util.c). */
+size_t esc_bytes(const char *s, size_t n, char *out);
+const char *esc_text(const char *s);	/* s interned; result interned */
 struct memo {
 	const void **keys, **vals;
 	size_t cap, count;
@@ -117,7 +121,9 @@ struct sym_opts {
 	int lines;		/* -l: source file:line */
 };
 void symbolize_init(const struct sym_opts *o);
-void symbolize_all(struct recs *r);
+void symbolize_open(struct recs *r);	/* as root: descriptors only */
+void symbolize_all(struct recs *r);	/* parses ELF/DWARF */
+int open_regular(int dirfd, const char *path, int nofollow);
 struct objstat {
 	const char *name;
 	const char *build_id;	/* hex, or NULL */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ustack-report: arena allocator, string interning, errors. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,4 +176,82 @@ void memo_put(struct memo *m, const void *key, const void *val)
 		m->count++;
 	m->keys[j] = key;
 	m->vals[j] = val;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at @s (@n bytes there), or 0: not
+ * UTF-8, overlong, a surrogate, or a C1 control (U+0080..U+009F, which
+ * some terminals obey).
+ */
+static size_t u8len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xc2 && s[1] < 0xa0) || (s[0] == 0xe0 && s[1] < 0xa0) ||
+	    (s[0] == 0xed && s[1] >= 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+	    (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+/*
+ * Write @n bytes of @s to @out (room for 4 * @n + 1) with control
+ * characters, backslash and bytes that are not UTF-8 as "\ooo", the
+ * kernel's escape; returns the length.  Names come from any user (comm,
+ * paths, ELF symbols): a newline would forge output lines, an ESC drive
+ * the terminal.
+ */
+size_t esc_bytes(const char *s, size_t n, char *out)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, j = 0, l;
+
+	while (i < n) {
+		l = u8len(u + i, n - i);
+		if (!l || u[i] < 0x20 || u[i] == 0x7f || u[i] == '\\') {
+			j += sprintf(out + j, "\\%03o", u[i]);
+			i++;
+			continue;
+		}
+		memcpy(out + j, s + i, l);
+		i += l;
+		j += l;
+	}
+	out[j] = '\0';
+	return j;
+}
+
+static struct memo escaped;
+
+/* esc_bytes() of an interned string, interned (and memoized) */
+const char *esc_text(const char *s)
+{
+	const char *r = memo_get(&escaped, s);
+	size_t n;
+	char *b;
+
+	if (r)
+		return r;
+	n = strlen(s);
+	b = xrealloc(NULL, 4 * n + 1);
+	n = esc_bytes(s, n, b);
+	r = intern(b, n);
+	free(b);
+	memo_put(&escaped, s, r);
+	return r;
 }
