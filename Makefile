@@ -2,11 +2,11 @@
 # `make check`, `make demo` and `make bench` install what they need first.
 VERSION := 0.1.0
 
-# The kernel to build against: KDIR, else KVER's build tree, else the running
-# kernel's, else the newest Debian headers installed.
+# The kernel to build against: KDIR, else KVER's build tree (the running
+# kernel's by default).  The tests build against the headers that
+# scripts/kernel.sh unpacks into its cache, with KDIR.
 KVER ?= $(shell uname -r)
-KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
-	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1))
+KDIR ?= $(wildcard /lib/modules/$(KVER)/build)
 INSTALL_KVER = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null || echo $(KVER))
 
 DESTDIR ?=

@@ -6,7 +6,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-bash scripts/deps.sh
+bash scripts/deps.sh demo
 make -s tools
 out=build/demo
 mkdir -p "$out" build/logs

@@ -1,37 +1,36 @@
 #!/usr/bin/env bash
-# Install, only when missing, every Debian package that build, tests and demo need.
-# Idempotent: when everything is present it only runs dpkg-query and returns.
+# deps.sh [demo|check]: install, only when missing, the Debian packages of one
+# set.  Idempotent: when everything is present it only runs dpkg-query.
+#   demo   what `make demo` needs: build the tools and the module, boot the
+#          stock 6.1 kernel under QEMU with a busybox initramfs, python3.11
+#   check  (default) everything the tests and benchmarks need: the demo set,
+#          clang/libFuzzer, chromium, linux-source-6.1 for the debug kernel,
+#          dkms, the Debian packaging tools, perf, ...
+# Kernel images and headers are never installed: scripts/kernel.sh downloads
+# and unpacks them into the cache.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=scripts/kernels.conf
-. "$here/kernels.conf"
-
-pkgs=(
-	build-essential make gcc clang llvm libclang-rt-14-dev
-	libelf-dev libdw-dev elfutils binutils-dev libunwind-dev
-	qemu-system-x86 busybox-static cpio kmod dkms
-	python3 bc flex bison libssl-dev xz-utils zstd dwarves
-	linux-source-6.1 chromium linux-perf libxml2-utils
+set_name=${1:-check}
+demo=(
+	build-essential make gcc libelf-dev libdw-dev elfutils file
+	qemu-system-x86 busybox-static cpio kmod python3.11 xz-utils zstd
 )
-want_headers=${USTACK_WANT_HEADERS:-1}
+case $set_name in
+demo)	pkgs=("${demo[@]}") ;;
+check)	pkgs=("${demo[@]}"
+		clang llvm libclang-rt-14-dev binutils-dev libunwind-dev
+		python3 bc flex bison libssl-dev dwarves
+		linux-source-6.1 chromium linux-perf libxml2-utils
+		dkms debhelper dh-dkms lintian devscripts)
+	;;
+*)	echo "usage: deps.sh [demo|check]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
-
-# Kernel headers: one concrete package per kernel of the matrix, resolved from
-# the Debian meta-packages (kernels.conf), so a new point release is picked up.
-if [ "$want_headers" = 1 ]; then
-	for meta in "${KERNEL_HEADER_METAS[@]}"; do
-		if ! dpkg-query -W -f='${Status}' "$meta" 2>/dev/null | grep -q 'ok installed'; then
-			missing+=("$meta")
-		fi
-	done
-fi
-
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
