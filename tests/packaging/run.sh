@@ -19,7 +19,10 @@ leftovers() {
 	for f in /usr/src/ustack-* /var/lib/dkms/ustack /lib/modules/*/updates/dkms/ustack.ko* \
 		 /usr/bin/sframe-register /usr/bin/ustack-report /usr/sbin/ustackd \
 		 /usr/lib/libsframe-register.so /usr/include/ustack.h /usr/include/linux/ustack.h \
-		 /lib/systemd/system/ustackd.service /usr/share/doc/ustack-dkms /usr/share/doc/ustack-tools; do
+		 /lib/systemd/system/ustackd.service /etc/systemd/system/*/ustackd.service \
+		 /var/lib/systemd/deb-systemd-helper-enabled/ustackd.service \
+		 /usr/share/man/man*/ustack* /usr/share/man/man*/sframe-register* \
+		 /usr/share/doc/ustack-dkms /usr/share/doc/ustack-tools; do
 		[ -e "$f" ] && echo "$f"
 	done
 	for p in "${pkgs[@]}"; do
