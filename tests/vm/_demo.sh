@@ -17,7 +17,8 @@ for r in sframe fp; do
 	ustack-report --summary /tmp/$r.rec | awk -v MAXL=8 -f demo-summary.awk
 done
 echo
-echo "== the heaviest user stacks of each program (SFrame; leaf first, kernel frames left out)"
+echo "== the heaviest user stacks of each program, SFrame"
+echo "   (leaf first; kernel frames left out)"
 ustack-report /tmp/sframe.rec | awk -v PROGS="workload python3.11" -v TOP=2 -v MAXF=14 -f demo-heaviest.awk
 echo "DEMO-SVG-BEGIN"
 ustack-report --svg --title "ustack: workload and python3.11, SFrame" /tmp/sframe.rec
