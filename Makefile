@@ -2,18 +2,18 @@
 # `make check`, `make demo` and `make bench` install what they need first.
 VERSION := 0.1.0
 
-# The kernel to build against: KDIR, else KVER's build tree, else the running
-# kernel's, else the newest Debian headers installed.
+# The kernel to build against: KDIR, else KVER's build tree (the running
+# kernel's by default).  The tests build against the headers that
+# scripts/kernel.sh unpacks into its cache, with KDIR.
 KVER ?= $(shell uname -r)
-KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
-	  $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n1))
+KDIR ?= $(wildcard /lib/modules/$(KVER)/build)
 INSTALL_KVER = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null || echo $(KVER))
 
 DESTDIR ?=
 PREFIX  ?= /usr
-TOOLS   := tools/sframe-register tools/ustack-report
-MAN1    := man/ustack-report.1 man/sframe-register.1
-MAN8    := man/ustackd.8
+# ustackd, the system SFrame service, once its directory exists.
+TOOLS   := tools/sframe-register tools/ustack-report $(wildcard tools/ustackd)
+MANPAGES := $(wildcard man/*.[1-8])
 
 all: module tools
 
@@ -33,25 +33,48 @@ demo:
 bench:
 	bash scripts/bench.sh
 
-install: all install-man
+install: all install-tools
 	install -D -m 0644 module/ustack.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/ustack.ko
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(INSTALL_KVER); fi
+
+# The tools, the shim, the headers, ustackd and its unit when they exist,
+# and the man pages of man/: what the ustack-tools package holds.
+install-tools: tools install-man
 	install -D -m 0755 tools/sframe-register/sframe-register $(DESTDIR)$(PREFIX)/bin/sframe-register
 	install -D -m 0755 tools/ustack-report/ustack-report $(DESTDIR)$(PREFIX)/bin/ustack-report
 	install -D -m 0644 tools/sframe-register/libsframe-register.so $(DESTDIR)$(PREFIX)/lib/libsframe-register.so
 	install -D -m 0644 tools/sframe-register/ustack.h $(DESTDIR)$(PREFIX)/include/ustack.h
 	install -D -m 0644 include/uapi/ustack.h $(DESTDIR)$(PREFIX)/include/linux/ustack.h
-	if [ -z "$(DESTDIR)" ]; then depmod -a $(INSTALL_KVER); fi
+	if [ -f tools/ustackd/ustackd ]; then \
+		install -D -m 0755 tools/ustackd/ustackd $(DESTDIR)$(PREFIX)/sbin/ustackd; fi
+	if [ -f tools/ustackd/ustackd.service ]; then \
+		install -D -m 0644 tools/ustackd/ustackd.service $(DESTDIR)/lib/systemd/system/ustackd.service; fi
 
-# The manual pages alone (no build needed): also for packaging.
+# The manual pages alone (no build needed).
 install-man:
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 $(MAN8) $(DESTDIR)$(PREFIX)/share/man/man8/
+	for m in $(MANPAGES); do \
+		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; done
 
-clean:
-	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
+# Debian packages ustack-dkms and ustack-tools (debian/), built from a clean
+# copy of the sources, as a release tarball would hold them, into build/deb/.
+DEBSRC := build/deb/ustack-$(VERSION)
+deb:
+	rm -rf build/deb && mkdir -p $(DEBSRC)
+	git ls-files -z --cached --others --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+		cpio --null -pdm --quiet $(DEBSRC)
+	sed -i '1s/^ustack ([^)]*)/ustack ($(VERSION))/' $(DEBSRC)/debian/changelog
+	sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' $(DEBSRC)/dkms.conf
+	cd $(DEBSRC) && dpkg-buildpackage -us -uc -b
+	rm -rf $(DEBSRC)
+	ls build/deb/*.deb
+
+clean-tools:
 	for d in $(TOOLS); do $(MAKE) -C $$d clean; done
+
+clean: clean-tools
+	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR)/module clean
 	$(MAKE) -C tests/vm clean
 	rm -rf build
 
-.PHONY: all module tools check demo bench install install-man clean
+.PHONY: all module tools check demo bench install install-tools install-man deb clean clean-tools

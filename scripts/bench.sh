@@ -5,7 +5,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-bash scripts/deps.sh
+bash scripts/deps.sh check
 make -s tools
 mkdir -p build/logs
 out=build/logs/bench.log

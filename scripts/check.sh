@@ -13,7 +13,7 @@ mkdir -p build/logs
 log=build/logs/check.log
 : >"$log"
 
-bash scripts/deps.sh || { echo "deps failed"; echo "0 passed, 1 failed"; exit 1; }
+bash scripts/deps.sh check || { echo "deps failed"; echo "0 passed, 1 failed"; exit 1; }
 . scripts/kernels.conf
 
 results=$(mktemp)

@@ -24,7 +24,7 @@ cache=${USTACK_CACHE:-/var/cache/ustack}/debug-kernel
 die() { echo "debug-kernel: $*" >&2; exit 1; }
 
 if [ ! -r "$tarball" ]; then
-	bash "$here/deps.sh" >&2 || true
+	bash "$here/deps.sh" check >&2 || true
 	[ -r "$tarball" ] || die "$tarball missing (install $pkg)"
 fi
 pkgver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||

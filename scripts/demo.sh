@@ -6,7 +6,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-bash scripts/deps.sh
+bash scripts/deps.sh demo
 make -s tools
 out=build/demo
 mkdir -p "$out" build/logs
@@ -20,6 +20,7 @@ tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-BEGIN/,/^    DEMO-SVG-END/p' | sed -
 tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-FP-BEGIN/,/^    DEMO-SVG-FP-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-fp.svg"
 echo
 cat "$out/verdict.txt"
-echo "Flame graphs: $out/flame-sframe.svg (SFrame) and $out/flame-fp.svg (frame pointers only)"
+echo "Flame graphs: $out/flame-sframe.svg (SFrame)"
+echo "             $out/flame-fp.svg (frame pointers only)"
 echo "Full guest log: $log"
 ! grep -q '^FAIL' "$out/verdict.txt"

@@ -1,45 +1,44 @@
 #!/usr/bin/env bash
-# Install, only when missing, every Debian package that build, tests and demo need.
-# Idempotent: when everything is present it only runs dpkg-query and returns.
-# Debian sid's binutils (SFrame v3 tests) are not installed: scripts/sid-binutils.sh
-# unpacks them into the cache, checked with debian-archive-keyring.
+# deps.sh [demo|check]: install, only when missing, the Debian packages of one
+# set.  Idempotent: when everything is present it only runs dpkg-query.
+#   demo   what `make demo` needs: build the tools and the module, boot the
+#          stock 6.1 kernel under QEMU with a busybox initramfs, python3.11
+#   check  (default) everything the tests and benchmarks need: the demo set,
+#          clang/libFuzzer, chromium, linux-source-6.1 for the debug kernel,
+#          dkms, the Debian packaging tools, perf, ...
+# Kernel images and headers are never installed: scripts/kernel.sh downloads
+# and unpacks them into the cache.  Neither is Debian sid's binutils (the
+# SFrame v3 tests): scripts/sid-binutils.sh unpacks it into the cache,
+# checked with debian-archive-keyring.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=scripts/kernels.conf
-. "$here/kernels.conf"
-
-pkgs=(
-	build-essential make gcc clang llvm libclang-rt-14-dev
-	libelf-dev libdw-dev elfutils binutils-dev libunwind-dev
-	qemu-system-x86 busybox-static cpio kmod dkms
-	python3 bc flex bison libssl-dev xz-utils zstd dwarves
-	linux-source-6.1 chromium linux-perf libxml2-utils
-	debian-archive-keyring
+set_name=${1:-check}
+demo=(
+	build-essential make gcc libelf-dev libdw-dev elfutils file
+	qemu-system-x86 busybox-static cpio kmod python3.11 xz-utils zstd
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
-	golang-go python3-jsonschema
 )
-# npm fetches speedscope's schema for the report tests; a Node.js installed
-# from elsewhere brings its own npm, which Debian's package would conflict with
-command -v npm >/dev/null || pkgs+=(npm)
-want_headers=${USTACK_WANT_HEADERS:-1}
+case $set_name in
+demo)	pkgs=("${demo[@]}") ;;
+check)	pkgs=("${demo[@]}"
+		clang llvm libclang-rt-14-dev binutils-dev libunwind-dev
+		python3 bc flex bison libssl-dev dwarves
+		linux-source-6.1 chromium linux-perf libxml2-utils
+		dkms debhelper dh-dkms lintian devscripts
+		debian-archive-keyring golang-go python3-jsonschema)
+	# npm fetches speedscope's schema for the report tests; a Node.js
+	# installed from elsewhere brings its own npm, which Debian's would
+	# conflict with.
+	command -v npm >/dev/null || pkgs+=(npm)
+	;;
+*)	echo "usage: deps.sh [demo|check]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
-
-# Kernel headers: one concrete package per kernel of the matrix, resolved from
-# the Debian meta-packages (kernels.conf), so a new point release is picked up.
-if [ "$want_headers" = 1 ]; then
-	for meta in "${KERNEL_HEADER_METAS[@]}"; do
-		if ! dpkg-query -W -f='${Status}' "$meta" 2>/dev/null | grep -q 'ok installed'; then
-			missing+=("$meta")
-		fi
-	done
-fi
-
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then

@@ -4,9 +4,13 @@
 # build tree modules are built against) and MODROOT (a directory holding the
 # image's lib/modules/KREL metadata, or empty).
 #
-# Stock kernels are Debian packages, resolved from their meta-packages
-# (kernels.conf), downloaded with apt-get download and unpacked (only /boot and
-# the module metadata) into a cache outside the source tree; never installed.
+# Stock kernels and their headers are Debian packages, resolved from their
+# meta-packages (kernels.conf), downloaded with apt-get download and unpacked
+# into a cache outside the source tree (USTACK_CACHE, /var/cache/ustack):
+# the image's /boot and module metadata under kernels/<image package>/, the
+# headers under kernels/<headers package>/ (a root holding usr/src and
+# usr/lib, so KDIR is kernels/<headers package>/usr/src/<headers package>).
+# Nothing is installed.
 # NAME=debug delegates to debug-kernel.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,13 +67,48 @@ if [ ! -f "$dir/.done" ]; then
 	touch "$dir/.done"
 fi
 
+# The headers: the concrete linux-headers-<ver>-<flavour> package and what a
+# module build needs of its dependencies (its linux-headers-<ver>-common tree,
+# linux-kbuild-<ver>), unpacked together into one root.  Never installed:
+# Debian 12's 6.12 headers depend on their linux-image, whose installation
+# would run update-initramfs and add boot entries to this machine.
+hroot=$cache/kernels/$hpkg
+if [ ! -f "$hroot/.done" ]; then
+	mapfile -t hdeps < <(apt-cache depends "$hpkg" 2>/dev/null |
+		sed -n 's/^ *|\{0,1\}Depends: \(linux-\(headers\|kbuild\)-[0-9][^ ]*\)$/\1/p' | sort -u)
+	[ ${#hdeps[@]} -gt 0 ] ||
+		{ echo "kernel.sh: cannot resolve the dependencies of $hpkg" >&2; exit 1; }
+	mkdir -p "$cache/kernels"
+	tmp=$(mktemp -d "$cache/kernels/.dl.XXXXXX")
+	(cd "$tmp" && apt-get download -qq "$hpkg" "${hdeps[@]}" >/dev/null 2>&1) ||
+		{ echo "kernel.sh: apt-get download $hpkg ${hdeps[*]} failed" >&2; rm -rf "$tmp"; exit 1; }
+	mkdir -p "$tmp/root"
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root"
+	done
+	# Links that would leave the root: make them relative inside it (the
+	# packages' own scripts -> ../../lib/linux-kbuild-*/scripts already are).
+	find "$tmp/root" -type l -lname '/*' -print0 |
+		while IFS= read -r -d '' l; do
+			t=$(readlink "$l")
+			ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$tmp/root$t")" "$l"
+		done
+	# The flavour's Makefile includes its -common tree by absolute path:
+	# make it relative to the Makefile itself.
+	sed -i 's|^include /usr/src/\(.*\)$|include $(dir $(lastword $(MAKEFILE_LIST)))../\1|' \
+		"$tmp/root/usr/src/$hpkg/Makefile"
+	printf '%s\n' "$hpkg" "${hdeps[@]}" >"$tmp/root/.packages"
+	touch "$tmp/root/.done"
+	rm -rf "$hroot"
+	mv -T "$tmp/root" "$hroot" 2>/dev/null || [ -f "$hroot/.done" ] ||
+		{ echo "kernel.sh: cannot move the headers into $hroot" >&2; rm -rf "$tmp"; exit 1; }
+	rm -rf "$tmp"
+fi
+
 vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n1)
 krel=${vmlinuz##*/vmlinuz-}
-kdir=/usr/src/$hpkg
-if [ ! -f "$kdir/Makefile" ]; then
-	echo "kernel.sh: headers $hpkg missing (scripts/deps.sh installs them)" >&2
-	exit 1
-fi
+kdir=$hroot/usr/src/$hpkg
+[ -f "$kdir/Makefile" ] || { echo "kernel.sh: $kdir/Makefile missing" >&2; exit 1; }
 echo "KREL=$krel"
 echo "VMLINUZ=$vmlinuz"
 echo "KDIR=$kdir"

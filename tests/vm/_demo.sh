@@ -14,11 +14,12 @@ record_stop 1
 for r in sframe fp; do
 	echo
 	echo "== summary, $r ($( [ $r = sframe ] && echo 'SFrame from the shim, frame pointers as fallback' || echo 'frame pointers only: no shim'))"
-	ustack-report --summary /tmp/$r.rec | head -40
+	ustack-report --summary /tmp/$r.rec | awk -v MAXL=8 -f demo-summary.awk
 done
 echo
-echo "== a few joined stacks (SFrame)"
-ustack-report /tmp/sframe.rec | awk '/^workload|^python/ { n++ } n >= 20 && n <= 23' | head -60
+echo "== the heaviest user stacks of each program, SFrame"
+echo "   (leaf first; kernel frames left out)"
+ustack-report /tmp/sframe.rec | awk -v PROGS="workload python3.11" -v TOP=2 -v MAXF=14 -f demo-heaviest.awk
 echo "DEMO-SVG-BEGIN"
 ustack-report --svg --title "ustack: workload and python3.11, SFrame" /tmp/sframe.rec
 echo "DEMO-SVG-END"
