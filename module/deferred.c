@@ -420,8 +420,14 @@ int ustack_deferred_request(unsigned int client, struct pt_regs *regs,
 	*cookie = 0;
 	if (!may_request(t))
 		return -EINVAL;
-	if (!READ_ONCE(engine_on))
-		return -EAGAIN;
+	if (!READ_ONCE(engine_on)) {
+		/* No stay is tracked: any fresh cookie is this stay's alone. */
+		if (client < USTACK_CLIENT_MAX || nmi)
+			return -EAGAIN;
+		guard(preempt)();
+		*cookie = cookie_new();
+		return 0;
+	}
 	atomic_long_inc(&ustack_stats.requests);
 	if (nmi) {
 		atomic_long_inc(&ustack_stats.nmi_requests);
@@ -570,6 +576,13 @@ int ustack_deferred_pending_show(struct seq_file *m, void *v)
 				   task_state_to_char(t));
 	}
 	return 0;
+}
+
+/* For the stats: tasks holding state, and whether the probe is in. */
+void ustack_deferred_counters(int *tasks, bool *on)
+{
+	*tasks = atomic_read(&live_tasks);
+	*on = READ_ONCE(engine_on);
 }
 
 /**

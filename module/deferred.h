@@ -85,6 +85,7 @@ int ustack_deferred_request(unsigned int client, struct pt_regs *regs,
 			    u64 *cookie);
 struct seq_file;
 int ustack_deferred_pending_show(struct seq_file *m, void *v);
+void ustack_deferred_counters(int *tasks, bool *on);
 
 /* The engine's counters, shown in debugfs (stats.c). */
 struct ustack_stats {

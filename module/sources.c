@@ -159,8 +159,11 @@ u64 ustack_sources_self(void)
 	u64 cookie;
 
 	might_sleep();
-	if (ustack_deferred_enable())
-		return 0;
+	/*
+	 * Recording means the sources run, the engine with them; without a
+	 * reader the engine is not switched on for a self request: no user
+	 * can make every context switch of the machine pay for the probe.
+	 */
 	if (ustack_ring_active() && wanted(current) && self_allowed())
 		return record(USTACK_EVENT_SELF, -1, NULL, 1);
 	ustack_deferred_request(USTACK_CLIENT_NONE, NULL, &cookie);

@@ -17,6 +17,8 @@ static int stats_show(struct seq_file *m, void *v)
 	struct ustack_ring_stats rs;
 	int i, cycles, cpu_clock;
 	long self_limited;
+	int tasks;
+	bool engine_on;
 
 #define SHOW(f) seq_printf(m, "%s %ld\n", #f, atomic_long_read(&s->f))
 	SHOW(requests);
@@ -34,6 +36,9 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(nmi_refused);
 	SHOW(share_refused);
 #undef SHOW
+	ustack_deferred_counters(&tasks, &engine_on);
+	seq_printf(m, "tasks %d\n", tasks);
+	seq_printf(m, "engine_on %d\n", engine_on);
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);

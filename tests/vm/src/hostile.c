@@ -42,7 +42,11 @@ static int self_stack(void)
 		.max_frames = 64,
 	};
 
-	return ioctl(sf, SFRAME_IOC_SELF_STACK, &s) ? -errno : 0;
+	if (ioctl(sf, SFRAME_IOC_SELF_STACK, &s))
+		return -errno;
+	if (!s.cookie)
+		DIE("SELF_STACK gave cookie 0");
+	return 0;
 }
 
 static void *flooder(void *arg __attribute__((unused)))
