@@ -5,9 +5,11 @@
 # nm and addr2line, folded output against a hand-computed profile, the
 # summary's numbers, the SVG (xmllint, headless Chromium: screenshot, DOM,
 # search and zoom), live mode against a stand-in device, garbage input.
-# Run from the repository root: bash tests/report/run.sh
+# Run from the repository root: bash tests/report/run.sh [NAME...]
+# (NAME: a test below, e.g. summary-numbers or 'join-*'; tests/select.sh)
 cd "$(dirname "$0")/../.." || exit 1
 export LC_ALL=C
+. tests/select.sh report "$@"
 
 pass() { echo "PASS: report/$1"; }
 fail() { echo "FAIL: report/$1: $2"; }
@@ -15,6 +17,7 @@ fail() { echo "FAIL: report/$1: $2"; }
 t() {
 	local name=$1 out
 	shift
+	want "$name" || return 0
 	if out=$("$@" 2>&1); then
 		pass "$name"
 	else
@@ -23,7 +26,7 @@ t() {
 }
 
 T=$(mktemp -d /tmp/ustack-report-test.XXXXXX)
-trap '[ -n "$USTACK_KEEP_TMP" ] || rm -rf "$T"' EXIT
+on_exit '[ -n "${USTACK_KEEP_TMP:-}" ] || rm -rf "$T"'
 R=tools/ustack-report/ustack-report
 D=tests/report
 
