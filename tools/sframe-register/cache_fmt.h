@@ -26,14 +26,16 @@
 #define SFRAME_REGISTER_CACHE_FMT_H
 
 #include <stdint.h>
+#include "ustack_sframe.h"
 
 #define CACHE_MAGIC	"USFRCAC1"
 #define CACHE_SUFFIX	".v3.sframe"
+#define CACHE_SFRAME_VERSION	SFRAME_VERSION_3	/* CACHE_SUFFIX says it */
 
 struct cache_hdr {
 	char magic[8];		/* CACHE_MAGIC */
 	uint32_t hdr_size;	/* sizeof(struct cache_hdr): SFrame starts here */
-	uint32_t sframe_version;	/* 3 */
+	uint32_t sframe_version;	/* CACHE_SFRAME_VERSION */
 	uint64_t sframe_len;
 	uint64_t sframe_vaddr;	/* 0 */
 	uint32_t funcs;		/* .eh_frame FDEs */

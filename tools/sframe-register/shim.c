@@ -438,7 +438,7 @@ static int cache_map(struct obj *o, const char *id, const char *file)
 	    (size_t)st.st_size < sizeof(h) ||
 	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) ||
-	    h.hdr_size != sizeof(h) || h.sframe_version != 3 ||
+	    h.hdr_size != sizeof(h) || h.sframe_version != CACHE_SFRAME_VERSION ||
 	    h.sframe_vaddr != 0 ||
 	    h.sframe_len > (uint64_t)st.st_size - sizeof(h)) {
 		close(fd);
