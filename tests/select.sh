@@ -7,6 +7,8 @@
 # results are printed; a NAME that no test matched is a failure
 # ("FAIL: AREA/NAME: no such test").  An area skips the work of the tests
 # that were not asked for (`want`), except what the selected ones need.
+# With NAMEs, a bare `wait` would also wait for the results filter: wait
+# for the PIDs you started.
 
 SEL_AREA=$1
 shift

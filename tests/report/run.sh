@@ -708,7 +708,7 @@ live_mode() {
 	{ head -c 1000 "$T/profile.bin"; sleep 0.3; tail -c $((size - 1000)) "$T/profile.bin"; } >"$T/fifo" &
 	timeout 30 $R --folded --duration 300 --device "$T/fifo" --kallsyms "$T/profile.bin.ks" >"$T/live2" ||
 		{ echo "pipe: exit $?"; return 1; }
-	wait
+	wait $!
 	diff -u "$T/profile.expected" "$T/live2"
 }
 t live-mode live_mode
