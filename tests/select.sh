@@ -47,19 +47,16 @@ if [ ${#SEL_NAMES[@]} -gt 0 ]; then
 	# The filter sees every result: it drops those not asked for and names
 	# the NAMEs that matched nothing at the end.
 	sel_filter() {
-		local line name p matched=() i
+		local line name p matched=() i hit
 		while IFS= read -r line; do
 			if [[ $line =~ ^(PASS|FAIL):\ ${SEL_AREA}/([^:\ ]+) ]]; then
-				name=${BASH_REMATCH[2]}
+				name=${BASH_REMATCH[2]} hit=0
 				for i in "${!SEL_NAMES[@]}"; do
 					p=${SEL_NAMES[$i]}
 					# shellcheck disable=SC2053
-					if [[ $name == $p ]]; then
-						matched[i]=1
-						printf '%s\n' "$line"
-						break
-					fi
+					[[ $name == $p ]] && matched[i]=1 hit=1
 				done
+				[ $hit = 0 ] || printf '%s\n' "$line"
 			else
 				printf '%s\n' "$line"
 			fi
