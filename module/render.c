@@ -91,8 +91,14 @@ static void render_sample(struct out *o, const struct ustack_rec_sample *s,
 	put(o, "sample cookie=0x%016llx pid=%u tid=%u cpu=%u time=%llu event=%s",
 	    s->cookie, s->pid, s->tid, s->cpu, s->time_ns,
 	    name_of(event_names, USTACK_EVENT_MAX, s->event));
-	if (s->event == USTACK_EVENT_SYSCALL)
-		put(o, ":%s", ustack_syscalls_name(s->syscall_nr));
+	if (s->event == USTACK_EVENT_SYSCALL) {
+		const char *sc = ustack_syscalls_name(s->syscall_nr);
+
+		if (sc)
+			put(o, ":%s", sc);
+		else
+			put(o, ":%d", s->syscall_nr);
+	}
 	put(o, " comm=");
 	put_escaped(o, s->comm, sizeof(s->comm));
 	put(o, "\n");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * System call names, generated at build time from the target kernel's
- * own table (Kbuild: arch/x86/include/generated/asm/syscalls_64.h), so
- * that a name means what it means on the kernel the module runs on.
+ * own uapi table (Kbuild, syscall-names.sh): the names of strace and the
+ * man pages, which users write in the `syscalls` parameter.
  */
 #include <linux/errno.h>
 #include <linux/string.h>
@@ -16,12 +16,12 @@ static const char *const names[USTACK_SYSCALL_SLOTS] = {
  * ustack_syscalls_name - the name of system call @nr
  * @nr: the number
  *
- * Return: its name, or "unknown".
+ * Return: its name, or NULL for a number without one.
  */
 const char *ustack_syscalls_name(int nr)
 {
 	if (nr < 0 || nr >= USTACK_SYSCALL_SLOTS || !names[nr])
-		return "unknown";
+		return NULL;
 	return names[nr];
 }
 

@@ -4,7 +4,13 @@
 # end with "N passed, N failed".
 #   AREAS="sframe report"   host areas to run (default: all; "none" for none)
 #   KERNELS="6.1 6.12"      kernels (default: kernels.conf, plus debug)
-#   TESTS="load modinfo"    VM tests (default: all of tests/vm)
+#   TESTS="vm/load report/join-*"  tests by name (default: all); AREA/NAME:
+#                           test NAME of host area AREA (tests/select.sh),
+#                           vm/NAME a VM test; a bare NAME goes to every
+#                           area and kernel that runs (as before, the VM
+#                           tests: add AREAS=none, or KERNELS=none for host
+#                           names).  An area that TESTS names no test of is
+#                           not run.
 #   USTACK_CHECK_BUDGET=4200 seconds after which no further kernel is started
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,11 +42,31 @@ else
 	echo "PASS: build/tools" | tee -a "$results"
 fi
 
+# tests_of AREA: the names TESTS gives AREA ("vm" for the VM tests); fails
+# when TESTS names tests but none of AREA.
+tests_of() {
+	local t n=0
+	set -f	# names are patterns for the area, not for this shell
+	for t in ${TESTS:-}; do
+		case $t in
+		"$1"/*) echo "${t#*/}" ;;
+		*/*) continue ;;
+		*) echo "$t" ;;
+		esac
+		n=$((n + 1))
+	done
+	set +f
+	[ -z "${TESTS:-}" ] || [ $n -gt 0 ]
+}
+
 default_areas=$(ls tests/*/run.sh 2>/dev/null | cut -d/ -f2 | paste -sd' ')
 for area in ${AREAS:-$default_areas}; do
 	[ "$area" = none ] && continue
-	run "host: $area" bash "tests/$area/run.sh"
+	names=$(tests_of "$area") || continue
+	if [ -n "$names" ]; then mapfile -t names <<<"$names"; else names=(); fi
+	run "host: $area" bash "tests/$area/run.sh" ${names[@]+"${names[@]}"}
 done
+vm_tests=$(tests_of vm) || KERNELS=none
 
 default_kernels="${KERNEL_NAMES[*]}"
 [ -x scripts/debug-kernel.sh ] && default_kernels="$default_kernels debug"
@@ -56,7 +82,7 @@ for k in ${KERNELS:-$default_kernels}; do
 		continue
 	fi
 	# shellcheck disable=SC2086
-	USTACK_LOG_SUFFIX= run "vm: $k" bash scripts/vm-test.sh "$k" ${TESTS:-}
+	USTACK_LOG_SUFFIX= run "vm: $k" bash scripts/vm-test.sh "$k" $vm_tests
 done
 
 passed=$(grep -c '^PASS: ' "$results")

@@ -9,4 +9,4 @@
 #   bench engine_walk_ns_per_frame   walk_ns / frames (frame pointers)
 # Usage: tests/bench/engine.sh [KERNEL]   (default 6.12)
 top=$(cd "$(dirname "$0")/../.." && pwd)
-exec bash "$top/scripts/vm-bench.sh" "${1:-6.12}" _bench-engine
+exec bash "$top/tests/bench/lib/vm-bench.sh" "${1:-6.12}" _bench-engine

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kernel user-stack walk benchmarks: boots the VM bench (QEMU TCG, so the
+# Kernel user-stack walk benchmarks: boots a VM guest (QEMU TCG, so the
 # absolute times are emulated; compare the ratio, measured side by side)
 # and prints the guest's `bench` lines, tagged with the kernel:
 #   bench kwalk_sframe_per_frame   kernel self-walk (SFrame), ns per frame
@@ -13,4 +13,4 @@
 #   bench kmem_per_registration    kernel memory per registration, bytes
 # Usage: tests/bench/kwalk.sh [KERNEL]   (default 6.12)
 top=$(cd "$(dirname "$0")/../.." && pwd)
-exec bash "$top/scripts/vm-bench.sh" "${1:-6.12}" sframe-bench
+exec bash "$top/tests/bench/lib/vm-bench.sh" "${1:-6.12}" sframe-bench

@@ -1,6 +1,6 @@
 # kmemleak-filter.awk: pass /sys/kernel/debug/kmemleak through, renaming the
 # records whose backtrace holds no module frame ("[mod]" tag, or a bare address
-# in module space once the module is gone) so that the bench's pattern
+# in module space once the module is gone) so that the harness's pattern
 # "unreferenced object" flags only leaks made by modules (ustack, test modules).
 # 6.1 leaks a few objects of its own at boot (ACPI terminate without PCI).
 # Usage (busybox awk): awk -f kmemleak-filter.awk /sys/kernel/debug/kmemleak

@@ -2,13 +2,16 @@
 # tests/debugkernel/run.sh: the debug kernel of the VM matrix catches what it
 # claims. Builds (cached) the debug kernel via scripts/kernel.sh debug, builds
 # badmod.ko (one deliberate bug per value of its parameter bug=) and ustack.ko
-# against it, then boots the guest once per bug with the VM bench's own
+# against it, then boots the guest once per bug with the VM harness's own
 # scripts (scripts/vm/initramfs.sh, scripts/vm/boot.sh, tests/vm/guest-init.sh,
-# scripts/vm/bad-log-patterns) and asserts that the bench fails that boot's
+# scripts/vm/bad-log-patterns) and asserts that the harness fails that boot's
 # kernel log for the right reason; a control boot (ustack.ko loaded and
-# unloaded, badmod with bug=none) must pass every check of the bench.
+# unloaded, badmod with bug=none) must pass every check of the harness.
 #
-# Usage: bash tests/debugkernel/run.sh [clean] [BUG...]   (default: all)
+# Usage: bash tests/debugkernel/run.sh [NAME...]   (default: all)
+# NAME: a test (clean-boot, catches-oob, 'catches-*', config, ...; see
+# tests/select.sh), or as before a bug name (oob) or clean.  Only the boots
+# the named tests need are made.
 # Env: USTACK_CACHE, USTACK_LOG_DIR, USTACK_DK_TIMEOUT (seconds per boot),
 # USTACK_DK_WORK (work dir), USTACK_DK_SEPARATE=1 (one boot per bug),
 # USTACK_VM_MEM (guest MiB, default 1024 here).
@@ -38,14 +41,23 @@ declare -A sig=(
 )
 all_bugs=(oob uaf ubsan sleep lockinv waitctx rcu list leak)
 control=1
+bugs=("${all_bugs[@]}")
 if [ $# -gt 0 ]; then
-	control=0 bugs=()
+	names=()
 	for a in "$@"; do
-		if [ "$a" = clean ]; then control=1; else bugs+=("$a"); fi
+		case $a in
+		clean) a=clean-boot ;;
+		*) [ -n "${sig[$a]:-}" ] && a=catches-$a ;;
+		esac
+		names+=("$a")
 	done
-else
-	bugs=("${all_bugs[@]}")
+	set -- "${names[@]}"
 fi
+. "$top/tests/select.sh" debugkernel "$@"
+want clean-boot || control=0
+sel=()
+for b in "${bugs[@]}"; do want "catches-$b" && sel+=("$b"); done
+bugs=("${sel[@]}")
 
 # 1. The kernel.
 t0=$(date +%s)
@@ -81,7 +93,7 @@ else
 	fail kmemleak-filter "kept $n_kept, ignored $n_ign (want 2, 1)"
 fi
 
-# 3. The modules, built like the bench builds ustack.ko (fresh copies).
+# 3. The modules, built like the harness builds ustack.ko (fresh copies).
 rm -rf "$work/build" && mkdir -p "$work/build"
 cp -a "$here/badmod" "$work/build/"
 if make -s -C "$KDIR" M="$work/build/badmod" modules >"$log_dir/debugkernel-badmod.log" 2>&1 &&
@@ -108,7 +120,7 @@ if [ -f "$top/module/Makefile" ] || [ -f "$top/module/Kbuild" ]; then
 	fi
 fi
 
-# 4. One initramfs for every boot: the bench's /init and lib.sh, the modules,
+# 4. One initramfs for every boot: the harness's /init and lib.sh, the modules,
 # one guest test per bug (selected on the kernel command line).
 stage=$work/stage
 rm -rf "$stage" && mkdir -p "$stage/opt/ustack" "$stage/tests/vm"
@@ -150,7 +162,7 @@ fi
 export USTACK_VM_MEM=${USTACK_VM_MEM:-1024}
 bad=$(grep -v '^#' "$top/scripts/vm/bad-log-patterns" | grep -v '^$' | paste -sd'|')
 
-boot() {	# boot LABEL TESTS [APPEND] -> bench output in $work/out-LABEL
+boot() {	# boot LABEL TESTS [APPEND] -> harness output in $work/out-LABEL
 	local t1
 	t1=$(date +%s)
 	USTACK_VM_APPEND="${3:-}" "$top/scripts/vm/boot.sh" "$1" "$VMLINUZ" "$initrd" "$2" \
@@ -193,9 +205,9 @@ else
 	done
 fi
 
-# For each bug of a boot: the guest test ran through, the bench failed that
+# For each bug of a boot: the guest test ran through, the harness failed that
 # boot's kernel log, and the bug's own report is in the log on a line that
-# the bench's patterns flag by themselves, next to evidence that badmod made
+# the harness's patterns flag by themselves, next to evidence that badmod made
 # it (its function, file or lock names).
 for g in "${groups[@]}"; do
 	set -- $g
@@ -210,9 +222,9 @@ for g in "${groups[@]}"; do
 		elif ! grep -q "^PASS: vm/$label/dk-$b\$" "$out"; then
 			fail "catches-$b" "guest test did not run through: $(grep -m1 "$label/dk-$b" "$out")"
 		elif ! grep -q "^FAIL: vm/$label/kernel-log" "$out"; then
-			fail "catches-$b" "bench passed the kernel log (see $vlog)"
+			fail "catches-$b" "harness passed the kernel log (see $vlog)"
 		elif ! tr -d '\r' <"$vlog" | grep -v '^ *USTACK-\|^    ' | grep -E "${sig[$b]}" | grep -E "$bad" >/dev/null; then
-			fail "catches-$b" "no '${sig[$b]}' flagged by the bench in $vlog"
+			fail "catches-$b" "no '${sig[$b]}' flagged by the harness in $vlog"
 		elif ! tr -d '\r' <"$vlog" | grep -E "${where[$b]}" >/dev/null; then
 			fail "catches-$b" "report not tied to badmod ('${where[$b]}' missing in $vlog)"
 		elif [ "$b" = leak ] && ! grep -q "^PASS: vm/$label/boot-complete" "$out"; then

@@ -2,8 +2,10 @@
 # tests/fuzz: libFuzzer (ASan + UBSan) over the SFrame core's decode, lookup,
 # step and walk.  A smoke of FUZZ_SECONDS (default 60) from the committed seed
 # corpus tests/fuzz/seeds (new inputs go to build/corpus, never to seeds).
-# Run from the repository root: bash tests/fuzz/run.sh
+# Run from the repository root: bash tests/fuzz/run.sh [NAME...]
+# (build, seeds, smoke; tests/select.sh)
 cd "$(dirname "$0")" || exit 1
+. ../select.sh fuzz "$@"
 secs=${FUZZ_SECONDS:-60}
 mkdir -p build/corpus build/artifacts
 
@@ -14,9 +16,12 @@ fi
 echo "PASS: fuzz/build"
 
 # Every seed must decode cleanly first (the corpus is not stale).
-./build/fuzz_sframe -runs=0 seeds >build/seeds.log 2>&1
-if [ $? = 0 ]; then echo "PASS: fuzz/seeds"; else
-	echo "FAIL: fuzz/seeds: $(grep -m1 -E 'ERROR|runtime error' build/seeds.log)"; fi
+if want seeds; then
+	./build/fuzz_sframe -runs=0 seeds >build/seeds.log 2>&1
+	if [ $? = 0 ]; then echo "PASS: fuzz/seeds"; else
+		echo "FAIL: fuzz/seeds: $(grep -m1 -E 'ERROR|runtime error' build/seeds.log)"; fi
+fi
+want smoke || exit 0
 
 rm -f build/artifacts/*
 ./build/fuzz_sframe build/corpus seeds -max_total_time="$secs" -timeout=10 \

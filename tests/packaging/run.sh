@@ -6,12 +6,15 @@
 # packages leaves nothing behind.  `make install DESTDIR=` puts every
 # artifact where the README says.  Safe to run again: it starts by purging
 # what an earlier run may have left.
+# bash tests/packaging/run.sh [NAME...]: version, deb-*, lintian,
+# dkms-build-<kernel>, tools-*, make-install, checkpatch (tests/select.sh).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/select.sh" packaging "$@"
 . "$top/scripts/kernels.conf"
 ver=$(sed -n 's/^VERSION := //p' "$top/Makefile")
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+on_exit 'rm -rf "$tmp"'
 pkgs=(ustack-dkms ustack-tools)
 # What the packages install, and what DKMS makes of them.
 leftovers() {
@@ -43,7 +46,9 @@ else
 	echo "FAIL: packaging/version: dkms.conf says $dver, the Makefile's VERSION $ver"
 fi
 
-if [ "$(id -u)" != 0 ] || ! command -v dkms >/dev/null || ! command -v dpkg-buildpackage >/dev/null; then
+if ! want deb 'deb-*' lintian 'dkms-build-*' 'tools-*'; then
+	:
+elif [ "$(id -u)" != 0 ] || ! command -v dkms >/dev/null || ! command -v dpkg-buildpackage >/dev/null; then
 	echo "FAIL: packaging/deb: needs root, dkms and dpkg-buildpackage (scripts/deps.sh check)"
 elif ! make -s -C "$top" deb >"$tmp/deb.log" 2>&1 ||
      ! dkms_deb=$(ls "$top"/build/deb/ustack-dkms_"$ver"_all.deb) ||
@@ -114,10 +119,13 @@ else
 fi
 
 # make install into a staging root, against the 6.1 headers.
-eval "$("$top/scripts/kernel.sh" "${KERNEL_NAMES[0]}")"
-git -C "$top" ls-files -z --cached --others --exclude-standard |
-	(cd "$top" && cpio --null -pdm --quiet "$tmp/inst-src") 2>/dev/null
-if make -s -C "$tmp/inst-src" KDIR="$KDIR" install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1; then
+if ! want make-install; then
+	:
+elif ! eval "$("$top/scripts/kernel.sh" "${KERNEL_NAMES[0]}")"; then
+	echo "FAIL: packaging/make-install: cannot prepare kernel ${KERNEL_NAMES[0]}"
+elif git -C "$top" ls-files -z --cached --others --exclude-standard |
+	(cd "$top" && cpio --null -pdm --quiet "$tmp/inst-src") 2>/dev/null &&
+	make -s -C "$tmp/inst-src" KDIR="$KDIR" install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1; then
 	missing=
 	for f in "lib/modules/$KREL/updates/ustack.ko" usr/bin/sframe-register usr/bin/ustack-report \
 		 usr/lib/libsframe-register.so usr/include/ustack.h usr/include/linux/ustack.h; do
@@ -141,7 +149,9 @@ if [ ! -f "$cp_dir/scripts/checkpatch.pl" ] && [ -f /usr/src/linux-source-6.1.ta
 	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cp_dir" --strip-components=1 --wildcards \
 		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch' 2>/dev/null
 fi
-if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
+if ! want checkpatch; then
+	:
+elif [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
 	echo "FAIL: packaging/checkpatch: no checkpatch.pl (linux-source-6.1 missing)"
 else
 	bad=

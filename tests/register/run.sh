@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # tests/register: sframe-register gen/check/run, the shim and its cache.
-# Run from the repository root: bash tests/register/run.sh
-# Prints PASS: register/<name> or FAIL: register/<name>: <reason>.
+# Run from the repository root: bash tests/register/run.sh [NAME...]
+# Prints PASS: register/<name> or FAIL: register/<name>: <reason>; with
+# NAMEs (e.g. shim-vdso, 'check-libc*'), only those (tests/select.sh): the
+# expensive steps of the others are skipped.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
+. tests/select.sh register "$@"
 T=$ROOT/tools/sframe-register
 SR=$T/sframe-register
 SHIM=$T/libsframe-register.so
 W=$(mktemp -d /tmp/ustack-register.XXXXXX)
 mkdir -p "$W/sub"
-trap 'rm -rf "$W"' EXIT
+on_exit 'rm -rf "$W"'
 
 pass() { echo "PASS: register/$1"; }
 fail() { echo "FAIL: register/$1: $2"; }
@@ -60,6 +63,7 @@ check_clean() { # name file
 for obj in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
 	/usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/bin/python3.11; do
 	b=$(basename "$obj")
+	want "check-$b*" "readelf-cross-$b" readelf-sframe-reads-libc-v1 || continue
 	if [ ! -r "$obj" ]; then
 		fail "check-$b" "$obj missing"
 		continue
@@ -79,6 +83,7 @@ done
 for obj in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
 	/usr/lib/x86_64-linux-gnu/libstdc++.so.6; do
 	b=$(basename "$obj")
+	want "readelf-cross-$b" || continue
 	[ -f "$W/$b.v2" ] || continue
 	out=$(python3 "$ROOT/tests/register/ehcross.py" "$obj" "$W/$b.v2" "$SR" 2>&1)
 	if [ $? = 0 ]; then
@@ -89,7 +94,9 @@ for obj in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2 \
 done
 
 # libsframe (binutils 2.40, v1 only) accepts gen's v1 output of libc whole
-if [ -f "$W/libc.so.6.v1" ] && readelf --sframe "$W/libc.so.6.v1" >"$W/rs.out" 2>"$W/rs.err" &&
+if ! want readelf-sframe-reads-libc-v1; then
+	:
+elif [ -f "$W/libc.so.6.v1" ] && readelf --sframe "$W/libc.so.6.v1" >"$W/rs.out" 2>"$W/rs.err" &&
 	[ ! -s "$W/rs.err" ] && [ "$(grep -c 'func idx' "$W/rs.out")" -gt 3000 ]; then
 	pass readelf-sframe-reads-libc-v1
 else
@@ -100,15 +107,20 @@ fi
 # SFrame cannot express (CFA in a register: __longjmp x2, __longjmp_chk,
 # setcontext; RA in a register: vfork; signal frame:
 # __restore_rt), nothing else.
-"$SR" gen /lib/x86_64-linux-gnu/libc.so.6 -o "$W/libc.v3" --version 3 >"$W/g" 2>&1
-if grep -q 'left out 6 (cfa 4, ra 1, fp 0, signal 1,' "$W/g"; then
+want gen-libc-left-out gen-output-elf &&
+	"$SR" gen /lib/x86_64-linux-gnu/libc.so.6 -o "$W/libc.v3" --version 3 >"$W/g" 2>&1
+if ! want gen-libc-left-out; then
+	:
+elif grep -q 'left out 6 (cfa 4, ra 1, fp 0, signal 1,' "$W/g"; then
 	pass gen-libc-left-out
 else
 	fail gen-libc-left-out "$(cat "$W/g")"
 fi
 
 # The output is an ELF file readelf accepts, with an allocated .sframe.
-if readelf -SW "$W/libc.v3" 2>"$W/re.err" | grep -q '\.sframe *PROGBITS .* A ' &&
+if ! want gen-output-elf; then
+	:
+elif readelf -SW "$W/libc.v3" 2>"$W/re.err" | grep -q '\.sframe *PROGBITS .* A ' &&
 	[ ! -s "$W/re.err" ] && "$SR" dump "$W/libc.v3" | grep -q SFRAME_VERSION_3; then
 	pass gen-output-elf
 else
@@ -116,8 +128,10 @@ else
 fi
 
 # The default is v1, what gas 2.40 makes and binutils 2.40 itself decodes.
-"$SR" gen /usr/bin/python3.11 -o "$W/py.def" >/dev/null 2>&1
-if readelf --sframe "$W/py.def" 2>"$W/re.err" | grep -q 'SFRAME_VERSION_1' && [ ! -s "$W/re.err" ]; then
+want gen-default-v1-readelf && "$SR" gen /usr/bin/python3.11 -o "$W/py.def" >/dev/null 2>&1
+if ! want gen-default-v1-readelf; then
+	:
+elif readelf --sframe "$W/py.def" 2>"$W/re.err" | grep -q 'SFRAME_VERSION_1' && [ ! -s "$W/re.err" ]; then
 	pass gen-default-v1-readelf
 else
 	fail gen-default-v1-readelf "$(head -2 "$W/re.err")"
@@ -142,6 +156,7 @@ fi
 
 for o in O0 O2 Os O2fp; do
 	p=$W/prog_$o
+	want "*-$o" || continue
 	[ -x "$p" ] || continue
 	# gas's own v1 agrees with .eh_frame (except what gas leaves out)
 	out=$("$SR" check "$p" 2>&1)
@@ -302,6 +317,7 @@ if [ -x "$W/prog_noplt" ]; then
 fi
 
 # --- 3. the shim ------------------------------------------------------------
+want 'shim-*' run-preloads-shim 'gen-cache-*' 'walk-*' 'vm-bt-*' 'api-*' || exit 0
 # Host tests: no /dev/sframe here.  USTACK_SHIM_FORCE=1 makes the shim do its
 # cache work anyway (registering nothing); USTACK_SHIM_DEBUG=1 logs it.
 R=$ROOT/tests/register
@@ -506,11 +522,13 @@ else
 fi
 
 # 8 processes starting together on a cold cache: one helper per object
+herd=()
 for i in 1 2 3 4 5 6 7 8; do
 	shim_env USTACK_SHIM_FORCE=1 USTACK_SHIM_DEBUG=1 USTACK_CACHE_DIR="$U/herd" \
 		"$P" 6 >"$W/herd.$i.out" 2>"$W/herd.$i.log" &
+	herd+=($!)
 done
-wait
+wait "${herd[@]}"	# not a bare wait: that would wait for the results filter
 misses=$(cat "$W"/herd.*.log | grep -c 'libc.so.6: cache miss')
 hits=$(cat "$W"/herd.*.log | grep -c 'libc.so.6: cache hit')
 if [ "$misses" = 1 ] && [ "$hits" = 7 ] &&

@@ -47,11 +47,14 @@ def fix_comm(line):
         return line
     return line[:m.start(1)] + kescape(unescape(m.group(1))) + line[m.end(1):]
 
-METHODS = {"regs": 0, "sframe": 1, "fp": 2, "signal": 3, "entry": 4}
-ENDS = {"outermost": 0, "fault": 1, "depth": 2, "no-info": 3,
-        "bad-frame": 4, "exit": 5, "exec": 6, "nomem": 7, "kthread": 8}
-EVENTS = {"cpu-clock": 1, "offcpu": 3, "self": 4, "cycles": 5}
-SYSCALLS = {"read": 0, "write": 1, "openat": 257, "nanosleep": 35}
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "scripts"))
+import ustack_names  # noqa: E402  (the one parser of include/ustack_names.h)
+
+VOCAB = ustack_names.vocabulary()
+METHODS, ENDS, EVENTS = VOCAB["method"], VOCAB["end"], VOCAB["event"]
+SYSCALLS = ustack_names.syscalls()
 
 
 class Obj:
@@ -121,7 +124,7 @@ def binary(lines, kallsyms):
             ev = d["event"]
             nr = -1
             if ev.startswith("syscall:"):
-                code, nr = 2, SYSCALLS[ev.split(":", 1)[1]]
+                code, nr = EVENTS["syscall"], SYSCALLS[ev.split(":", 1)[1]]
             else:
                 code = EVENTS[ev]
             ks = []

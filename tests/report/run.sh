@@ -5,9 +5,11 @@
 # nm and addr2line, folded output against a hand-computed profile, the
 # summary's numbers, the SVG (xmllint, headless Chromium: screenshot, DOM,
 # search and zoom), live mode against a stand-in device, garbage input.
-# Run from the repository root: bash tests/report/run.sh
+# Run from the repository root: bash tests/report/run.sh [NAME...]
+# (NAME: a test below, e.g. summary-numbers or 'join-*'; tests/select.sh)
 cd "$(dirname "$0")/../.." || exit 1
 export LC_ALL=C
+. tests/select.sh report "$@"
 
 pass() { echo "PASS: report/$1"; }
 fail() { echo "FAIL: report/$1: $2"; }
@@ -15,6 +17,7 @@ fail() { echo "FAIL: report/$1: $2"; }
 t() {
 	local name=$1 out
 	shift
+	want "$name" || return 0
 	if out=$("$@" 2>&1); then
 		pass "$name"
 	else
@@ -23,7 +26,7 @@ t() {
 }
 
 T=$(mktemp -d /tmp/ustack-report-test.XXXXXX)
-trap '[ -n "$USTACK_KEEP_TMP" ] || rm -rf "$T"' EXIT
+on_exit '[ -n "${USTACK_KEEP_TMP:-}" ] || rm -rf "$T"'
 R=tools/ustack-report/ustack-report
 D=tests/report
 
@@ -257,6 +260,92 @@ event_filter() {
 		{ echo "prefix filter"; return 1; }
 }
 t event-filter event_filter
+
+# ---- one vocabulary: include/ustack_names.h ----------------------------------
+
+# The README's lists of events, methods and end reasons are the header's; a
+# README that drops one fails.
+names_readme() {
+	python3 $D/names.py readme || return 1
+	sed 's/`nomem`, //' README.md >"$T/README.md"
+	! python3 $D/names.py readme "$T/README.md" >"$T/nr" ||
+		{ echo "a README without nomem passed"; return 1; }
+	grep -q 'end `nomem` of ustack_names.h is missing' "$T/nr" || { cat "$T/nr"; return 1; }
+}
+t names-readme names_readme
+
+# ustack-report spells no name itself; the VM tests ask stream-check.awk
+# and grep only for names of the header (a made-up end reason is caught).
+names_sources() {
+	python3 $D/names.py sources || return 1
+	printf '%s\n' 'awk -f stream-check.awk -v ends=outermost,finished -v event=cpu-clock x' \
+		>"$T/fake-test.sh"
+	! python3 $D/names.py sources "$T/fake-test.sh" >"$T/ns" ||
+		{ echo "a made-up end reason passed"; return 1; }
+	grep -q "end 'finished' is not in ustack_names.h" "$T/ns" || { cat "$T/ns"; return 1; }
+}
+t names-sources names_sources
+
+# A stream with every name of the header, from gen.py's tables (which read
+# the header), then one with a name of each kind that is not in it.
+python3 scripts/ustack_names.py >"$T/names"
+{
+	c=1
+	while read -r kind name code; do
+		[ "$kind" = event ] || continue
+		[ "$name" = syscall ] && name=syscall:write
+		printf 'sample cookie=0x%016x pid=100 tid=101 cpu=0 time=%d event=%s comm=prog\n' $c $((c * 1000)) "$name"
+		printf '    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a\n'
+		c=$((c + 1))
+	done <"$T/names"
+	while read -r kind name code; do
+		[ "$kind" = end ] || continue
+		printf 'user cookie=0x%016x pid=100 tid=101 frames=5 end=%s\n' $c "$name"
+		while read -r k2 m code2; do
+			[ "$k2" = method ] && printf '    user @prog:leaf+0x4 %s\n' "$m"
+		done <"$T/names"
+		c=$((c + 1))
+	done <"$T/names"
+} >"$T/vocab.s"
+sed -e '1s/event=[a-z-]*/event=tick/' -e '0,/ end=[a-z-]*/s// end=finished/' \
+	-e '0,/@prog:leaf+0x4 regs/s//@prog:leaf+0x4 guess/' "$T/vocab.s" >"$T/bogus.s"
+gen "$T/vocab.s" "$T/vocab.txt"
+genb "$T/vocab.s" "$T/vocab.bin"
+gen "$T/bogus.s" "$T/bogus.txt"
+
+# stream-check.awk (the VM tests' checker) knows every name of the header
+# and fails on any other.
+names_stream_check() {
+	local out
+	out=$(awk -f tests/vm/stream-check.awk -v names="$T/names" -v comm=none \
+		-v syms=/dev/null "$T/vocab.txt")
+	! grep -q 'not in ustack_names.h' <<<"$out" || { echo "$out"; return 1; }
+	out=$(awk -f tests/vm/stream-check.awk -v names="$T/names" -v comm=none \
+		-v syms=/dev/null -v ends=outermost,done "$T/bogus.txt")
+	local want
+	for want in "event 'tick'" "end 'finished'" "method 'guess'" "end 'done'"; do
+		grep -q "^FAIL: $want is not in ustack_names.h" <<<"$out" ||
+			{ echo "no complaint about $want: $out"; return 1; }
+	done
+	out=$(awk -f tests/vm/stream-check.awk -v names="$T/nonexistent" -v comm=none \
+		-v syms=/dev/null "$T/vocab.txt")
+	grep -q '^FAIL: no names in' <<<"$out" || { echo "no names file passed: $out"; return 1; }
+}
+t names-stream-check names_stream_check
+
+# ustack-report names every code of the header in binary records as the
+# module does in text, and its summary flags names it does not know.
+names_report() {
+	$R -v "$T/vocab.txt" >"$T/vt" &&
+		$R -v --kallsyms "$T/vocab.bin.ks" "$T/vocab.bin" >"$T/vb" || return 1
+	diff -u "$T/vt" "$T/vb" || return 1
+	$R --summary "$T/vocab.bin" >"$T/vs" || return 1
+	! grep -q 'names unknown' "$T/vs" || { grep 'names unknown' "$T/vs"; return 1; }
+	$R --summary "$T/bogus.txt" >"$T/vs" || return 1
+	grep -qx 'names unknown to ustack-report: event=tick end=finished method=guess' "$T/vs" ||
+		{ echo "unknown names not flagged: $(grep -i unknown "$T/vs")"; return 1; }
+}
+t names-report names_report
 
 # ---- joins, each on its own small stream -----------------------------------
 # expect_folded SCENARIO EXPECTED: text and binary streams both fold to it
@@ -729,7 +818,7 @@ live_mode() {
 	{ head -c 1000 "$T/profile.bin"; sleep 0.3; tail -c $((size - 1000)) "$T/profile.bin"; } >"$T/fifo" &
 	timeout 30 $R --folded --duration 300 --device "$T/fifo" --kallsyms "$T/profile.bin.ks" >"$T/live2" ||
 		{ echo "pipe: exit $?"; return 1; }
-	wait
+	wait $!
 	diff -u "$T/profile.expected" "$T/live2"
 }
 t live-mode live_mode

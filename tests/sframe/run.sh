@@ -14,9 +14,11 @@
 #  lookup   sframe-register lookup output, CONTRACT format
 #  unit     hand-made v2/v3 sections (flex, signal, outermost, PCMASK),
 #           malformed sections (one error code each), step and walk
-# Run from the repository root: bash tests/sframe/run.sh
+# Run from the repository root: bash tests/sframe/run.sh [NAME...]
+# (NAME: e.g. dump-vs-objdump, 'unit-*', 'c-O2-keep/*'; tests/select.sh)
 cd "$(dirname "$0")" || exit 1
 root=$(cd ../.. && pwd)
+. "$root/tests/select.sh" sframe "$@"
 out=build
 mkdir -p "$out/corpus"
 
@@ -26,8 +28,11 @@ if ! make -s OUT="$out" all >"$out/make.log" 2>&1; then
 fi
 
 # ---- corpus ---------------------------------------------------------------
+# Every test but the unit tests reads the corpus.
 bins=()
-for opt in O0 O2 O3 Os; do
+want 'c-*' 'cxx-*' 'sfcheck-sframe/*' 'corpus-build/*' dump-vs-objdump check-cli \
+	lookup-cli 'dump-lookup-v*' || opts=
+for opt in ${opts-O0 O2 O3 Os}; do
 	for fp in omit keep; do
 		if [ $fp = omit ]; then fpf=-fomit-frame-pointer; else fpf=-fno-omit-frame-pointer; fi
 		b=$out/corpus/c-$opt-$fp
@@ -41,16 +46,23 @@ done
 # A real program: the checker itself, built with SFrame (PLT-heavy: libelf,
 # libdw, libsframe, libc).
 b=$out/corpus/sfcheck-sframe
-gcc -O2 -Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/module" \
+if ! want 'sfcheck-sframe/*' 'corpus-build/*' dump-vs-objdump check-cli; then
+	:
+elif gcc -O2 -Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/module" \
 	-I"$root/tools/sframe-register" -o "$b" sfcheck.c ls_oracle.c \
 	"$root/module/ustack_sframe.c" "$root/tools/sframe-register/sframe_encode.c" \
-	"$root/tools/sframe-register/elf_sframe.c" -lelf -ldw -lsframe 2>>"$out/corpus.log" &&
-	bins+=("$b") || echo "FAIL: sframe/corpus-build/sfcheck-sframe: gcc failed"
+	"$root/tools/sframe-register/elf_sframe.c" -lelf -ldw -lsframe 2>>"$out/corpus.log"; then
+	bins+=("$b")
+else
+	echo "FAIL: sframe/corpus-build/sfcheck-sframe: gcc failed"
+fi
 
 # Two at a time: the machine is shared.
-printf '%s\n' "${bins[@]}" |
-	xargs -P 2 -I{} sh -c './build/sfcheck "$(basename {})" {} >"{}.out" 2>"{}.err"'
-for b in "${bins[@]}"; do
+checked=()
+for b in "${bins[@]}"; do want "$(basename "$b")/*" && checked+=("$b"); done
+printf '%s\n' "${checked[@]}" | grep . |
+	xargs -r -P 2 -I{} sh -c './build/sfcheck "$(basename {})" {} >"{}.out" 2>"{}.err"'
+for b in "${checked[@]}"; do
 	cat "$b.out"
 	if grep -q . "$b.err"; then
 		echo "# $(basename "$b"): first differences:"
@@ -125,17 +137,21 @@ else
 fi
 
 # ---- dump and lookup (the CLI) ----------------------------------------------
-if make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&1; then
+if ! want dump-vs-objdump check-cli lookup-cli 'dump-lookup-v*'; then
+	:
+elif make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&1; then
 	tool=$root/tools/sframe-register/sframe-register
 	bad=0
-	for b in "${bins[@]}"; do
+	want dump-vs-objdump || bad=skip
+	[ $bad = skip ] || for b in "${bins[@]}"; do
 		if ! diff <(objdump --sframe "$b" | tail -n +2) <("$tool" dump "$b" | tail -n +2) \
 			>"$b.dumpdiff"; then
 			bad=$((bad + 1))
 			echo "# dump differs for $b: $(head -n 4 "$b.dumpdiff" | tr '\n' ' ')"
 		fi
 	done
-	if [ $bad = 0 ]; then echo "PASS: sframe/dump-vs-objdump"; else
+	if [ $bad = skip ]; then :
+	elif [ $bad = 0 ]; then echo "PASS: sframe/dump-vs-objdump"; else
 		echo "FAIL: sframe/dump-vs-objdump: $bad of ${#bins[@]} files differ"; fi
 	if [ -n "$sid" ]; then
 		bad=0
@@ -153,23 +169,27 @@ if make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&
 	# `sframe-register check` (the generator's libdw CFI reader, another
 	# .eh_frame oracle) must find no mismatch in any corpus file.
 	bad=0
+	want check-cli || bad=skip
 	# Not v3-shapes-*: the generator's CFI reader calls DRAP and signal
 	# frames inexpressible (sfcheck's ehframe check covers them).
-	for b in "${bins[@]}" "${v3bins[@]}"; do
+	[ $bad = skip ] || for b in "${bins[@]}" "${v3bins[@]}"; do
 		case $b in */v3-shapes-*) continue ;; esac
 		if ! "$tool" check "$b" >"$b.check" 2>&1 || ! grep -q ' 0 mismatch' "$b.check"; then
 			bad=$((bad + 1))
 			echo "# check: $(tail -n 1 "$b.check")"
 		fi
 	done
-	if [ $bad = 0 ]; then echo "PASS: sframe/check-cli"; else
+	if [ $bad = skip ]; then :
+	elif [ $bad = 0 ]; then echo "PASS: sframe/check-cli"; else
 		echo "FAIL: sframe/check-cli: $bad of $((${#bins[@]} + ${#v3bins[@]})) files"; fi
 
 	# lookup: a function built here with known CFI (fp kept, -O0).
 	b=$out/corpus/c-O0-keep
 	f=$(nm "$b" | awk '$3 == "recurse" {print $1}')
 	plt=$(readelf -SW "$b" | awk '$2 == ".plt" {print $4}')
-	if [ -n "$f" ] && [ -n "$plt" ]; then
+	if ! want lookup-cli; then
+		:
+	elif [ -n "$f" ] && [ -n "$plt" ]; then
 		got=$("$tool" lookup "$b" "$f" "$(printf %x $((0x$f + 1)))" \
 			"$(printf %x $((0x$f + 4)))" "$(printf %x $((0x$plt + 0x10)))" \
 			"$(printf %x $((0x$plt + 0x1b)))" 0 2>&1)
@@ -194,6 +214,7 @@ if make -s -C "$root/tools/sframe-register" sframe-register >"$out/tool.log" 2>&
 	pcs=$(for ((a = 0x$f; a < 0x$f + 0x$sz; a++)); do printf '%x ' $a; done)
 	want=$("$tool" lookup "$b" $pcs 2>&1)
 	for v in 2 3; do
+		want "dump-lookup-v$v" || continue
 		g=$out/corpus/gen-v$v
 		if ! "$tool" gen "$b" -o "$g" --version $v >/dev/null 2>&1; then
 			echo "FAIL: sframe/dump-lookup-v$v: gen --version $v failed"
@@ -213,4 +234,4 @@ else
 fi
 
 # ---- unit: hand-made and malformed sections, step, walk ---------------------
-"./$out/unit" 2>&1 || true
+if want 'unit-*'; then "./$out/unit" 2>&1 || true; fi

@@ -2,7 +2,7 @@
 #   awk -f stream-check.awk -v comm=NAME -v syms=FILE -v obj=PATH \
 #       -v chain=f1,f2,f3 [-v event=cpu-clock] [-v min_samples=N] \
 #       [-v exact_samples=N] [-v kchain=sym] [-v ends=outermost] \
-#       [-v hot=f,g [-v min_hot_pct=50]] RECORDING
+#       [-v hot=f,g [-v min_hot_pct=50]] [-v names=bin/names] RECORDING
 # comm's samples (of `event`, if set) must each have a user record with the
 # same cookie and tid, before or after them; the user record of each such
 # sample ends with one of `ends`; user frames in `obj`, symbolized with `syms` (nm -n), contain
@@ -11,6 +11,10 @@
 # the end and chain checks apply only to stacks whose first frame is in one
 # of the `hot` functions (time spent in the program's own loop, not in its
 # start-up), and at least min_hot_pct% of the sampled stacks must be such.
+# Every event, end reason and method, in the recording and in `event` and
+# `ends`, must be a name of include/ustack_names.h (`names`: "KIND NAME
+# CODE" lines, made by scripts/ustack_names.py), so that a renamed or new
+# name cannot slip past the checks that compare names.
 function sym_of(off,    lo, hi, mid) {
 	lo = 1; hi = nsyms
 	if (nsyms == 0 || off < saddr[1]) return "?"
@@ -39,7 +43,24 @@ function fail(msg) {
 	if (nfail < 10) print "FAIL: " msg
 	nfail++
 }
+function known(kind, name,    base) {
+	base = name
+	# syscall:<name>: the event is "syscall"
+	if (kind == "event" && (name == "syscall" ||
+	    (sub(/:.*/, "", base) && base != "syscall"))) base = ""
+	if ((kind, base) in vocab) return 1
+	if (!((kind, name) in unknown)) fail(kind " '" name "' is not in ustack_names.h")
+	unknown[kind, name] = 1
+	return 0
+}
 BEGIN {
+	if (names == "") names = "bin/names"
+	while ((getline line < names) > 0) {
+		split(line, f, " ")
+		vocab[f[1], f[2]] = 1; nvocab++
+	}
+	if (!nvocab) fail("no names in " names)
+	if (event != "") known("event", event)
 	while ((getline line < syms) > 0) {
 		split(line, f, " ")
 		if (f[2] !~ /^[tTwW]$/) continue
@@ -50,10 +71,12 @@ BEGIN {
 	if (min_hot_pct == "") min_hot_pct = 50
 	if (ends == "") ends = "outermost"
 	nends = split(ends, endok, ",")
+	for (i = 1; i <= nends; i++) known("end", endok[i])
 	mode = ""
 }
 /^sample / {
 	mode = "sample"; in_comm = (kv("comm") == comm)
+	known("event", kv("event"))
 	if (in_comm && (event == "" || kv("event") == event)) {
 		c = kv("cookie"); tid = kv("tid")
 		nsamples++
@@ -74,6 +97,7 @@ BEGIN {
 	# way back to user space after the walk follows the user record
 	cur_user = c; user_tid[c] = kv("tid")
 	user_end[c] = kv("end")
+	known("end", user_end[c])
 	frames[c] = ""
 	next
 }
@@ -84,6 +108,7 @@ BEGIN {
 	next
 }
 /^[ \t]+user / {
+	if (mode == "user") known("method", $3)
 	if (mode != "user" || cur_user == "") next
 	split($4, o, "+")
 	name = "[" o[1] "]"

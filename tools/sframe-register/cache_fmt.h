@@ -36,9 +36,11 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "ustack_sframe.h"
 
 #define CACHE_MAGIC	"USFRCAC2"
 #define CACHE_SUFFIX	".v3.sframe"
+#define CACHE_SFRAME_VERSION	SFRAME_VERSION_3	/* CACHE_SUFFIX says it */
 
 /* The file an entry was made from (fstat of what the generator read). */
 struct cache_src {
@@ -72,7 +74,7 @@ static inline uint64_t cache_src_hash(const struct cache_src *c)
 struct cache_hdr {
 	char magic[8];		/* CACHE_MAGIC */
 	uint32_t hdr_size;	/* sizeof(struct cache_hdr): SFrame starts here */
-	uint32_t sframe_version;	/* 3 */
+	uint32_t sframe_version;	/* CACHE_SFRAME_VERSION */
 	uint64_t sframe_len;
 	uint64_t sframe_vaddr;	/* 0 */
 	uint32_t funcs;		/* .eh_frame FDEs */

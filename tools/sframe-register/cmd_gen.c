@@ -31,7 +31,8 @@ static int write_cache(const char *out, const void *sf, size_t len,
 		       const struct gen_stats *st, const struct stat *src)
 {
 	struct cache_hdr h = {
-		.hdr_size = sizeof(h), .sframe_version = 3, .sframe_len = len,
+		.hdr_size = sizeof(h), .sframe_version = CACHE_SFRAME_VERSION,
+		.sframe_len = len,
 		.funcs = (uint32_t)st->funcs, .left_out = (uint32_t)st->left_out,
 	};
 	char *tmp;
@@ -95,11 +96,11 @@ int cmd_gen(int argc, char **argv)
 		}
 	}
 	if (cache) {
-		version = 3;
+		version = CACHE_SFRAME_VERSION;
 		quiet = 1;
 	}
 	if (!file || (!out && !cache) || (cache && (out || !want_id)) ||
-	    version < 1 || version > 3) {
+	    version < SFRAME_VERSION_1 || version > SFRAME_VERSION_3) {
 		fprintf(stderr, "usage: sframe-register gen FILE -o OUT "
 			"[--version 1|2|3]\n");
 		return 2;

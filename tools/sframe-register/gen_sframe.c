@@ -151,7 +151,7 @@ static int emit_func(struct fde_list *l, const struct cfi_table *t,
 	case CFI_ROW_OK:
 		return emit_rows(l, rows, 0, fn->nrows);
 	case CFI_ROW_OUTERMOST:
-		if (version == 1) {
+		if (version == SFRAME_VERSION_1) {
 			st->outermost_v1++;
 			return 1;
 		}
@@ -284,7 +284,7 @@ int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
 	int ret = -1, rc;
 
 	memset(st, 0, sizeof(*st));
-	if (version < 1 || version > 3) {
+	if (version < SFRAME_VERSION_1 || version > SFRAME_VERSION_3) {
 		snprintf(err, errlen, "bad version %d", version);
 		return -1;
 	}
@@ -310,7 +310,8 @@ int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
 	st->fdes = l.n;
 	st->fres = l.nfres;
 	rc = sframe_encode(version,
-			   version == 3 ? SFRAME_F_FDE_FUNC_START_PCREL : 0,
+			   version == SFRAME_VERSION_3 ?
+			   SFRAME_F_FDE_FUNC_START_PCREL : 0,
 			   section_vaddr, l.fdes, l.n, out, len);
 	if (rc) {
 		snprintf(err, errlen, "sframe_encode: %s", strerror(-rc));

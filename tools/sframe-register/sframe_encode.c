@@ -202,11 +202,11 @@ int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 		  const struct sfe_fde *fdes, size_t n, void **out,
 		  size_t *out_len)
 {
-	static const unsigned int known[4] = {
-		0,
-		SFRAME_F_FRAME_POINTER,
-		SFRAME_F_FRAME_POINTER | SFRAME_F_FDE_FUNC_START_PCREL,
-		SFRAME_F_FDE_FUNC_START_PCREL,
+	static const unsigned int known[SFRAME_VERSION_3 + 1] = {
+		[SFRAME_VERSION_1] = SFRAME_F_FRAME_POINTER,
+		[SFRAME_VERSION_2] = SFRAME_F_FRAME_POINTER |
+				     SFRAME_F_FDE_FUNC_START_PCREL,
+		[SFRAME_VERSION_3] = SFRAME_F_FDE_FUNC_START_PCREL,
 	};
 	const struct sfe_fde **sorted = NULL;
 	struct buf fb = { 0 }, rb = { 0 }, out_b = { 0 };
@@ -224,8 +224,9 @@ int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 		return -EOPNOTSUPP;
 	if (n > UINT32_MAX)
 		return -ERANGE;
-	fde_size = version == 1 ? SFRAME_FDE_SIZE_V1 :
-		   version == 2 ? SFRAME_FDE_SIZE_V2 : SFRAME_FDE_SIZE_V3;
+	fde_size = version == SFRAME_VERSION_1 ? SFRAME_FDE_SIZE_V1 :
+		   version == SFRAME_VERSION_2 ? SFRAME_FDE_SIZE_V2 :
+		   SFRAME_FDE_SIZE_V3;
 	sorted = calloc(n ? n : 1, sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
@@ -259,26 +260,27 @@ int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 			if (version == SFRAME_VERSION_1 ?
 			    (f->rep_size && f->rep_size != SFRAME_V1_PCMASK_SIZE) :
 			    !f->rep_size) {
-				err = version == 1 ? -EOPNOTSUPP : -EINVAL;
+				err = version == SFRAME_VERSION_1 ? -EOPNOTSUPP : -EINVAL;
 				break;
 			}
 			info |= SFRAME_INFO_PCMASK;
 		}
 		if (f->signal)
 			info |= SFRAME_INFO_SIGNAL_V3;
-		if (version != 3 && (s64)rel != (s32)rel) {
+		if (version != SFRAME_VERSION_3 && (s64)rel != (s32)rel) {
 			err = -ERANGE;
 			break;
 		}
-		if ((version == 3 && f->nfres > 0xffff) ||
-		    (!f->nfres && version != 3) || (f->nfres && !f->fres)) {
+		if ((version == SFRAME_VERSION_3 && f->nfres > 0xffff) ||
+		    (!f->nfres && version != SFRAME_VERSION_3) ||
+		    (f->nfres && !f->fres)) {
 			err = f->nfres ? -ERANGE : -EOPNOTSUPP;
 			if (f->nfres && !f->fres)
 				err = -EINVAL;
 			break;
 		}
 		total_fres += f->nfres;
-		if (version == 3) {
+		if (version == SFRAME_VERSION_3) {
 			put_le(&rb, f->nfres, 2);
 			put_le(&rb, info, 1);
 			put_le(&rb, f->flex ? SFRAME_FDE_TYPE_FLEX :
@@ -292,7 +294,7 @@ int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 			err = -ERANGE;
 			break;
 		}
-		if (version == 3) {
+		if (version == SFRAME_VERSION_3) {
 			put_le(&fb, rel, 8);
 			put_le(&fb, f->size, 4);
 			put_le(&fb, fre_at, 4);
@@ -302,7 +304,7 @@ int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 			put_le(&fb, fre_at, 4);
 			put_le(&fb, f->nfres, 4);
 			put_le(&fb, info, 1);
-			if (version == 2) {
+			if (version == SFRAME_VERSION_2) {
 				put_le(&fb, f->pcmask ? f->rep_size : 0, 1);
 				put_le(&fb, 0, 2);
 			}

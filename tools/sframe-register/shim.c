@@ -510,7 +510,7 @@ static int entry_open(const char *dir, const char *name, uid_t owner,
 	    (st.st_mode & 022) || (size_t)st.st_size < sizeof(*h) ||
 	    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h) ||
 	    memcmp(h->magic, CACHE_MAGIC, sizeof(h->magic)) ||
-	    h->hdr_size != sizeof(*h) || h->sframe_version != 3 ||
+	    h->hdr_size != sizeof(*h) || h->sframe_version != CACHE_SFRAME_VERSION ||
 	    h->sframe_vaddr != 0 ||
 	    h->sframe_len > (uint64_t)st.st_size - sizeof(*h) ||
 	    memcmp(&h->src, src, sizeof(*src))) {

@@ -7,8 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "shim_sframe.h"
-
-#define SFRAME_HDR 28
+#include "ustack_sframe.h"	/* the format's constants: the core's */
 
 /* Bytes the section uses, from its header; 0 if it is not sane. */
 size_t shim_sframe_len(const uint8_t *p, size_t avail)
@@ -18,20 +17,20 @@ size_t shim_sframe_len(const uint8_t *p, size_t avail)
 	uint16_t magic;
 	unsigned int fdesz;
 
-	if (avail < SFRAME_HDR)
+	if (avail < SFRAME_HDR_SIZE)
 		return 0;
 	memcpy(&magic, p, 2);
-	if (magic != 0xdee2 || p[4] != 3)	/* AMD64 little-endian */
+	if (magic != SFRAME_MAGIC || p[4] != SFRAME_ABI_AMD64_ENDIAN_LITTLE)
 		return 0;
 	switch (p[2]) {
-	case 1:
-		fdesz = 17;
+	case SFRAME_VERSION_1:
+		fdesz = SFRAME_FDE_SIZE_V1;
 		break;
-	case 2:
-		fdesz = 20;
+	case SFRAME_VERSION_2:
+		fdesz = SFRAME_FDE_SIZE_V2;
 		break;
-	case 3:
-		fdesz = 16;
+	case SFRAME_VERSION_3:
+		fdesz = SFRAME_FDE_SIZE_V3;
 		break;
 	default:
 		return 0;
@@ -40,7 +39,7 @@ size_t shim_sframe_len(const uint8_t *p, size_t avail)
 	memcpy(&fre_len, p + 16, 4);
 	memcpy(&fdeoff, p + 20, 4);
 	memcpy(&freoff, p + 24, 4);
-	hdr = SFRAME_HDR + (uint64_t)p[7];
+	hdr = SFRAME_HDR_SIZE + (uint64_t)p[7];
 	fde_end = hdr + fdeoff + (uint64_t)nfdes * fdesz;
 	fre_end = hdr + freoff + (uint64_t)fre_len;
 	if (fde_end > avail || fre_end > avail)
@@ -57,12 +56,13 @@ int shim_sframe_relocate(uint8_t *p, size_t len, int64_t delta)
 	uint32_t nfdes, fdeoff;
 	uint8_t *fde;
 
-	if (!shim_sframe_len(p, len) || p[2] != 3 || !(p[3] & 0x4))
+	if (!shim_sframe_len(p, len) || p[2] != SFRAME_VERSION_3 ||
+	    !(p[3] & SFRAME_F_FDE_FUNC_START_PCREL))
 		return -1;
 	memcpy(&nfdes, p + 8, 4);
 	memcpy(&fdeoff, p + 20, 4);
-	fde = p + SFRAME_HDR + p[7] + fdeoff;
-	for (uint32_t i = 0; i < nfdes; i++, fde += 16) {
+	fde = p + SFRAME_HDR_SIZE + p[7] + fdeoff;
+	for (uint32_t i = 0; i < nfdes; i++, fde += SFRAME_FDE_SIZE_V3) {
 		int64_t s;
 
 		memcpy(&s, fde, 8);

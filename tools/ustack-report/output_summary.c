@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ur.h"
+#include "uapi/ustack.h"
 
 #define TOP 15
 
@@ -82,6 +83,25 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * a / b : 0.0;
 }
 
+/*
+ * Names of c that are not in include/ustack_names.h (a newer module, or a
+ * stream that is not the module's), as " kind=name" words.
+ */
+static void print_unknown(FILE *f, const char *kind, enum name_kind k,
+			  const struct counts *c, int *any)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (name_known(k, c->v[i].name))
+			continue;
+		if (!*any)
+			fprintf(f, "names unknown to ustack-report:");
+		*any = 1;
+		fprintf(f, " %s=%s", kind, c->v[i].name);
+	}
+}
+
 /* @raw: names as read (events, end reasons, methods), escaped here;
  * frame names come escaped from stacks.c. */
 static void print_counts(FILE *f, const char *title, struct counts *c,
@@ -102,11 +122,12 @@ void output_summary(FILE *f, const struct recs *r,
 		    const struct join_stats *js, const struct out_opts *o)
 {
 	struct counts events = { 0 }, ends = { 0 }, methods = { 0 };
-	struct counts self = { 0 }, uleaf = { 0 };
+	struct counts self = { 0 }, uleaf = { 0 }, uends = { 0 };
 	uint64_t complete = 0, joined = 0, kthread = 0, uframes = 0;
 	uint64_t resolved = 0;
-	const char *outermost = internz("outermost");
-	const char *kth = internz("kthread");
+	int unknown = 0;
+	const char *outermost = end_name(USTACK_END_OUTERMOST);
+	const char *kth = end_name(USTACK_END_KTHREAD);
 	size_t i, nobj = symbolize_nobj(), nself = 0, nleaf = 0;
 	const char **vself = xrealloc(NULL, (r->ns + 1) * sizeof(char *));
 	const char **vleaf = xrealloc(NULL, (r->ns + 1) * sizeof(char *));
@@ -135,6 +156,7 @@ void output_summary(FILE *f, const struct recs *r,
 			vleaf[nleaf++] = user_frame_name(&u->f[0]);
 	}
 	for (i = 0; i < r->nu; i++) {
+		add(&uends, r->u[i].end, 1);
 		for (j = 0; j < r->u[i].nr; j++) {
 			const struct uframe *fr = &r->u[i].f[j];
 
@@ -163,6 +185,11 @@ void output_summary(FILE *f, const struct recs *r,
 	if (r->skipped)
 		fprintf(f, "skipped records: %" PRIu64 "\n", r->skipped);
 	fprintf(f, "format: %s\n", r->binary ? "binary" : "text");
+	print_unknown(f, "event", NAME_EVENT, &events, &unknown);
+	print_unknown(f, "end", NAME_END, &uends, &unknown);
+	print_unknown(f, "method", NAME_METHOD, &methods, &unknown);
+	if (unknown)
+		fprintf(f, "\n");
 	print_counts(f, "events", &events, r->ns, (size_t)-1, 1);
 	print_counts(f, "end reasons", &ends, r->ns, (size_t)-1, 1);
 	fprintf(f, "user frames: %" PRIu64 ", symbolized %" PRIu64
@@ -185,6 +212,7 @@ void output_summary(FILE *f, const struct recs *r,
 	free(events.v);
 	free(ends.v);
 	free(methods.v);
+	free(uends.v);
 	free(self.v);
 	free(uleaf.v);
 }

@@ -17,52 +17,8 @@
 
 #include "ur.h"
 #include "../../include/uapi/ustack.h"
-#include "syscalls.h"
 
 #define MAX_FRAMES 4096		/* per record; more is dropped */
-
-static const char *const method_names[] = {
-	[USTACK_METHOD_REGS] = "regs",
-	[USTACK_METHOD_SFRAME] = "sframe",
-	[USTACK_METHOD_FP] = "fp",
-	[USTACK_METHOD_SIGNAL] = "signal",
-	[USTACK_METHOD_ENTRY] = "entry",
-};
-
-static const char *const end_names[] = {
-	[USTACK_END_OUTERMOST] = "outermost",
-	[USTACK_END_FAULT] = "fault",
-	[USTACK_END_DEPTH] = "depth",
-	[USTACK_END_NO_INFO] = "no-info",
-	[USTACK_END_BAD_FRAME] = "bad-frame",
-	[USTACK_END_EXIT] = "exit",
-	[USTACK_END_EXEC] = "exec",
-	[USTACK_END_NOMEM] = "nomem",
-	[USTACK_END_KTHREAD] = "kthread",
-};
-
-static const char *code_name(const char *const *tab, size_t n, unsigned int c,
-			     const char *pfx)
-{
-	char b[32];
-
-	if (c < n && tab[c])
-		return internz(tab[c]);
-	snprintf(b, sizeof(b), "%s%u", pfx, c);
-	return internz(b);
-}
-
-const char *method_name(unsigned int m)
-{
-	return code_name(method_names, sizeof(method_names) / sizeof(*method_names),
-			 m, "method");
-}
-
-const char *end_name(unsigned int e)
-{
-	return code_name(end_names, sizeof(end_names) / sizeof(*end_names),
-			 e, "end");
-}
 
 static struct sample *new_sample(struct recs *r)
 {
@@ -377,33 +333,6 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 }
 
 /* ---- binary ------------------------------------------------------------- */
-
-static const char *event_name(unsigned int ev, int nr)
-{
-	char b[64];
-
-	switch (ev) {
-	case USTACK_EVENT_CPU_CLOCK:
-		return internz("cpu-clock");
-	case USTACK_EVENT_OFFCPU:
-		return internz("offcpu");
-	case USTACK_EVENT_SELF:
-		return internz("self");
-	case USTACK_EVENT_CYCLES:
-		return internz("cycles");
-	case USTACK_EVENT_NMI_TEST:
-		return internz("nmi-test");
-	case USTACK_EVENT_SYSCALL:
-		if (nr >= 0 && (size_t)nr < sizeof(syscall_names) / sizeof(*syscall_names) &&
-		    syscall_names[nr])
-			snprintf(b, sizeof(b), "syscall:%s", syscall_names[nr]);
-		else
-			snprintf(b, sizeof(b), "syscall:%d", nr);
-		return internz(b);
-	}
-	snprintf(b, sizeof(b), "event%u", ev);
-	return internz(b);
-}
 
 static int bin_sample(struct recs *r, const char *p, size_t size)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ur.h"
+#include "uapi/ustack.h"
 
 static const char *tidy_args(const char *s, size_t n, int args)
 {
@@ -106,7 +107,9 @@ const char *incomplete_mark(const struct user *u)
 {
 	char b[96];
 
-	if (!strcmp(u->end, "outermost") || !strcmp(u->end, "kthread"))
+	/* interned: the same pointers as the parser's */
+	if (u->end == end_name(USTACK_END_OUTERMOST) ||
+	    u->end == end_name(USTACK_END_KTHREAD))
 		return NULL;
 	snprintf(b, sizeof(b), "[incomplete: %s]", u->end);
 	return tidy(b, strlen(b));

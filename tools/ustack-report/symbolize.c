@@ -28,6 +28,7 @@
 #include <gelf.h>
 
 #include "ur.h"
+#include "uapi/ustack.h"
 
 /* libstdc++'s demangler, as perf uses (C++ names; Rust's legacy scheme) */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -394,6 +395,8 @@ static const struct symres *lookup(struct obj *ob, uint64_t off, int adj)
 
 void symbolize_all(struct recs *r)
 {
+	const char *regs = method_name(USTACK_METHOD_REGS);
+	const char *sig = method_name(USTACK_METHOD_SIGNAL);
 	size_t i, j;
 
 	for (i = 0; i < r->nu; i++) {
@@ -406,8 +409,8 @@ void symbolize_all(struct recs *r)
 			if (!ob->parsed)
 				obj_open(ob);
 			/* only the interrupted IP is exact; others return */
-			int adj = (j == 0 || !strcmp(f->method, "regs") ||
-				   !strcmp(f->method, "signal")) ? 0 : 1;
+			int adj = (j == 0 || f->method == regs ||
+				   f->method == sig) ? 0 : 1;
 
 			f->res = cache_get(f->obj, f->off, adj);
 			if (!f->res) {

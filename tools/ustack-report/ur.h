@@ -202,8 +202,11 @@ void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o);
 void output_speedscope(FILE *f, const struct recs *r,
 		       const struct out_opts *o);
 
-/* method / end names for binary codes (parse.c) */
-const char *method_name(unsigned int m);
-const char *end_name(unsigned int e);
+/* names.c: the names of binary codes, from include/ustack_names.h */
+const char *method_name(unsigned int m);	/* interned */
+const char *end_name(unsigned int e);		/* interned */
+const char *event_name(unsigned int ev, int syscall_nr);	/* interned */
+enum name_kind { NAME_METHOD, NAME_END, NAME_EVENT };
+int name_known(enum name_kind k, const char *name);	/* in the header? */
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * badmod: does one forbidden thing, chosen by the parameter bug=, at load
- * time, so that the debug-kernel test can prove the VM bench catches it.
+ * time, so that the debug-kernel test can prove the VM harness catches it.
  * Built only for tests/debugkernel; never shipped.
  *
  *   none     nothing (control: the boot must stay clean)

@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <uapi/ustack.h>
+#include <ustack_names.h>
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME 0x6474e554
@@ -177,10 +178,11 @@ out:
 
 static __attribute__((unused)) const char *method_name(uint8_t m)
 {
-	static const char * const n[] = { "regs", "sframe", "fp", "signal",
-					   "entry" };
+	static const char * const n[USTACK_METHOD_MAX] = {
+		USTACK_METHOD_NAMES(USTACK_NAME_INIT)
+	};
 
-	return m < 5 ? n[m] : "?";
+	return m < USTACK_METHOD_MAX && n[m] ? n[m] : "?";
 }
 
 #endif

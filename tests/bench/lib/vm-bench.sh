@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # vm-bench.sh KERNEL TEST: boot KERNEL's guest for tests/vm/TEST.sh (a
-# benchmark) and print the `bench` lines it wrote, after a line naming the
-# kernel.  Fails, with the guest's verdict and test output, if the run did.
-top=$(cd "$(dirname "$0")/.." && pwd)
+# benchmark's guest side, which stays with the guest build) and print the
+# `bench` lines it wrote, after a line naming the kernel.  Fails, with the
+# guest's verdict and test output, if the run did.  Not a benchmark itself:
+# tests/bench/*.sh call it.
+top=$(cd "$(dirname "$0")/../../.." && pwd)
 k=$1 t=$2
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
