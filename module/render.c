@@ -59,19 +59,27 @@ static __printf(2, 3) void put(struct out *o, const char *fmt, ...)
 	va_end(args);
 }
 
-/* @s, at most @max bytes of it, escaped (see the top of this file). */
+/*
+ * @s, at most @max bytes of it, escaped (see the top of this file).  By
+ * hand, not a printf a byte: a reader renders every frame's path.
+ */
 static void put_escaped(struct out *o, const char *s, size_t max)
 {
 	size_t i;
 
-	for (i = 0; i < max && s[i]; i++) {
+	for (i = 0; i < max && s[i] && o->len + 5 < o->cap; i++) {
 		unsigned char c = s[i];
 
-		if (c < 0x21 || c == 0x7f || c == '\\')
-			put(o, "\\%03o", c);
-		else
-			put(o, "%c", c);
+		if (c < 0x21 || c == 0x7f || c == '\\') {
+			o->buf[o->len++] = '\\';
+			o->buf[o->len++] = '0' + (c >> 6);
+			o->buf[o->len++] = '0' + ((c >> 3) & 7);
+			o->buf[o->len++] = '0' + (c & 7);
+		} else {
+			o->buf[o->len++] = c;
+		}
 	}
+	o->buf[o->len] = 0;
 }
 
 static void render_sample(struct out *o, const struct ustack_rec_sample *s,

@@ -60,6 +60,8 @@ stream_drain() {
 record_stop() {
 	sleep ${1:-0.5}
 	stream_drain
+	# The reader has read them; let it write them out too.
+	sleep 0.2
 	kill "$RECORDER" 2>/dev/null
 	wait "$RECORDER" 2>/dev/null
 }

@@ -8,8 +8,9 @@ ustack_load sample_hz=0 syscalls=sched_setaffinity,getppid
 record_start /tmp/rec
 ./bin/hazard migrate 2000 || fail "migrate"
 record_stop 1
-awk '/^sample / && $8 == "comm=hazard" { n++; if (seen[$2]++) dup++; cpu[$6] = 1 }
+awk '/^sample / && $8 == "comm=hazard" { n++; if (seen[$2]++) dup++; cpu[$5] = 1 }
      END { nc = 0; for (c in cpu) nc++
 	   print n " samples on " nc " CPUs, " dup + 0 " reused cookies"
-	   exit (dup > 0) || n < 4000 || nc < 4 }' /tmp/rec || fail "cookie reused across stays after migration"
+	   exit (dup > 0) || n < 4000 || nc < 4 }' /tmp/rec ||
+	fail "cookie reused across stays after migration, or samples missing ($(grep '^lost' /tmp/rec | tr '\n' ' '))"
 ustack_unload
