@@ -2,8 +2,10 @@
 /*
  * libFuzzer target over the SFrame core: header init, full validation,
  * lookups at PCs around every FDE and at PCs taken from the input, steps of
- * the rules found on a stack made of input bytes, and whole walks (with the
- * rule cache they must give the same frames as without).  The
+ * the rules found on a stack made of input bytes, and whole walks with the
+ * kernel's loop (signal trampolines, frame-pointer fallback; with the rule
+ * cache, plain or through hooks, they must give the same frames as
+ * without).  The
  * input is the section itself, at its exact size, so ASan sees any read
  * past it; stack reads are bounded by stack_lo/stack_hi.
  */
@@ -16,10 +18,66 @@
 
 static struct sframe_sec fz_sec;
 
-static const struct sframe_sec *fz_find(void *ctx, u64 pc)
+static const struct sframe_sec *fz_find(struct sframe_walk *w, u64 pc,
+					 bool *cacheable)
 {
+	*cacheable = true;
 	return &fz_sec;
 }
+
+/*
+ * The text: rt_sigreturn trampolines (glibc's __restore_rt bytes) at every
+ * PC of [VADDR, VADDR + 0x20000) whose low byte is 0x00 (aligned, looked at
+ * before any rule) or 0x81 (looked at where no rule covers it), nops
+ * elsewhere; outside, reads fault.  Stack words are made such PCs often
+ * enough for the walk to step signal frames (their sigcontext is stack
+ * words too).
+ */
+static int fz_read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
+{
+	static const u8 tramp[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,
+				    0x0f, 0x05 };
+	u8 *d = dst;
+	u32 i;
+
+	if (addr < VADDR || addr >= VADDR + 0x20000 || len > sizeof(tramp))
+		return -EFAULT;
+	for (i = 0; i < len; i++)
+		d[i] = (addr & 0xff) == 0x00 || (addr & 0xff) == 0x81 ?
+		       tramp[i] : 0x90;
+	return 0;
+}
+
+static struct sframe_cache fz_hcache;
+static int fz_hopen;
+
+static struct sframe_cache *fz_begin(struct sframe_walk *w,
+				     enum sframe_cache_use use)
+{
+	if (fz_hopen)
+		__builtin_trap();
+	fz_hopen = 1;
+	return &fz_hcache;
+}
+
+static void fz_end(struct sframe_walk *w, enum sframe_cache_use use)
+{
+	if (!fz_hopen)
+		__builtin_trap();
+	fz_hopen = 0;
+}
+
+static const struct sframe_walk_ops fz_ops = {
+	.find_sec = fz_find,
+	.read_code = fz_read_code,
+};
+
+static const struct sframe_walk_ops fz_hook_ops = {
+	.find_sec = fz_find,
+	.read_code = fz_read_code,
+	.cache_begin = fz_begin,
+	.cache_end = fz_end,
+};
 
 static void fz_step(const struct sframe_rule *r, const u64 *stack, size_t n,
 		    u64 pc, const u64 *gpr)
@@ -58,9 +116,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (size)
 			memcpy(&v, data + (i * 8) % (size >= 8 ? size - 7 : 1),
 			       size >= 8 ? 8 : 0);
-		/* make some words plausible stack addresses and PCs */
+		/*
+		 * make some words plausible stack addresses and PCs, some
+		 * of them signal trampolines (see fz_read_code())
+		 */
 		if (i % 3 == 0)
 			v = (u64)(unsigned long)&stack[(v % 64)];
+		else if (i % 3 == 1 && (v & 0x700) == 0x500)
+			v = VADDR + (v % 0x200) * 0x100 + (v & 0x80 ? 0x81 : 0);
 		else if (i % 3 == 1)
 			v = VADDR + (v % 0x20000);
 		stack[i] = v;
@@ -97,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w.st.gpr = gpr;
 	w.st.stack_lo = w.st.sp;
 	w.st.stack_hi = w.st.sp + sizeof(stack);
-	w.find_sec = fz_find;
+	w.ops = &fz_ops;
 	w.ips = ips;
 	w.methods = methods;
 	w.max_frames = 32;
@@ -115,7 +178,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(ref, ips, sizeof(ref));
 		ustack_sframe_cache_reset(&cache);
 		w.cache = &cache;
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < 4; i++) {
+			if (i == 3) {	/* the hooks, in short runs: fill */
+				ustack_sframe_cache_reset(&fz_hcache);
+				w.cache = NULL;
+				w.ops = &fz_hook_ops;
+				w.cache_burst = 1 + size % 5;
+				ustack_sframe_walk(&w);
+			}
 			if (i == 2)	/* wrong next-entry guesses: only slower */
 				for (k = 0; k < SFRAME_CACHE_SIZE; k++)
 					cache.e[k].next =

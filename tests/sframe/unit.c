@@ -505,10 +505,14 @@ static void test_step_checks(void)
 /* A fake 4-frame stack described by a hand-made section. */
 static struct sframe_sec walk_sec;
 
-static const struct sframe_sec *walk_find(void *ctx, u64 pc)
+static const struct sframe_sec *walk_find(struct sframe_walk *w, u64 pc,
+					   bool *cacheable)
 {
-	return ctx ? &walk_sec : NULL;
+	*cacheable = true;
+	return w->ctx ? &walk_sec : NULL;
 }
+
+static const struct sframe_walk_ops walk_ops = { .find_sec = walk_find };
 
 static void test_walk(void)
 {
@@ -555,7 +559,7 @@ static void test_walk(void)
 	w.st.fp = base + 48;
 	w.st.stack_lo = base;
 	w.st.stack_hi = base + sizeof(stack);
-	w.find_sec = walk_find;
+	w.ops = &walk_ops;
 	w.ctx = &walk_sec;
 	w.ips = ips;
 	w.methods = methods;
@@ -661,7 +665,7 @@ static void test_walk_signal(void)
 	w.st.sp = base;
 	w.st.stack_lo = base;
 	w.st.stack_hi = base + sizeof(stack);
-	w.find_sec = walk_find;
+	w.ops = &walk_ops;
 	w.ctx = &walk_sec;
 	w.ips = ips;
 	w.methods = methods;
@@ -672,6 +676,148 @@ static void test_walk_signal(void)
 	      methods[1] == USTACK_METHOD_SIGNAL &&
 	      methods[2] == USTACK_METHOD_SFRAME && w.end == USTACK_END_OUTERMOST,
 	      "nr %u end %u err %s", w.nr, w.end, ustack_sframe_strerror(w.err));
+	free(b);
+}
+
+/*
+ * Signal trampolines (glibc's __restore_rt bytes) found by reading code
+ * through the read_code hook: an aligned one, which is looked at before
+ * any rule, and an unaligned one, looked at where no rule covers it.
+ * Also the cache hooks: every cache_begin() that returns a cache is
+ * followed by its cache_end(), and the frames are the same.
+ */
+#define SIG_ALIGNED	0x5000ULL
+#define SIG_UNALIGNED	0x6008ULL
+
+static int sig_read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
+{
+	static const u8 tramp[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,
+				    0x0f, 0x05 };
+
+	if ((addr != SIG_ALIGNED && addr != SIG_UNALIGNED) ||
+	    len > sizeof(tramp))
+		return -EFAULT;
+	memcpy(dst, tramp, len);
+	return 0;
+}
+
+static struct sframe_cache hook_cache;
+static int hook_open, hook_runs, hook_bad;
+
+static struct sframe_cache *hook_begin(struct sframe_walk *w,
+				       enum sframe_cache_use use)
+{
+	hook_bad |= hook_open;
+	hook_open = 1;
+	hook_runs += use == SFRAME_CACHE_RUN;
+	return &hook_cache;
+}
+
+static void hook_end(struct sframe_walk *w, enum sframe_cache_use use)
+{
+	hook_bad |= !hook_open;
+	hook_open = 0;
+}
+
+static void test_walk_sigreturn(void)
+{
+	static const struct sfe_fre fa[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 16 } };
+	struct sfe_fde fdes[] = {
+		{ .start = 0x1000, .size = 0x100, .fres = fa, .nfres = 1 },
+	};
+	static const struct sframe_walk_ops sig_ops = {
+		.find_sec = walk_find, .read_code = sig_read_code,
+	};
+	static const struct sframe_walk_ops hook_ops = {
+		.find_sec = walk_find, .read_code = sig_read_code,
+		.cache_begin = hook_begin, .cache_end = hook_end,
+	};
+	static const u64 want[] = { 0x1010, SIG_ALIGNED, 0x1020, SIG_UNALIGNED,
+				    0x3005, 0x9999 };
+	static const u8 wantm[] = { USTACK_METHOD_REGS, USTACK_METHOD_SFRAME,
+				    USTACK_METHOD_SIGNAL, USTACK_METHOD_SFRAME,
+				    USTACK_METHOD_SIGNAL, USTACK_METHOD_FP };
+	static struct sframe_cache cache;
+	u64 stack[96] = { 0 }, ips[16];
+	u64 base = (u64)(unsigned long)stack;
+	u8 methods[16];
+	struct sframe_walk w;
+	size_t len;
+	int ok = 1, k;
+	u8 *b = enc(2, 0, fdes, 1, &len);
+
+	if (!b || ustack_sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR,
+					 0x1000, 0x1100)) {
+		check("walk-sigreturn", 0, "setup");
+		free(b);
+		return;
+	}
+	/*
+	 * 0x1010 (sp+16): RA stack[1] = the aligned trampoline.  Its
+	 * ucontext at base+16, sigcontext words from stack[7]: rip 0x1020,
+	 * rsp base+256, rbp base+400.  0x1020: RA stack[33] = the unaligned
+	 * trampoline; sigcontext from stack[39]: rip 0x3005 (no rule), rsp
+	 * base+600, rbp base+640.  FP: RA stack[81] = 0x9999, rbp 0.
+	 */
+	stack[1] = SIG_ALIGNED;
+	stack[7 + 16] = 0x1020;
+	stack[7 + 15] = base + 256;
+	stack[7 + 10] = base + 400;
+	stack[33] = SIG_UNALIGNED;
+	stack[39 + 16] = 0x3005;
+	stack[39 + 15] = base + 600;
+	stack[39 + 10] = base + 640;
+	stack[81] = 0x9999;
+	memset(&w, 0, sizeof(w));
+	w.st.ip = 0x1010;
+	w.st.sp = base;
+	w.st.fp = 0x77;
+	w.st.stack_lo = base;
+	w.st.stack_hi = base + sizeof(stack);
+	w.ops = &sig_ops;
+	w.ctx = &walk_sec;
+	w.ips = ips;
+	w.methods = methods;
+	w.max_frames = 16;
+	for (k = 0; k < 3; k++) {
+		if (k == 1) {
+			ustack_sframe_cache_reset(&cache);
+			w.cache = &cache;
+		}
+		memset(ips, 0, sizeof(ips));
+		ustack_sframe_walk(&w);
+		ok &= w.nr == 6 && w.end == USTACK_END_OUTERMOST &&
+		      !memcmp(ips, want, sizeof(want)) &&
+		      !memcmp(methods, wantm, sizeof(wantm));
+	}
+	check("walk-sigreturn", ok, "nr %u end %u err %s ips %#llx %#llx %#llx",
+	      w.nr, w.end, ustack_sframe_strerror(w.err),
+	      (unsigned long long)ips[1], (unsigned long long)ips[2],
+	      (unsigned long long)ips[3]);
+
+	/* without read_code: no signal frame, the trampoline is a PC */
+	w.cache = NULL;
+	w.ops = &walk_ops;
+	ustack_sframe_walk(&w);
+	check("walk-sigreturn-needs-read-code",
+	      w.nr >= 2 && ips[1] == SIG_ALIGNED &&
+	      (w.nr < 3 || methods[2] != USTACK_METHOD_SIGNAL),
+	      "nr %u method %u", w.nr, methods[2]);
+
+	/* the cache hooks: balanced, in runs, same frames */
+	ustack_sframe_cache_reset(&hook_cache);
+	w.ops = &hook_ops;
+	w.cache_burst = 1;
+	ok = 1;
+	for (k = 0; k < 2; k++) {
+		memset(ips, 0, sizeof(ips));
+		ustack_sframe_walk(&w);
+		ok &= w.nr == 6 && !memcmp(ips, want, sizeof(want)) &&
+		      !memcmp(methods, wantm, sizeof(wantm));
+	}
+	check("walk-cache-hooks", ok && !hook_bad && !hook_open && hook_runs > 0,
+	      "same %d unbalanced %d runs %d", ok, hook_bad | hook_open,
+	      hook_runs);
 	free(b);
 }
 
@@ -761,6 +907,7 @@ int main(void)
 	test_step_checks();
 	test_walk();
 	test_walk_signal();
+	test_walk_sigreturn();
 	test_cache();
 	return 0;
 }
