@@ -766,14 +766,6 @@ int ustack_registry_init(void)
 {
 	int err;
 
-	err = ustack_discovery_init();
-	if (err)
-		return err;
-	err = ustack_walk_init();
-	if (err) {
-		ustack_discovery_exit();
-		return err;
-	}
 	ufork_refill(NULL);
 	for_each_kernel_tracepoint(ufork_find_tp, NULL);
 	if (!ufork_tp) {
@@ -788,8 +780,6 @@ int ustack_registry_init(void)
 fail:
 	while (ufork_nr)
 		kfree(ufork_pool[--ufork_nr]);
-	ustack_walk_exit();
-	ustack_discovery_exit();
 	return err;
 }
 
@@ -834,6 +824,4 @@ void ustack_registry_exit(void)
 	}
 	mmu_notifier_synchronize();
 	rcu_barrier();
-	ustack_walk_exit();
-	ustack_discovery_exit();
 }

@@ -43,10 +43,6 @@ u64 ustack_registry_generation(void);
 /* Bytes of live registry memory (stats). */
 long ustack_registry_memory(void);
 
-/* The walk's per-CPU rule cache (walk.c), set up with the registry. */
-int ustack_walk_init(void);
-void ustack_walk_exit(void);
-
 /*
  * ELF discovery: the PT_GNU_SFRAME section of the file mapped executable at
  * @pc in current->mm.  0 and *@sec (text range = that mapping), or

@@ -9,6 +9,8 @@
 #include <linux/moduleparam.h>
 #include "internal.h"
 #include "deferred.h"
+#include "registry.h"
+#include "walk.h"
 
 static int set_sample_hz(const char *val, const struct kernel_param *kp)
 {
@@ -91,6 +93,12 @@ static int __init ustack_init(void)
 		return ret;
 	ustack_sources_init();
 	ustack_stream_user_init();
+	ret = ustack_discovery_init();
+	if (ret)
+		goto err_discovery;
+	ret = ustack_walk_init();
+	if (ret)
+		goto err_walk;
 	ret = ustack_registry_init();
 	if (ret)
 		goto err_registry;
@@ -109,6 +117,10 @@ err_ustack:
 err_sframe:
 	ustack_registry_exit();
 err_registry:
+	ustack_walk_exit();
+err_walk:
+	ustack_discovery_exit();
+err_discovery:
 	ustack_stream_user_exit();
 	ustack_deferred_exit();
 	return ret;
@@ -120,6 +132,8 @@ static void __exit ustack_exit(void)
 	ustack_dev_exit();
 	ustack_sframe_dev_exit();
 	ustack_registry_exit();
+	ustack_walk_exit();
+	ustack_discovery_exit();
 	ustack_stream_user_exit();
 	ustack_deferred_exit();
 	pr_info("unloaded\n");
