@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
 #include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -126,40 +127,49 @@ static void disc_get(struct file *file, struct disc_ent *key)
 {
 	unsigned int i;
 
-	mutex_lock(&disc_lock);
-	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
-		if (disc_same(&disc_tab[i], key)) {
-			*key = disc_tab[i];
-			mutex_unlock(&disc_lock);
-			return;
+	scoped_guard(mutex, &disc_lock) {
+		for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
+			if (disc_same(&disc_tab[i], key)) {
+				*key = disc_tab[i];
+				return;
+			}
 		}
 	}
-	mutex_unlock(&disc_lock);
 	disc_read(file, key);
 	key->used = true;
 	key->checked = false;
-	mutex_lock(&disc_lock);
+	guard(mutex)(&disc_lock);
 	if (disc_tab) {
 		disc_tab[disc_next] = *key;
 		disc_next = (disc_next + 1) % UDISC_SLOTS;
 	}
-	mutex_unlock(&disc_lock);
 }
 
 static void disc_set_checked(const struct disc_ent *key, bool ok)
 {
 	unsigned int i;
 
-	mutex_lock(&disc_lock);
+	guard(mutex)(&disc_lock);
 	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
 		if (disc_same(&disc_tab[i], key)) {
 			disc_tab[i].checked = true;
 			disc_tab[i].has = ok;
 		}
 	}
-	mutex_unlock(&disc_lock);
 }
 
+/**
+ * ustack_discovery_lookup() - the PT_GNU_SFRAME section covering a PC
+ * @pc: a user address of current->mm
+ * @sec: set to the section, its text range the mapping of @pc
+ * @lo: set to the start of the range known to have the same answer
+ * @hi: set to its end
+ *
+ * Reads the file's program headers once (cached by inode), validates the
+ * section the first time it is used.  May sleep.
+ *
+ * Return: 0, or -ENOENT (no usable section), -EINTR.
+ */
 int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 {
 	struct mm_struct *mm = current->mm;
@@ -171,6 +181,7 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 	u32 i;
 	int err;
 
+	might_sleep();
 	*lo = pc;
 	*hi = pc + 1;
 	if (!mm || !READ_ONCE(disc_tab))
@@ -235,17 +246,25 @@ out:
 	return err;
 }
 
+/**
+ * ustack_discovery_init() - allocate the file table
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int ustack_discovery_init(void)
 {
 	disc_tab = kcalloc(UDISC_SLOTS, sizeof(*disc_tab), GFP_KERNEL);
 	return disc_tab ? 0 : -ENOMEM;
 }
 
-/* Late walks (if any) find no table and use frame pointers. */
+/**
+ * ustack_discovery_exit() - free the file table
+ *
+ * Late walks (if any) find no table and use frame pointers.
+ */
 void ustack_discovery_exit(void)
 {
-	mutex_lock(&disc_lock);
+	guard(mutex)(&disc_lock);
 	kfree(disc_tab);
 	disc_tab = NULL;
-	mutex_unlock(&disc_lock);
 }
