@@ -6,8 +6,8 @@
  * kernel_read() and cached by inode identity (device, inode number,
  * generation, ctime, size; no inode reference is held), in a small table
  * replaced round-robin.  A section is validated (every FDE and FRE) the
- * first time it is used; a file whose section fails is remembered as
- * having none.
+ * first time it is used; a file whose section fails (malformed, faulting,
+ * or shaped for linear lookups) is remembered as having none.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -232,7 +232,13 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 	err = ustack_sframe_sec_init(sec, sf, key.sf_size, sf, start, end);
 	if (!err && !key.checked) {
 		err = ustack_sframe_validate(sec);
-		if (err != SFRAME_E_FAULT)
+		/*
+		 * A failure is remembered, a fault too (a section that
+		 * faults at its last byte is not read again on every
+		 * lookup); only a validation cut short by a fatal signal is
+		 * no verdict.
+		 */
+		if (err != SFRAME_E_INTR)
 			disc_set_checked(&key, !err);
 		if (err)
 			pr_info_ratelimited("%s: PT_GNU_SFRAME unusable: %s\n",
