@@ -7,13 +7,14 @@
 #define USTACK_REGISTRY_H
 
 #include <linux/types.h>
+#include <uapi/ustack.h>
 #include "ustack_sframe.h"
 
 struct mm_struct;
 
 /* Per-process caps. */
 #define REG_MAX_ENTRIES	256
-#define REG_MAX_BYTES		(64ULL << 20)	/* sum of sframe_len */
+#define REG_MAX_BYTES		((u64)USTACK_SFRAME_MAX_BYTES)	/* sum of sframe_len */
 
 /*
  * Register/unregister for current->mm.  Returns 0 or a negative errno:

@@ -325,7 +325,7 @@ static const char *const end_names[USTACK_END_MAX] = {
 	[USTACK_END_DEPTH] = "depth", [USTACK_END_NO_INFO] = "no-info",
 	[USTACK_END_BAD_FRAME] = "bad-frame", [USTACK_END_EXIT] = "exit",
 	[USTACK_END_EXEC] = "exec", [USTACK_END_NOMEM] = "nomem",
-	[USTACK_END_KTHREAD] = "kthread",
+	[USTACK_END_KTHREAD] = "kthread", [USTACK_END_BUDGET] = "budget",
 };
 
 static const char *name_of(const char *const *names, u32 n, u32 i)

@@ -415,13 +415,15 @@ int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde
 }
 
 /* Index of the last FDE starting at or below @pc, checking order. */
-static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
+static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
+		     struct sframe_budget *bud)
 {
 	const unsigned long at = sec->base;
 	const u32 fde_off = sec->fde_off, fde_size = sec->fde_size;
 	const bool v3 = sec->version == SFRAME_VERSION_3;
 	const bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
 	const u64 add = sec->vaddr;
+	const u32 probe = v3 ? 8 : 4;	/* bytes of a start field */
 	u32 lo = 0, hi, mid, off;
 	u64 lo_val = 0, hi_val = ~0ULL, s;
 	u8 b[8];
@@ -432,6 +434,10 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 		u32 i;
 
 		for (i = 0; i < sec->num_fdes; i++) {
+			if (!bud->fdes || bud->bytes < fde_size)
+				return SFRAME_E_BUDGET;
+			bud->fdes--;
+			bud->bytes -= fde_size;
 			err = ustack_sframe_read_fde(sec, i, &f);
 			if (err)
 				return err;
@@ -452,6 +458,10 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		off = fde_off + mid * fde_size;
+		if (!bud->fdes || bud->bytes < probe)
+			return SFRAME_E_BUDGET;
+		bud->fdes--;
+		bud->bytes -= probe;
 		if (v3) {
 			if (sf_copy(b, at + off, 8))
 				return SFRAME_E_FAULT;
@@ -480,6 +490,18 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 
 int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 {
+	struct sframe_budget b = {
+		.fdes = USTACK_LOOKUP_MAX_FDES,
+		.fres = USTACK_LOOKUP_MAX_FRES,
+		.bytes = ~0U,
+	};
+
+	return ustack_sframe_find_budget(sec, pc, r, &b);
+}
+
+int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
+			      struct sframe_rule *r, struct sframe_budget *bud)
+{
 	struct sframe_fde fde;
 	struct sframe_fre fre;
 	unsigned int type;
@@ -494,9 +516,13 @@ int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule 
 		return SFRAME_E_NOINFO;
 	win.at = 0;
 	win.len = 0;
-	err = sf_search(sec, pc, &idx);
+	err = sf_search(sec, pc, &idx, bud);
 	if (err)
 		return err;
+	if (!bud->fdes || bud->bytes < sec->fde_size)
+		return SFRAME_E_BUDGET;
+	bud->fdes--;
+	bud->bytes -= sec->fde_size;
 	err = ustack_sframe_read_fde(sec, idx, &fde);
 	if (err)
 		return err;
@@ -520,9 +546,15 @@ int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule 
 	type = SFRAME_INFO_FRE_TYPE(fde.info);
 	pos = fde.fres_off;
 	for (i = 0; i < fde.num_fres; i++) {
+		if (!bud->fres)
+			return SFRAME_E_BUDGET;
+		bud->fres--;
 		err = sf_fre_head(sec, &win, type, pos, &start, &info, &size);
 		if (err)
 			return err;
+		if (bud->bytes < size)
+			return SFRAME_E_BUDGET;
+		bud->bytes -= size;
 		if (i && start <= prev)
 			return SFRAME_E_FRE_ORDER;
 		if (start >= limit)
@@ -557,17 +589,24 @@ int ustack_sframe_validate(const struct sframe_sec *sec)
 	struct sframe_fre fre;
 	struct sframe_rule r;
 	u64 prev_start = 0, total = 0;
-	u32 i, j, pos, limit;
+	u32 i, j, pos, limit, work = 0;
 	int err;
 
+	/* Lookups are binary searches: real toolchains sort FDEs. */
+	if (!(sec->flags & SFRAME_F_FDE_SORTED))
+		return SFRAME_E_UNSORTED;
 	fre.start = 0;
 	for (i = 0; i < sec->num_fdes; i++) {
+		if (!(++work % USTACK_SFRAME_VALIDATE_STRIDE) && sf_env_pause())
+			return SFRAME_E_INTR;
 		err = ustack_sframe_read_fde(sec, i, &fde);
 		if (err)
 			return err;
-		if ((sec->flags & SFRAME_F_FDE_SORTED) && i &&
-		    fde.func_start < prev_start)
+		if (i && fde.func_start < prev_start)
 			return SFRAME_E_UNSORTED;
+		/* a lookup scans an FDE's FREs: as many as v3 can express */
+		if (fde.num_fres > USTACK_SFRAME_MAX_FDE_FRES)
+			return SFRAME_E_NUM_FRES;
 		prev_start = fde.func_start;
 		total += fde.num_fres;
 		if (total > sec->num_fres)
@@ -578,6 +617,9 @@ int ustack_sframe_validate(const struct sframe_sec *sec)
 		for (j = 0; j < fde.num_fres; j++) {
 			u32 prev = fre.start;
 
+			if (!(++work % USTACK_SFRAME_VALIDATE_STRIDE) &&
+			    sf_env_pause())
+				return SFRAME_E_INTR;
 			err = ustack_sframe_read_fre(sec, &fde, &pos, &fre);
 			if (err)
 				return err;
@@ -1066,6 +1108,8 @@ static int sf_signal_step(struct sframe_walk *w, struct sframe_state *st)
 
 static __always_inline u8 sf_end_of(int err)
 {
+	if (err == SFRAME_E_BUDGET)
+		return USTACK_END_BUDGET;
 	return err == SFRAME_E_FAULT ? USTACK_END_FAULT : USTACK_END_BAD_FRAME;
 }
 
@@ -1205,7 +1249,8 @@ static int sf_walk_step(struct sframe_walk *w,
 					      NULL;
 			w->sec = sec;
 		}
-		err = sec ? ustack_sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
+		err = sec ? ustack_sframe_find_budget(sec, pc, &r, &w->budget) :
+			    SFRAME_E_NOINFO;
 		if (!err && w->sec_cacheable)
 			sf_walk_cache_put(w, ops, pc, &r, no_tramp);
 	}
@@ -1248,6 +1293,12 @@ static int sf_walk_step(struct sframe_walk *w,
 	return 0;
 }
 
+static const struct sframe_budget sf_walk_limit = {
+	.fdes = USTACK_WALK_MAX_FDES,
+	.fres = USTACK_WALK_MAX_FRES,
+	.bytes = USTACK_WALK_MAX_BYTES,
+};
+
 u32 ustack_sframe_walk(struct sframe_walk *w)
 {
 	const struct sframe_walk_ops *ops = w->ops ? w->ops : &sf_no_ops;
@@ -1264,6 +1315,7 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 	w->nsig = 0;
 	w->sec = NULL;
 	w->sec_cacheable = false;
+	w->budget = w->limit ? *w->limit : sf_walk_limit;
 	if (!max) {
 		w->nr = 0;
 		w->end = USTACK_END_DEPTH;
@@ -1279,6 +1331,11 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 		nr = sf_walk_cached(w, ops, &st, nr, stop);
 		if (nr >= max) {
 			end = USTACK_END_DEPTH;
+			break;
+		}
+		/* between frames: others may run; a dying task stops here */
+		if (sf_env_pause()) {
+			end = USTACK_END_EXIT;
 			break;
 		}
 		if (sf_walk_step(w, ops, &st, &method, &end))
@@ -1303,6 +1360,7 @@ static const char * const sf_names[] = {
 	"bad-rep-size", "fre-overrun", "bad-fre-start", "fres-unsorted",
 	"bad-fre-size", "bad-fre-count", "bad-flex-rule", "unknown-register",
 	"cfa-not-above-sp", "cfa-misaligned", "bad-return-address",
+	"budget-spent", "interrupted",
 };
 
 const char *ustack_sframe_strerror(int code)
@@ -1321,6 +1379,8 @@ int ustack_sframe_errno(int code, int malformed)
 		return -ENOENT;
 	case SFRAME_E_FAULT:
 		return -EFAULT;
+	case SFRAME_E_INTR:
+		return -EINTR;
 	case SFRAME_E_VERSION:
 	case SFRAME_E_ABI:
 		return -EOPNOTSUPP;

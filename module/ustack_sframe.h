@@ -115,7 +115,10 @@ enum sframe_code {
 	SFRAME_E_CFA		= -26,	/* CFA not above SP */
 	SFRAME_E_ALIGN		= -27,	/* CFA not 8-byte aligned */
 	SFRAME_E_RA		= -28,	/* return address 0 */
-	SFRAME_E_MAX		= -29,
+	/* work */
+	SFRAME_E_BUDGET		= -29,	/* the lookup's work budget is spent */
+	SFRAME_E_INTR		= -30,	/* stopped: fatal signal pending */
+	SFRAME_E_MAX		= -31,
 };
 
 /* Where a value is: see struct sframe_rule. */
@@ -201,6 +204,14 @@ struct sframe_state {
 	bool exact_ip;		/* IP is exact (topmost, or after a signal) */
 };
 
+/*
+ * Work left to a lookup or a walk (include/uapi/ustack.h): FDEs and FREs
+ * it may still visit and bytes of SFrame data it may still read.
+ */
+struct sframe_budget {
+	u32 fdes, fres, bytes;
+};
+
 int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 		    u64 vaddr, u64 text_lo, u64 text_hi);
 /* FDE @idx, checked against the section (not against its neighbours). */
@@ -212,9 +223,20 @@ int ustack_sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde
 /* Turn a raw FRE into a rule (flags, fp/ra/cfa locations). */
 int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    const struct sframe_fre *fre, struct sframe_rule *r);
-/* Rule for @pc: 0, SFRAME_E_NOINFO, or an error for a malformed section. */
+/*
+ * Rule for @pc: 0, SFRAME_E_NOINFO, or an error for a malformed section;
+ * SFRAME_E_BUDGET past USTACK_LOOKUP_MAX_FDES/FRES.
+ */
 int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r);
-/* Check every FDE and FRE (tools, registration); bounded by the counts. */
+/* The same, spending (and bounded by) @b. */
+int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
+			      struct sframe_rule *r, struct sframe_budget *b);
+/*
+ * Check every FDE and FRE (tools, registration): also refuses what would
+ * make lookups linear (unsorted FDEs, more than USTACK_SFRAME_MAX_FDE_FRES
+ * FREs in an FDE).  Bounded by the counts; sf_env_pause() every
+ * USTACK_SFRAME_VALIDATE_STRIDE entries (SFRAME_E_INTR).
+ */
 int ustack_sframe_validate(const struct sframe_sec *sec);
 /* Apply @r to @st: @st becomes the caller's frame. */
 int ustack_sframe_step(const struct sframe_rule *r, struct sframe_state *st);
@@ -346,12 +368,14 @@ struct sframe_walk {
 	u32 max_frames;
 	u32 flags;		/* SFRAME_WALK_* */
 	u32 cache_burst;	/* frames per cached run (hooks); 0: all */
+	const struct sframe_budget *limit;	/* NULL: USTACK_WALK_MAX_* */
 	/* out */
 	u32 nr;			/* frames stored */
 	u8 end;			/* enum ustack_end */
 	s8 err;			/* sframe_code that ended the walk, or 0 */
 	/* the walk's own */
 	u8 nsig;		/* signal frames stepped */
+	struct sframe_budget budget;	/* left */
 	bool sec_cacheable;
 	const struct sframe_sec *sec;	/* find_sec()'s last answer */
 	u64 gpr[SFRAME_NR_REGS];	/* registers after a signal frame;

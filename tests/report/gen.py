@@ -18,7 +18,8 @@ import sys
 
 METHODS = {"regs": 0, "sframe": 1, "fp": 2, "signal": 3, "entry": 4}
 ENDS = {"outermost": 0, "fault": 1, "depth": 2, "no-info": 3,
-        "bad-frame": 4, "exit": 5, "exec": 6, "nomem": 7, "kthread": 8}
+        "bad-frame": 4, "exit": 5, "exec": 6, "nomem": 7, "kthread": 8,
+        "budget": 9}
 EVENTS = {"cpu-clock": 1, "offcpu": 3, "self": 4, "cycles": 5}
 SYSCALLS = {"read": 0, "write": 1, "openat": 257, "nanosleep": 35}
 

@@ -821,6 +821,159 @@ static void test_walk_sigreturn(void)
 	free(b);
 }
 
+/*
+ * The work budgets (include/uapi/ustack.h): sections shaped for linear
+ * lookups are refused, lookups and walks stop when their budget is spent,
+ * validation pauses (and stops for a dying task) every so many entries.
+ */
+static int pause_calls, pause_stop;
+
+bool unit_pause(void)
+{
+	pause_calls++;
+	return pause_stop;
+}
+
+/* One FDE at 0x1000 of @nfres FREs, 2 bytes apart, CFA = SP + 16. */
+static u8 *many_fres(u32 nfres, size_t *len, struct sframe_sec *sec)
+{
+	struct sfe_fre *f = calloc(nfres, sizeof(*f));
+	struct sfe_fde fde = { .start = 0x1000, .size = 2 * nfres + 4,
+			       .fres = f, .nfres = nfres };
+	u8 *b;
+
+	for (u32 k = 0; f && k < nfres; k++) {
+		f[k].start = 2 * k;
+		f[k].cfa_base = SFE_BASE_SP;
+		f[k].cfa_off = 16;
+	}
+	b = f ? enc(2, 0, &fde, 1, len) : NULL;
+	free(f);
+	if (b && ustack_sframe_sec_init(sec, (unsigned long)b, *len, VADDR, 0, 0)) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+static void test_budget(void)
+{
+	struct sframe_sec sec;
+	struct sframe_rule r;
+	struct sframe_walk w;
+	size_t len;
+	u8 *b;
+	int err;
+
+	/* the FRE count cap per FDE: v3's own limit */
+	b = many_fres(USTACK_SFRAME_MAX_FDE_FRES, &len, &sec);
+	err = b ? ustack_sframe_validate(&sec) : -100;
+	check("budget-fde-fres-at-cap", !err, "%s", ustack_sframe_strerror(err));
+
+	/* a walk whose every frame scans all FREs of that FDE */
+	if (b) {
+		u64 stack[64], ips[64];
+		u64 pc = 0x1000 + 2 * (USTACK_SFRAME_MAX_FDE_FRES - 1) + 1;
+		u32 per = USTACK_SFRAME_MAX_FDE_FRES;
+
+		for (int k = 0; k < 64; k++)
+			stack[k] = pc + 1;	/* RA: the lookup is at pc */
+		walk_sec = sec;
+		memset(&w, 0, sizeof(w));
+		w.st.ip = pc;
+		w.st.sp = (u64)(unsigned long)stack;
+		w.st.stack_lo = w.st.sp;
+		w.st.stack_hi = w.st.sp + sizeof(stack);
+		w.ops = &walk_ops;
+		w.ctx = &walk_sec;
+		w.ips = ips;
+		w.max_frames = 64;
+		ustack_sframe_walk(&w);
+		check("budget-walk-fres", w.end == USTACK_END_BUDGET &&
+		      w.err == SFRAME_E_BUDGET &&
+		      w.nr == 1 + USTACK_WALK_MAX_FRES / per,
+		      "nr %u end %u err %s", w.nr, w.end,
+		      ustack_sframe_strerror(w.err));
+
+		/* a caller's own, smaller budget: bytes */
+		static const struct sframe_budget small = {
+			.fdes = 100, .fres = 1000000, .bytes = 6 * 1000,
+		};
+		w.limit = &small;
+		ustack_sframe_walk(&w);
+		check("budget-walk-bytes", w.end == USTACK_END_BUDGET &&
+		      w.nr == 1, "nr %u end %u", w.nr, w.end);
+
+		/* a dying task: the walk stops between frames */
+		w.limit = NULL;
+		pause_stop = 1;
+		ustack_sframe_walk(&w);
+		pause_stop = 0;
+		check("budget-walk-dying", w.end == USTACK_END_EXIT && w.nr == 1,
+		      "nr %u end %u", w.nr, w.end);
+
+		/* validation pauses every STRIDE entries; a dying task stops it */
+		pause_calls = 0;
+		err = ustack_sframe_validate(&sec);
+		check("budget-validate-pauses",
+		      !err && pause_calls == (int)((1 + USTACK_SFRAME_MAX_FDE_FRES) /
+						  USTACK_SFRAME_VALIDATE_STRIDE),
+		      "%s, %d pauses", ustack_sframe_strerror(err), pause_calls);
+		pause_stop = 1;
+		err = ustack_sframe_validate(&sec);
+		pause_stop = 0;
+		check("budget-validate-dying", err == SFRAME_E_INTR, "%s",
+		      ustack_sframe_strerror(err));
+	}
+	free(b);
+
+	/* one more than a lookup may scan (and over the cap) */
+	b = many_fres(USTACK_LOOKUP_MAX_FRES + 1, &len, &sec);
+	err = b ? ustack_sframe_validate(&sec) : -100;
+	check("budget-fde-fres-over-cap", err == SFRAME_E_NUM_FRES, "%s",
+	      ustack_sframe_strerror(err));
+	/* a lookup alone is bounded too (an unvalidated section) */
+	err = b ? ustack_sframe_find(&sec, 0x1000 + 2 * USTACK_LOOKUP_MAX_FRES + 1,
+				     &r) : -100;
+	check("budget-lookup-fres", err == SFRAME_E_BUDGET, "%s",
+	      ustack_sframe_strerror(err));
+	free(b);
+
+	/* unsorted: refused; a linear lookup stops at its FDE budget */
+	{
+		u32 n = USTACK_LOOKUP_MAX_FDES + 8;
+		struct sfe_fde *f = calloc(n, sizeof(*f));
+		static const struct sfe_fre one = { .cfa_base = SFE_BASE_SP,
+						    .cfa_off = 8 };
+
+		for (u32 k = 0; f && k < n; k++) {
+			f[k].start = 0x100000 + 16ULL * k;
+			f[k].size = 8;
+			f[k].fres = &one;
+			f[k].nfres = 1;
+		}
+		b = f ? enc(2, 0, f, n, &len) : NULL;
+		free(f);
+		if (b)
+			b[3] &= ~SFRAME_F_FDE_SORTED;
+		err = !b ? -100 : ustack_sframe_sec_init(&sec, (unsigned long)b,
+							 len, VADDR, 0, 0);
+		if (!err)
+			err = ustack_sframe_validate(&sec);
+		check("budget-unsorted-refused", err == SFRAME_E_UNSORTED, "%s",
+		      ustack_sframe_strerror(err));
+		err = b ? ustack_sframe_find(&sec, 0x100000 + 16ULL * n + 8, &r) :
+			  -100;
+		check("budget-lookup-fdes", err == SFRAME_E_BUDGET, "%s",
+		      ustack_sframe_strerror(err));
+		err = b ? ustack_sframe_find(&sec, 0x100000 + 16ULL * 5 + 1, &r) :
+			  -100;
+		check("budget-lookup-fdes-found", err == 0, "%s",
+		      ustack_sframe_strerror(err));
+		free(b);
+	}
+}
+
 /* The rule cache: what it keeps, set overflow, refusals. */
 static void test_cache(void)
 {
@@ -908,6 +1061,7 @@ int main(void)
 	test_walk();
 	test_walk_signal();
 	test_walk_sigreturn();
+	test_budget();
 	test_cache();
 	return 0;
 }

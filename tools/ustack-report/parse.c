@@ -33,6 +33,7 @@ static const char *const end_names[] = {
 	[USTACK_END_EXEC] = "exec",
 	[USTACK_END_NOMEM] = "nomem",
 	[USTACK_END_KTHREAD] = "kthread",
+	[USTACK_END_BUDGET] = "budget",
 };
 
 static const char *code_name(const char *const *tab, size_t n, unsigned int c,
