@@ -14,39 +14,7 @@
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
 
-#define VADDR	0x400000ULL
-
-static struct sframe_sec fz_sec;
-
-static const struct sframe_sec *fz_find(struct sframe_walk *w, u64 pc,
-					 bool *cacheable)
-{
-	*cacheable = true;
-	return &fz_sec;
-}
-
-/*
- * The text: rt_sigreturn trampolines (glibc's __restore_rt bytes) at every
- * PC of [VADDR, VADDR + 0x20000) whose low byte is 0x00 (aligned, looked at
- * before any rule) or 0x81 (looked at where no rule covers it), nops
- * elsewhere; outside, reads fault.  Stack words are made such PCs often
- * enough for the walk to step signal frames (their sigcontext is stack
- * words too).
- */
-static int fz_read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
-{
-	static const u8 tramp[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,
-				    0x0f, 0x05 };
-	u8 *d = dst;
-	u32 i;
-
-	if (addr < VADDR || addr >= VADDR + 0x20000 || len > sizeof(tramp))
-		return -EFAULT;
-	for (i = 0; i < len; i++)
-		d[i] = (addr & 0xff) == 0x00 || (addr & 0xff) == 0x81 ?
-		       tramp[i] : 0x90;
-	return 0;
-}
+#include "fz_walk.h"
 
 static struct sframe_cache fz_hcache;
 static int fz_hopen;
@@ -67,10 +35,6 @@ static void fz_end(struct sframe_walk *w, enum sframe_cache_use use)
 	fz_hopen = 0;
 }
 
-static const struct sframe_walk_ops fz_ops = {
-	.find_sec = fz_find,
-	.read_code = fz_read_code,
-};
 
 static const struct sframe_walk_ops fz_hook_ops = {
 	.find_sec = fz_find,
@@ -109,27 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	(void)ustack_sframe_validate(&fz_sec);
 
-	/* the stack and registers: input bytes, wrapped */
-	for (i = 0; i < 64; i++) {
-		u64 v = 0;
-
-		if (size)
-			memcpy(&v, data + (i * 8) % (size >= 8 ? size - 7 : 1),
-			       size >= 8 ? 8 : 0);
-		/*
-		 * make some words plausible stack addresses and PCs, some
-		 * of them signal trampolines (see fz_read_code())
-		 */
-		if (i % 3 == 0)
-			v = (u64)(unsigned long)&stack[(v % 64)];
-		else if (i % 3 == 1 && (v & 0x700) == 0x500)
-			v = VADDR + (v % 0x200) * 0x100 + (v & 0x80 ? 0x81 : 0);
-		else if (i % 3 == 1)
-			v = VADDR + (v % 0x20000);
-		stack[i] = v;
-	}
-	for (i = 0; i < SFRAME_NR_REGS; i++)
-		gpr[i] = stack[i * 3 % 64];
+	fz_stack(data, size, stack, gpr);
 
 	nf = fz_sec.num_fdes < 64 ? fz_sec.num_fdes : 64;
 	for (k = 0; k < nf; k++) {
@@ -153,17 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fz_step(&r, stack, 64, pc, gpr);
 	}
 
-	memset(&w, 0, sizeof(w));
-	w.st.ip = stack[1];
-	w.st.sp = (u64)(unsigned long)stack;
-	w.st.fp = stack[3];
-	w.st.gpr = gpr;
-	w.st.stack_lo = w.st.sp;
-	w.st.stack_hi = w.st.sp + sizeof(stack);
-	w.ops = &fz_ops;
-	w.ips = ips;
-	w.methods = methods;
-	w.max_frames = 32;
+	fz_walk_init(&w, stack, gpr, ips, methods, 32);
 	ustack_sframe_walk(&w);
 	if (w.nr > w.max_frames || w.end >= USTACK_END_MAX)
 		__builtin_trap();
