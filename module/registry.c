@@ -800,6 +800,8 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	struct reg_mm *um;
 	struct ufork *f = NULL;
 
+	/* the tracepoint runs with preemption off: no sleeping allocation */
+	lockdep_assert_preemption_disabled();
 	if (!child->mm || child->mm == parent->mm ||
 	    (child->flags & PF_KTHREAD) || hash_empty(reg_hash))
 		return;

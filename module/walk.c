@@ -181,6 +181,7 @@ none:
 
 static void walk_cache_end(struct sframe_walk *sw, enum sframe_cache_use use)
 {
+	lockdep_assert_preemption_disabled();
 	if (use == SFRAME_CACHE_RUN)
 		pagefault_enable();
 	put_cpu_ptr(walk_rc);
