@@ -39,7 +39,8 @@
 	X(USTACK_END_EXIT,	"exit")			\
 	X(USTACK_END_EXEC,	"exec")			\
 	X(USTACK_END_NOMEM,	"nomem")		\
-	X(USTACK_END_KTHREAD,	"kthread")
+	X(USTACK_END_KTHREAD,	"kthread")		\
+	X(USTACK_END_BUDGET,	"budget")
 
 /*
  * What asked for a stack (the `event` of a sample).  A syscall event's

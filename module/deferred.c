@@ -61,6 +61,7 @@
 #include "internal.h"
 #include "nmi_excl.h"
 #include "tp.h"
+#include "walk.h"
 
 #define TASK_HASH_BITS	8
 

@@ -6,11 +6,12 @@
  * kernel_read() and cached by inode identity (device, inode number,
  * generation, ctime, size; no inode reference is held), in a small table
  * replaced round-robin.  A section is validated (every FDE and FRE) the
- * first time it is used; a file whose section fails is remembered as
- * having none.
+ * first time it is used; a file whose section fails (malformed, faulting,
+ * or shaped for linear lookups) is remembered as having none.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
 #include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -126,40 +127,49 @@ static void disc_get(struct file *file, struct disc_ent *key)
 {
 	unsigned int i;
 
-	mutex_lock(&disc_lock);
-	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
-		if (disc_same(&disc_tab[i], key)) {
-			*key = disc_tab[i];
-			mutex_unlock(&disc_lock);
-			return;
+	scoped_guard(mutex, &disc_lock) {
+		for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
+			if (disc_same(&disc_tab[i], key)) {
+				*key = disc_tab[i];
+				return;
+			}
 		}
 	}
-	mutex_unlock(&disc_lock);
 	disc_read(file, key);
 	key->used = true;
 	key->checked = false;
-	mutex_lock(&disc_lock);
+	guard(mutex)(&disc_lock);
 	if (disc_tab) {
 		disc_tab[disc_next] = *key;
 		disc_next = (disc_next + 1) % UDISC_SLOTS;
 	}
-	mutex_unlock(&disc_lock);
 }
 
 static void disc_set_checked(const struct disc_ent *key, bool ok)
 {
 	unsigned int i;
 
-	mutex_lock(&disc_lock);
+	guard(mutex)(&disc_lock);
 	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
 		if (disc_same(&disc_tab[i], key)) {
 			disc_tab[i].checked = true;
 			disc_tab[i].has = ok;
 		}
 	}
-	mutex_unlock(&disc_lock);
 }
 
+/**
+ * ustack_discovery_lookup() - the PT_GNU_SFRAME section covering a PC
+ * @pc: a user address of current->mm
+ * @sec: set to the section, its text range the mapping of @pc
+ * @lo: set to the start of the range known to have the same answer
+ * @hi: set to its end
+ *
+ * Reads the file's program headers once (cached by inode), validates the
+ * section the first time it is used.  May sleep.
+ *
+ * Return: 0, or -ENOENT (no usable section), -EINTR.
+ */
 int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 {
 	struct mm_struct *mm = current->mm;
@@ -171,6 +181,7 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 	u32 i;
 	int err;
 
+	might_sleep();
 	*lo = pc;
 	*hi = pc + 1;
 	if (!mm || !READ_ONCE(disc_tab))
@@ -221,7 +232,13 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 	err = ustack_sframe_sec_init(sec, sf, key.sf_size, sf, start, end);
 	if (!err && !key.checked) {
 		err = ustack_sframe_validate(sec);
-		if (err != SFRAME_E_FAULT)
+		/*
+		 * A failure is remembered, a fault too (a section that
+		 * faults at its last byte is not read again on every
+		 * lookup); only a validation cut short by a fatal signal is
+		 * no verdict.
+		 */
+		if (err != SFRAME_E_INTR)
 			disc_set_checked(&key, !err);
 		if (err)
 			pr_info_ratelimited("%s: PT_GNU_SFRAME unusable: %s\n",
@@ -235,17 +252,25 @@ out:
 	return err;
 }
 
+/**
+ * ustack_discovery_init() - allocate the file table
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int ustack_discovery_init(void)
 {
 	disc_tab = kcalloc(UDISC_SLOTS, sizeof(*disc_tab), GFP_KERNEL);
 	return disc_tab ? 0 : -ENOMEM;
 }
 
-/* Late walks (if any) find no table and use frame pointers. */
+/**
+ * ustack_discovery_exit() - free the file table
+ *
+ * Late walks (if any) find no table and use frame pointers.
+ */
 void ustack_discovery_exit(void)
 {
-	mutex_lock(&disc_lock);
+	guard(mutex)(&disc_lock);
 	kfree(disc_tab);
 	disc_tab = NULL;
-	mutex_unlock(&disc_lock);
 }

@@ -21,6 +21,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cleanup.h>
 #include <linux/delay.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
@@ -77,6 +78,11 @@ static atomic64_t reg_gen = ATOMIC64_INIT(1);
 /* Bytes of live registry memory (sets and per-mm state), for the stats. */
 static atomic_long_t reg_bytes = ATOMIC_LONG_INIT(0);
 
+/**
+ * ustack_registry_memory() - bytes of live registry memory
+ *
+ * Return: the bytes of sets and per-mm state allocated now (stats).
+ */
 long ustack_registry_memory(void)
 {
 	return atomic_long_read(&reg_bytes);
@@ -87,6 +93,12 @@ static void reg_changed(void)
 	atomic64_inc_return(&reg_gen);
 }
 
+/**
+ * ustack_registry_generation() - the registries' generation
+ *
+ * Return: a value that changes after every registration change anywhere;
+ * a lookup after reading it sees every change made before it (acquire).
+ */
 u64 ustack_registry_generation(void)
 {
 	return (u64)atomic64_read_acquire(&reg_gen);
@@ -173,16 +185,16 @@ static void reg_mm_drop(struct reg_mm *um)
 {
 	struct reg_set *old;
 
-	spin_lock(&um->lock);
-	um->gone = true;
-	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
-	RCU_INIT_POINTER(um->set, NULL);
-	spin_unlock(&um->lock);
+	scoped_guard(spinlock, &um->lock) {
+		um->gone = true;
+		old = rcu_dereference_protected(um->set,
+						lockdep_is_held(&um->lock));
+		RCU_INIT_POINTER(um->set, NULL);
+	}
 	reg_changed();
 	reg_set_put(old);
-	spin_lock(&reg_hash_lock);
-	hash_del_rcu(&um->node);
-	spin_unlock(&reg_hash_lock);
+	scoped_guard(spinlock, &reg_hash_lock)
+		hash_del_rcu(&um->node);
 	mmu_notifier_put(&um->mn);
 }
 
@@ -304,9 +316,9 @@ static struct reg_mm *reg_get_mm(struct mm_struct *mm)
 	struct mmu_notifier *mn;
 	struct reg_mm *um;
 
-	rcu_read_lock();
-	um = reg_find_mm(mm);
-	rcu_read_unlock();
+	mmap_assert_write_locked(mm);
+	scoped_guard(rcu)
+		um = reg_find_mm(mm);
 	if (um)
 		return um->gone ? ERR_PTR(-ESRCH) : um;
 	mn = mmu_notifier_get_locked(&reg_mn_ops, mm);
@@ -345,6 +357,7 @@ static int reg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
 	u64 at = lo;
 	int n = 0;
 
+	mmap_assert_locked(mm);
 	while (at < hi) {
 		vma = find_vma(mm, at);
 		if (!vma || vma->vm_start > at)
@@ -358,14 +371,14 @@ static int reg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
 	return 0;
 }
 
-int ustack_registry_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
+/*
+ * Check a request for current->mm: the ranges, their mappings (without
+ * holding mmap_lock across the section's reads) and the section itself.
+ * 0 and @e filled, or a negative errno.
+ */
+static int reg_check(struct mm_struct *mm, u64 sf, u64 sf_len, u64 lo, u64 hi,
+		     struct reg_ent *e)
 {
-	struct mm_struct *mm = current->mm;
-	struct reg_set *old, *s = NULL;
-	struct reg_ent e = {};
-	struct reg_mm *um;
-	u32 i, want = 0;
-	bool placed = false;
 	int err;
 
 	if (!mm)
@@ -388,97 +401,159 @@ int ustack_registry_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 		return reg_refuse(err, err == -ENXIO ? "range not mapped" :
 				   "text not executable or SFrame not readable");
 
-	err = ustack_sframe_sec_init(&e.sec, sf, sf_len, sf, lo, hi);
+	err = ustack_sframe_sec_init(&e->sec, sf, sf_len, sf, lo, hi);
 	if (!err)
-		err = ustack_sframe_validate(&e.sec);
+		err = ustack_sframe_validate(&e->sec);
 	if (err) {
 		pr_info_ratelimited("pid %d (%s): sframe register refused: section: %s\n",
 				    task_tgid_nr(current), current->comm,
 				    ustack_sframe_strerror(err));
 		return ustack_sframe_errno(err, -EBADMSG);
 	}
-	e.sf_lo = sf;
-	e.sf_hi = sf + sf_len;
+	e->sf_lo = sf;
+	e->sf_hi = sf + sf_len;
+	return 0;
+}
 
+/* @e's ranges are still mapped as checked.  mmap_lock held. */
+static int reg_check_mapped(struct mm_struct *mm, const struct reg_ent *e)
+{
+	int err;
+
+	mmap_assert_locked(mm);
+	err = reg_check_vmas(mm, e->sec.text_lo, e->sec.text_hi, VM_EXEC);
+	if (err)
+		return reg_refuse(err, err == -ENXIO ? "text range not mapped" :
+				   "text range not executable");
+	err = reg_check_vmas(mm, e->sf_lo, e->sf_hi, VM_READ);
+	if (err)
+		return reg_refuse(err, err == -ENXIO ? "SFrame range not mapped" :
+				   "SFrame range not readable");
+	return 0;
+}
+
+/* Allocate a set with room for @um's live entries and one more. */
+static struct reg_set *reg_alloc_one_more(struct reg_mm *um)
+{
+	struct reg_set *s;
+	u32 want;
+
+	scoped_guard(rcu)
+		want = reg_live(rcu_dereference(um->set)) + 1;
+	if (want > REG_MAX_ENTRIES)
+		return ERR_PTR(reg_refuse(-ENOSPC, "too many registrations"));
+	s = reg_set_alloc(want, GFP_KERNEL);
+	return s ? s : ERR_PTR(-ENOMEM);
+}
+
+/*
+ * Merge @e with @um's live entries into @s, in text order, and publish
+ * @s: 0 and *@old the set it replaces, -EAGAIN if @s was sized for
+ * another count (the set changed meanwhile), -EEXIST or -EDQUOT.
+ */
+static int reg_merge(struct reg_mm *um, struct reg_set *s,
+		     const struct reg_ent *e, struct reg_set **oldp)
+{
+	struct reg_set *old;
+	bool placed = false;
+	u32 i;
+
+	guard(spinlock)(&um->lock);
+	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
+	if (s->cap != reg_live(old) + 1)
+		return -EAGAIN;
+	if (old && old->bytes + (e->sf_hi - e->sf_lo) > REG_MAX_BYTES)
+		return -EDQUOT;
+	for (i = 0; old && i < old->nr; i++) {
+		const struct reg_ent *o = &old->ent[i];
+
+		if (READ_ONCE(o->dead))
+			continue;
+		if (reg_overlap(o->sec.text_lo, o->sec.text_hi,
+				e->sec.text_lo, e->sec.text_hi) ||
+		    reg_overlap(o->sf_lo, o->sf_hi, e->sf_lo, e->sf_hi))
+			return -EEXIST;
+		if (!placed && o->sec.text_lo > e->sec.text_lo) {
+			reg_set_add(s, e);
+			placed = true;
+		}
+		reg_set_add(s, o);
+	}
+	if (!placed)
+		reg_set_add(s, e);
+	rcu_assign_pointer(um->set, s);
+	*oldp = old;
+	return 0;
+}
+
+/**
+ * ustack_registry_register() - register an SFrame section for current->mm
+ * @sf: the section's user address
+ * @sf_len: its length in bytes
+ * @lo: start of the text it describes
+ * @hi: end of that text
+ *
+ * Checks the request and the whole section, then adds it to the mm's set
+ * under mmap_lock held for write (so that no unmapping races the final
+ * check of the mappings).  May sleep.
+ *
+ * Return: 0 or a negative errno (see registry.h).
+ */
+int ustack_registry_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
+{
+	struct mm_struct *mm = current->mm;
+	struct reg_set *old = NULL, *s;
+	struct reg_ent e = {};
+	struct reg_mm *um;
+	int err;
+
+	might_sleep();
+	err = reg_check(mm, sf, sf_len, lo, hi, &e);
+	if (err)
+		return err;
 	if (mmap_write_lock_killable(mm))
 		return -EINTR;
-	err = reg_check_vmas(mm, lo, hi, VM_EXEC);
-	if (err) {
-		reg_refuse(err, err == -ENXIO ? "text range not mapped" :
-			    "text range not executable");
+	err = reg_check_mapped(mm, &e);
+	if (err)
 		goto unlock;
-	}
-	err = reg_check_vmas(mm, sf, sf + sf_len, VM_READ);
-	if (err) {
-		reg_refuse(err, err == -ENXIO ? "SFrame range not mapped" :
-			    "SFrame range not readable");
-		goto unlock;
-	}
 	um = reg_get_mm(mm);
 	if (IS_ERR(um)) {
 		err = PTR_ERR(um);
 		goto unlock;
 	}
-	for (;;) {
-		spin_lock(&um->lock);
-		old = rcu_dereference_protected(um->set,
-						lockdep_is_held(&um->lock));
-		if (s && want == reg_live(old) + 1)
-			break;
-		want = reg_live(old) + 1;
-		spin_unlock(&um->lock);
-		reg_set_free(s);
-		if (want > REG_MAX_ENTRIES) {
-			err = reg_refuse(-ENOSPC, "too many registrations");
+	do {
+		s = reg_alloc_one_more(um);
+		if (IS_ERR(s)) {
+			err = PTR_ERR(s);
 			goto unlock;
 		}
-		s = reg_set_alloc(want, GFP_KERNEL);
-		if (!s) {
-			err = -ENOMEM;
-			goto unlock;
-		}
-	}
-	/* Locked, @s has room for the live entries and @e. */
-	err = 0;
-	if (old && old->bytes + sf_len > REG_MAX_BYTES)
-		err = -EDQUOT;
-	for (i = 0; !err && old && i < old->nr; i++) {
-		const struct reg_ent *o = &old->ent[i];
-
-		if (READ_ONCE(o->dead))
-			continue;
-		if (reg_overlap(o->sec.text_lo, o->sec.text_hi, lo, hi) ||
-		    reg_overlap(o->sf_lo, o->sf_hi, e.sf_lo, e.sf_hi)) {
-			err = -EEXIST;
-			break;
-		}
-		if (!placed && o->sec.text_lo > lo) {
-			reg_set_add(s, &e);
-			placed = true;
-		}
-		reg_set_add(s, o);
-	}
+		err = reg_merge(um, s, &e, &old);
+		if (err)
+			reg_set_free(s);
+	} while (err == -EAGAIN);
 	if (!err) {
-		if (!placed)
-			reg_set_add(s, &e);
-		rcu_assign_pointer(um->set, s);
-		s = NULL;
-	}
-	spin_unlock(&um->lock);
-	if (!err)
 		reg_changed();
-	if (err == -EEXIST)
-		reg_refuse(err, "overlaps an existing registration");
-	else if (err == -EDQUOT)
-		reg_refuse(err, "byte cap exceeded");
-	else
 		reg_set_put(old);
+	} else if (err == -EEXIST) {
+		reg_refuse(err, "overlaps an existing registration");
+	} else if (err == -EDQUOT) {
+		reg_refuse(err, "byte cap exceeded");
+	}
 unlock:
 	mmap_write_unlock(mm);
-	reg_set_free(s);
 	return err;
 }
 
+/**
+ * ustack_registry_unregister() - drop a registration of current->mm
+ * @sf: the section's user address, as registered
+ * @lo: the text start as registered, or 0 for any
+ * @hi: the text end as registered, or 0 for any
+ *
+ * May sleep (allocates the new set).
+ *
+ * Return: 0, -ENOENT (no such registration), -EINVAL, -ENOMEM.
+ */
 int ustack_registry_unregister(u64 sf, u64 lo, u64 hi)
 {
 	struct mm_struct *mm = current->mm;
@@ -538,6 +613,18 @@ int ustack_registry_unregister(u64 sf, u64 lo, u64 hi)
 	return 0;
 }
 
+/**
+ * ustack_registry_lookup() - the registered section covering a PC
+ * @mm: the address space
+ * @pc: a user address
+ * @sec: set to a copy of the section, if one covers @pc
+ * @gap_lo: else set to the start of the gap between registrations at @pc
+ * @gap_hi: and to its end
+ *
+ * Never sleeps: reads the set under RCU.
+ *
+ * Return: true if @sec was set.
+ */
 bool ustack_registry_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec,
 		 u64 *gap_lo, u64 *gap_hi)
 {
@@ -608,18 +695,17 @@ static struct tracepoint *ufork_tp;
 static void ufork_refill(struct work_struct *w)
 {
 	struct ufork *f;
-	unsigned long flags;
 	bool full;
 
 	do {
 		f = kmalloc(sizeof(*f), GFP_KERNEL);
 		if (!f)
 			return;
-		raw_spin_lock_irqsave(&ufork_lock, flags);
-		full = ufork_nr >= UFORK_POOL;
-		if (!full)
-			ufork_pool[ufork_nr++] = f;
-		raw_spin_unlock_irqrestore(&ufork_lock, flags);
+		scoped_guard(raw_spinlock_irqsave, &ufork_lock) {
+			full = ufork_nr >= UFORK_POOL;
+			if (!full)
+				ufork_pool[ufork_nr++] = f;
+		}
 	} while (!full);
 	kfree(f);
 }
@@ -629,15 +715,14 @@ static DECLARE_WORK(ufork_refill_work, ufork_refill);
 /* Back to the pool (atomic context: no kfree on PREEMPT_RT). */
 static void ufork_pool_put(struct ufork *f)
 {
-	unsigned long flags;
 	bool kept = false;
 
-	raw_spin_lock_irqsave(&ufork_lock, flags);
-	if (ufork_nr < ARRAY_SIZE(ufork_pool)) {
-		ufork_pool[ufork_nr++] = f;
-		kept = true;
+	scoped_guard(raw_spinlock_irqsave, &ufork_lock) {
+		if (ufork_nr < ARRAY_SIZE(ufork_pool)) {
+			ufork_pool[ufork_nr++] = f;
+			kept = true;
+		}
 	}
-	raw_spin_unlock_irqrestore(&ufork_lock, flags);
 	if (!kept)
 		kfree(f);	/* not reached: 2x the refill level */
 }
@@ -714,8 +799,9 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	struct reg_set *set = NULL;
 	struct reg_mm *um;
 	struct ufork *f = NULL;
-	unsigned long flags;
 
+	/* the tracepoint runs with preemption off: no sleeping allocation */
+	lockdep_assert_preemption_disabled();
 	if (!child->mm || child->mm == parent->mm ||
 	    (child->flags & PF_KTHREAD) || hash_empty(reg_hash))
 		return;
@@ -728,10 +814,10 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	rcu_read_unlock();
 	if (!set)
 		return;
-	raw_spin_lock_irqsave(&ufork_lock, flags);
-	if (ufork_nr)
-		f = ufork_pool[--ufork_nr];
-	raw_spin_unlock_irqrestore(&ufork_lock, flags);
+	scoped_guard(raw_spinlock_irqsave, &ufork_lock) {
+		if (ufork_nr)
+			f = ufork_pool[--ufork_nr];
+	}
 	schedule_work(&ufork_refill_work);
 	/* A burst of forks: atomic allocation where that is allowed. */
 	if (!f && !IS_ENABLED(CONFIG_PREEMPT_RT))
@@ -762,18 +848,15 @@ static void ufork_find_tp(struct tracepoint *tp, void *priv)
 
 /* ---- init/exit ----------------------------------------------------- */
 
+/**
+ * ustack_registry_init() - set up fork inheritance of registrations
+ *
+ * Return: 0 or a negative errno.
+ */
 int ustack_registry_init(void)
 {
 	int err;
 
-	err = ustack_discovery_init();
-	if (err)
-		return err;
-	err = ustack_walk_init();
-	if (err) {
-		ustack_discovery_exit();
-		return err;
-	}
 	ufork_refill(NULL);
 	for_each_kernel_tracepoint(ufork_find_tp, NULL);
 	if (!ufork_tp) {
@@ -788,12 +871,12 @@ int ustack_registry_init(void)
 fail:
 	while (ufork_nr)
 		kfree(ufork_pool[--ufork_nr]);
-	ustack_walk_exit();
-	ustack_discovery_exit();
 	return err;
 }
 
-/*
+/**
+ * ustack_registry_exit() - drop every registry
+ *
  * Called after /dev/sframe is gone (no ioctl can run) and after the walks
  * have stopped.  Pending fork works hold module references, so they are
  * done.  Drops the registry of every live mm, then waits until each
@@ -834,6 +917,4 @@ void ustack_registry_exit(void)
 	}
 	mmu_notifier_synchronize();
 	rcu_barrier();
-	ustack_walk_exit();
-	ustack_discovery_exit();
 }

@@ -7,13 +7,14 @@
 #define USTACK_REGISTRY_H
 
 #include <linux/types.h>
+#include <uapi/ustack.h>
 #include "ustack_sframe.h"
 
 struct mm_struct;
 
 /* Per-process caps. */
 #define REG_MAX_ENTRIES	256
-#define REG_MAX_BYTES		(64ULL << 20)	/* sum of sframe_len */
+#define REG_MAX_BYTES		((u64)USTACK_SFRAME_MAX_BYTES)	/* sum of sframe_len */
 
 /*
  * Register/unregister for current->mm.  Returns 0 or a negative errno:
@@ -45,10 +46,6 @@ void ustack_registry_exit(void);
 
 /* Bytes of live registry memory (stats). */
 long ustack_registry_memory(void);
-
-/* The walk's per-CPU rule cache (walk.c), set up with the registry. */
-int ustack_walk_init(void);
-void ustack_walk_exit(void);
 
 /*
  * ELF discovery: the PT_GNU_SFRAME section of the file mapped executable at

@@ -17,6 +17,7 @@
 #include "registry.h"
 #include "sframe_dev.h"
 #include "sources.h"
+#include "walk.h"
 
 static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)
 {

@@ -17,6 +17,8 @@
 
 #include <linux/types.h>
 #include <linux/errno.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -50,6 +52,17 @@ static __always_inline int sf_copy(void *dst, unsigned long src, size_t len)
 static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
 {
 	return get_user(*dst, (const u64 __user *)addr) ? -EFAULT : 0;
+}
+
+/*
+ * Between frames of a walk and every so many entries of a validation, in
+ * task context that may sleep: let others run; true if the task has a
+ * fatal signal pending (it is dying: stop the work).
+ */
+static inline bool sf_env_pause(void)
+{
+	cond_resched();
+	return fatal_signal_pending(current);
 }
 
 #else /* !__KERNEL__ */
@@ -89,6 +102,20 @@ static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
 	memcpy(dst, (const void *)addr, sizeof(*dst));
 	return 0;
 }
+
+/*
+ * Nothing to yield to; the tests may count calls or stop the work
+ * (SF_ENV_PAUSE_HOOK: a function of theirs).
+ */
+#ifdef SF_ENV_PAUSE_HOOK
+bool SF_ENV_PAUSE_HOOK(void);
+#define sf_env_pause()	SF_ENV_PAUSE_HOOK()
+#else
+static inline bool sf_env_pause(void)
+{
+	return false;
+}
+#endif
 
 /*
  * The section is local memory: the core may read checked bytes in place

@@ -30,6 +30,7 @@
 #include "stats.h"
 #include "stream_dev.h"
 #include "user_record.h"
+#include "walk.h"
 
 static int set_sample_hz(const char *val, const struct kernel_param *kp)
 {
@@ -101,12 +102,18 @@ static int __init ustack_init(void)
 	int ret;
 
 	ustack_ring_init();
-	ret = ustack_deferred_init();
+	ret = ustack_discovery_init();
 	if (ret)
 		goto err_ring;
 	ret = ustack_registry_init();
 	if (ret)
-		goto err_deferred;
+		goto err_discovery;
+	ret = ustack_walk_init();
+	if (ret)
+		goto err_registry;
+	ret = ustack_deferred_init();
+	if (ret)
+		goto err_walk;
 	ustack_user_record_init();
 	ret = ustack_sources_init();
 	if (ret)
@@ -125,9 +132,13 @@ err_sframe_dev:
 	ustack_sframe_dev_exit();
 err_user_record:
 	ustack_user_record_exit();
-	ustack_registry_exit();
-err_deferred:
 	ustack_deferred_exit();
+err_walk:
+	ustack_walk_exit();
+err_registry:
+	ustack_registry_exit();
+err_discovery:
+	ustack_discovery_exit();
 err_ring:
 	ustack_ring_exit();
 	return ret;
@@ -144,8 +155,10 @@ static void __exit ustack_exit(void)
 	ustack_stream_dev_exit();
 	ustack_sframe_dev_exit();
 	ustack_user_record_exit();
-	ustack_registry_exit();
 	ustack_deferred_exit();
+	ustack_walk_exit();
+	ustack_registry_exit();
+	ustack_discovery_exit();
 	ustack_ring_exit();
 	pr_info("unloaded\n");
 }

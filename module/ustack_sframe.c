@@ -3,12 +3,15 @@
  * SFrame v1/v2/v3 decoder and the x86-64 unwind step.
  *
  * Compiled into ustack.ko and into the user-space tools; see sframe_env.h.
+ * The walk loop at the end is the kernel's (module/walk.c gives it its
+ * hooks) and the tests' and benchmarks' alike.
  * Every offset is checked against the section before it is read, every
  * loop is bounded by a count the header made consistent with the section
  * size, nothing is allocated and nothing is locked.
  */
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
+#include "arch_x86.h"
 
 #define SF_U32_MAX	0xffffffffULL
 
@@ -436,13 +439,15 @@ static void sf_plt_entry(struct sframe_rule *r)
 }
 
 /* Index of the last FDE starting at or below @pc, checking order. */
-static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
+static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
+		     struct sframe_budget *bud)
 {
 	const unsigned long at = sec->base;
 	const u32 fde_off = sec->fde_off, fde_size = sec->fde_size;
 	const bool v3 = sec->version == SFRAME_VERSION_3;
 	const bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
 	const u64 add = sec->vaddr;
+	const u32 probe = v3 ? 8 : 4;	/* bytes of a start field */
 	u32 lo = 0, hi, mid, off;
 	u64 lo_val = 0, hi_val = ~0ULL, s;
 	u8 b[8];
@@ -453,6 +458,10 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 		u32 i;
 
 		for (i = 0; i < sec->num_fdes; i++) {
+			if (!bud->fdes || bud->bytes < fde_size)
+				return SFRAME_E_BUDGET;
+			bud->fdes--;
+			bud->bytes -= fde_size;
 			err = ustack_sframe_read_fde(sec, i, &f);
 			if (err)
 				return err;
@@ -473,6 +482,10 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		off = fde_off + mid * fde_size;
+		if (!bud->fdes || bud->bytes < probe)
+			return SFRAME_E_BUDGET;
+		bud->fdes--;
+		bud->bytes -= probe;
 		if (v3) {
 			if (sf_copy(b, at + off, 8))
 				return SFRAME_E_FAULT;
@@ -501,6 +514,18 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx)
 
 int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
 {
+	struct sframe_budget b = {
+		.fdes = USTACK_LOOKUP_MAX_FDES,
+		.fres = USTACK_LOOKUP_MAX_FRES,
+		.bytes = ~0U,
+	};
+
+	return ustack_sframe_find_budget(sec, pc, r, &b);
+}
+
+int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
+			      struct sframe_rule *r, struct sframe_budget *bud)
+{
 	struct sframe_fde fde;
 	struct sframe_fre fre;
 	unsigned int type;
@@ -515,9 +540,13 @@ int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule 
 		return SFRAME_E_NOINFO;
 	win.at = 0;
 	win.len = 0;
-	err = sf_search(sec, pc, &idx);
+	err = sf_search(sec, pc, &idx, bud);
 	if (err)
 		return err;
+	if (!bud->fdes || bud->bytes < sec->fde_size)
+		return SFRAME_E_BUDGET;
+	bud->fdes--;
+	bud->bytes -= sec->fde_size;
 	err = ustack_sframe_read_fde(sec, idx, &fde);
 	if (err)
 		return err;
@@ -541,9 +570,15 @@ int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule 
 	type = SFRAME_INFO_FRE_TYPE(fde.info);
 	pos = fde.fres_off;
 	for (i = 0; i < fde.num_fres; i++) {
+		if (!bud->fres)
+			return SFRAME_E_BUDGET;
+		bud->fres--;
 		err = sf_fre_head(sec, &win, type, pos, &start, &info, &size);
 		if (err)
 			return err;
+		if (bud->bytes < size)
+			return SFRAME_E_BUDGET;
+		bud->bytes -= size;
 		if (i && start <= prev)
 			return SFRAME_E_FRE_ORDER;
 		if (start >= limit)
@@ -581,17 +616,24 @@ int ustack_sframe_validate(const struct sframe_sec *sec)
 	struct sframe_fre fre;
 	struct sframe_rule r;
 	u64 prev_start = 0, total = 0;
-	u32 i, j, pos, limit;
+	u32 i, j, pos, limit, work = 0;
 	int err;
 
+	/* Lookups are binary searches: real toolchains sort FDEs. */
+	if (!(sec->flags & SFRAME_F_FDE_SORTED))
+		return SFRAME_E_UNSORTED;
 	fre.start = 0;
 	for (i = 0; i < sec->num_fdes; i++) {
+		if (!(++work % USTACK_SFRAME_VALIDATE_STRIDE) && sf_env_pause())
+			return SFRAME_E_INTR;
 		err = ustack_sframe_read_fde(sec, i, &fde);
 		if (err)
 			return err;
-		if ((sec->flags & SFRAME_F_FDE_SORTED) && i &&
-		    fde.func_start < prev_start)
+		if (i && fde.func_start < prev_start)
 			return SFRAME_E_UNSORTED;
+		/* a lookup scans an FDE's FREs: as many as v3 can express */
+		if (fde.num_fres > USTACK_SFRAME_MAX_FDE_FRES)
+			return SFRAME_E_NUM_FRES;
 		prev_start = fde.func_start;
 		total += fde.num_fres;
 		if (total > sec->num_fres)
@@ -602,6 +644,9 @@ int ustack_sframe_validate(const struct sframe_sec *sec)
 		for (j = 0; j < fde.num_fres; j++) {
 			u32 prev = fre.start;
 
+			if (!(++work % USTACK_SFRAME_VALIDATE_STRIDE) &&
+			    sf_env_pause())
+				return SFRAME_E_INTR;
 			err = ustack_sframe_read_fre(sec, &fde, &pos, &fre);
 			if (err)
 				return err;
@@ -922,10 +967,19 @@ static __always_inline bool sf_cache_step(const struct sframe_cache_ent *e,
 }
 
 /*
+ * A cached run: step @st up through consecutive frames whose rules are
+ * cached, as sf_step() would, storing each new IP at ips[nr++] (and
+ * methods[nr] = SFRAME, if @methods) while nr < @max.  Stops, leaving @st
+ * at the last frame reached, at an exact IP after a signal, a PC not
+ * cached or outermost, a caller IP with no bit of @stop_mask set (if
+ * @stop_mask: a possible signal trampoline) whose entry is not marked
+ * no_tramp by an earlier walk, or anything sf_step() might
+ * reject: the walk then takes that frame the slow way.  Returns the new nr.
+ *
  * The hit path: registers in locals, the checks of sf_step() for the
  * default shape (or stricter ones), two stack reads at most.  The next
  * entry is the one the last walk went to from here, if it is the right
- * one; else a set probe.  A frame it cannot take is left for the caller's
+ * one; else a set probe.  A frame it cannot take is left for the walk's
  * generic step, which gives the same answer or the same error.
  */
 static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
@@ -940,8 +994,7 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 	u64 cfa, ra;
 	u8 kind;
 
-	if (nr >= max || (st->exact_ip && !st->topmost) ||
-	    (stop_mask && !st->topmost && !(st->ip & stop_mask)))
+	if (nr >= max || (st->exact_ip && !st->topmost))
 		return nr;
 	if (st->stack_hi) {
 		lo = st->stack_lo;
@@ -952,7 +1005,8 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 	}
 	e = (struct sframe_cache_ent *)sf_cache_find(c, st->topmost ? st->ip :
 						      st->ip - 1);
-	if (!e)
+	if (!e || (stop_mask && !st->topmost && !(st->ip & stop_mask) &&
+		   !e->no_tramp))
 		return nr;
 	if (st->topmost) {
 		/* the interrupted frame: exact IP, CFA may equal SP */
@@ -994,8 +1048,6 @@ stepped:
 		ips[i++] = ra;
 		if (unlikely(i >= max))
 			break;
-		if (stop_mask && !(ra & stop_mask))
-			break;
 		/*
 		 * The next guess is a load away, no arithmetic: this chain
 		 * of loads bounds the loop.  Its range check is a branch.
@@ -1008,6 +1060,9 @@ stepped:
 				break;
 			e->next = n;
 		}
+		/* a possible trampoline the walk has not looked at yet */
+		if (stop_mask && !(ra & stop_mask) && !n->no_tramp)
+			break;
 		e = n;
 	}
 	if (i == nr)	/* not one step */
@@ -1021,29 +1076,273 @@ stepped:
 	return i;
 }
 
-u32 ustack_sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
-		      u64 *ips, u8 *methods, u32 nr, u32 max, u64 stop_mask)
+/* ---- the walk ------------------------------------------------------ */
+
+static const struct sframe_walk_ops sf_no_ops;
+
+/* A cached run stops before what may be a signal trampoline. */
+#define SF_STOP		(USTACK_ARCH_SIGRETURN_ALIGN - 1)
+
+/* @len bytes of the stack at @addr, within [stack_lo, stack_hi) if set. */
+static int sf_load_block(const struct sframe_state *st, u64 addr, void *dst,
+			 u32 len)
 {
-	return sf_cache_walk(c, st, ips, methods, nr, max, stop_mask);
+	if (st->stack_hi &&
+	    (addr < st->stack_lo || addr > st->stack_hi ||
+	     st->stack_hi - addr < len))
+		return SFRAME_E_FAULT;
+	return sf_copy(dst, (unsigned long)addr, len) ? SFRAME_E_FAULT : 0;
 }
+
+static bool sf_is_sigreturn(struct sframe_walk *w,
+			    const struct sframe_walk_ops *ops, u64 ip)
+{
+	static const u8 sig[USTACK_ARCH_SIGRETURN_LEN] =
+		USTACK_ARCH_SIGRETURN_BYTES;
+	u8 b[USTACK_ARCH_SIGRETURN_LEN];
+
+	if (ops->read_code(w, b, ip, sizeof(b)))
+		return false;
+	return !memcmp(b, sig, sizeof(b));
+}
+
+/*
+ * @st is at the trampoline, SP at the signal frame's ucontext: go on from
+ * the interrupted registers (all of them: the frame is a topmost one).
+ */
+static int sf_signal_step(struct sframe_walk *w, struct sframe_state *st)
+{
+	static const u8 map[SFRAME_NR_REGS] = USTACK_ARCH_SC_DWARF_MAP;
+	u64 sc[USTACK_ARCH_SC_WORDS];
+	u64 at = st->sp + USTACK_ARCH_UC_MCONTEXT;
+	int i, err;
+
+	if (at < st->sp)
+		return SFRAME_E_FAULT;
+	err = sf_load_block(st, at, sc, sizeof(sc));
+	if (err)
+		return err;
+	for (i = 0; i < SFRAME_NR_REGS; i++)
+		w->gpr[i] = sc[map[i]];
+	st->ip = w->gpr[SFRAME_REG_RA];
+	st->sp = w->gpr[SFRAME_REG_RSP];
+	st->fp = w->gpr[SFRAME_REG_RBP];
+	st->gpr = w->gpr;
+	st->topmost = true;
+	st->exact_ip = true;
+	return st->ip ? 0 : SFRAME_E_RA;
+}
+
+static __always_inline u8 sf_end_of(int err)
+{
+	if (err == SFRAME_E_BUDGET)
+		return USTACK_END_BUDGET;
+	return err == SFRAME_E_FAULT ? USTACK_END_FAULT : USTACK_END_BAD_FRAME;
+}
+
+/* Through a signal frame: 0 and *@method, or -1 and *@end. */
+static int sf_walk_signal(struct sframe_walk *w, struct sframe_state *st,
+			  u8 *method, u8 *end)
+{
+	int err;
+
+	if (++w->nsig > SFRAME_WALK_MAX_SIGNALS) {
+		*end = USTACK_END_BAD_FRAME;
+		return -1;
+	}
+	err = sf_signal_step(w, st);
+	if (err) {
+		w->err = (s8)err;
+		*end = sf_end_of(err);
+		return -1;
+	}
+	*method = USTACK_METHOD_SIGNAL;
+	return 0;
+}
+
+/*
+ * The cached rule for @pc.  @no_tramp: the code at pc + 1 was just looked
+ * at and is no signal trampoline; the entry remembers that, so that later
+ * cached runs need not stop there.  The verdict lives as long as the rule
+ * does: code is not rewritten under its unwind rules.
+ */
+static bool sf_walk_cache_get(struct sframe_walk *w,
+			      const struct sframe_walk_ops *ops, u64 pc,
+			      struct sframe_rule *r, bool no_tramp)
+{
+	struct sframe_cache_ent *e;
+	struct sframe_cache *c;
+
+	c = ops->cache_begin ? ops->cache_begin(w, SFRAME_CACHE_LOOKUP) :
+			       w->cache;
+	if (!c)
+		return false;
+	e = (struct sframe_cache_ent *)sf_cache_find(c, pc);
+	if (e) {
+		ustack_sframe_cache_rule(e, r);
+		if (no_tramp)
+			e->no_tramp = 1;
+	}
+	if (ops->cache_begin)
+		ops->cache_end(w, SFRAME_CACHE_LOOKUP);
+	return !!e;
+}
+
+/* Remember @r for @pc (and @no_tramp, see sf_walk_cache_get()). */
+static void sf_walk_cache_put(struct sframe_walk *w,
+			      const struct sframe_walk_ops *ops, u64 pc,
+			      const struct sframe_rule *r, bool no_tramp)
+{
+	struct sframe_cache *c;
+
+	c = ops->cache_begin ? ops->cache_begin(w, SFRAME_CACHE_FILL) :
+			       w->cache;
+	if (!c)
+		return;
+	if (ustack_sframe_cache_put(c, pc, r) && no_tramp)
+		((struct sframe_cache_ent *)sf_cache_set(c, pc))->no_tramp = 1;
+	if (ops->cache_begin)
+		ops->cache_end(w, SFRAME_CACHE_FILL);
+}
+
+/*
+ * As many frames as the rule cache knows, from @st: the new nr.  In runs
+ * of at most w->cache_burst frames, each (with cache hooks) between a
+ * cache_begin(RUN) and its cache_end().  @stop: see
+ * sf_cache_walk().
+ */
+static u32 sf_walk_cached(struct sframe_walk *w,
+			  const struct sframe_walk_ops *ops,
+			  struct sframe_state *st, u32 nr, u64 stop)
+{
+	u32 max = w->max_frames, lim;
+	u32 burst = w->cache_burst ? w->cache_burst : max;
+	struct sframe_cache *c;
+
+	do {
+		lim = max - nr > burst ? nr + burst : max;
+		c = ops->cache_begin ? ops->cache_begin(w, SFRAME_CACHE_RUN) :
+				       w->cache;
+		if (!c)
+			break;
+		/* copies: with and without the methods[] stores, stops */
+		if (w->methods && stop)
+			nr = sf_cache_walk(c, st, w->ips, w->methods, nr, lim,
+					   SF_STOP);
+		else if (w->methods)
+			nr = sf_cache_walk(c, st, w->ips, w->methods, nr, lim,
+					   0);
+		else if (stop)
+			nr = sf_cache_walk(c, st, w->ips, NULL, nr, lim,
+					   SF_STOP);
+		else
+			nr = sf_cache_walk(c, st, w->ips, NULL, nr, lim, 0);
+		if (ops->cache_begin)
+			ops->cache_end(w, SFRAME_CACHE_RUN);
+	} while (nr == lim && nr < max);
+	return nr;
+}
+
+/* One frame up, the slow way: 0 and *@method, or -1 and *@end. */
+static int sf_walk_step(struct sframe_walk *w,
+			const struct sframe_walk_ops *ops,
+			struct sframe_state *st, u8 *method, u8 *end)
+{
+	const struct sframe_sec *sec = w->sec;
+	struct sframe_rule r;
+	bool no_tramp = false;
+	u64 pc;
+	int err;
+
+	/*
+	 * __restore_rt is aligned: look at the code there first; elsewhere
+	 * only where no SFrame rule covers the PC.
+	 */
+	if (ops->read_code && !st->topmost &&
+	    !(st->ip & (USTACK_ARCH_SIGRETURN_ALIGN - 1))) {
+		if (sf_is_sigreturn(w, ops, st->ip))
+			return sf_walk_signal(w, st, method, end);
+		no_tramp = true;
+	}
+	pc = st->exact_ip ? st->ip : st->ip - 1;
+	if (sf_walk_cache_get(w, ops, pc, &r, no_tramp)) {
+		err = 0;
+	} else {
+		if (!sec || !sec->text_hi || pc < sec->text_lo ||
+		    pc >= sec->text_hi) {
+			w->sec_cacheable = false;
+			sec = ops->find_sec ? ops->find_sec(w, pc,
+							    &w->sec_cacheable) :
+					      NULL;
+			w->sec = sec;
+		}
+		err = sec ? ustack_sframe_find_budget(sec, pc, &r, &w->budget) :
+			    SFRAME_E_NOINFO;
+		if (!err && w->sec_cacheable)
+			sf_walk_cache_put(w, ops, pc, &r, no_tramp);
+	}
+	if (likely(!err)) {
+		if (r.flags & SFRAME_R_OUTERMOST) {
+			*end = USTACK_END_OUTERMOST;
+			return -1;
+		}
+		*method = (r.flags & SFRAME_R_SIGNAL) ?
+			  USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
+		err = sf_step(&r, st);
+	} else if (err == SFRAME_E_NOINFO) {
+		if (ops->read_code && !st->topmost &&
+		    (st->ip & (USTACK_ARCH_SIGRETURN_ALIGN - 1)) &&
+		    sf_is_sigreturn(w, ops, st->ip))
+			return sf_walk_signal(w, st, method, end);
+		if (w->flags & SFRAME_WALK_NO_FP) {
+			w->err = (s8)err;
+			*end = USTACK_END_NO_INFO;
+			return -1;
+		}
+		if (!st->fp) {
+			/* psABI: rbp 0 marks the deepest frame. */
+			*end = USTACK_END_OUTERMOST;
+			return -1;
+		}
+		*method = USTACK_METHOD_FP;
+		err = sf_fp_step(st);
+		if (err == SFRAME_E_RA) {
+			/* A zero return address ends the chain. */
+			*end = USTACK_END_OUTERMOST;
+			return -1;
+		}
+	}
+	if (err) {
+		w->err = (s8)err;
+		*end = sf_end_of(err);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct sframe_budget sf_walk_limit = {
+	.fdes = USTACK_WALK_MAX_FDES,
+	.fres = USTACK_WALK_MAX_FRES,
+	.bytes = USTACK_WALK_MAX_BYTES,
+};
 
 u32 ustack_sframe_walk(struct sframe_walk *w)
 {
+	const struct sframe_walk_ops *ops = w->ops ? w->ops : &sf_no_ops;
 	/* locals: stores to ips[] could alias *w and force reloads */
-	struct sframe_cache *cache = w->cache;
-	sframe_sec_fn find_sec = w->find_sec;
-	const struct sframe_sec *sec = NULL;
-	const struct sframe_cache_ent *ce;
+	struct sframe_state st = w->st;
 	u64 *ips = w->ips;
 	u8 *methods = w->methods;
-	u32 max = w->max_frames, flags = w->flags, nr = 0;
-	struct sframe_state st = w->st;
-	struct sframe_rule r;
-	u64 pc;
-	int err;
+	u32 max = w->max_frames, nr = 0;
+	/* a cached run stops before what may be a signal trampoline */
+	u64 stop = ops->read_code ? SF_STOP : 0;
 	u8 method, end;
 
 	w->err = 0;
+	w->nsig = 0;
+	w->sec = NULL;
+	w->sec_cacheable = false;
+	w->budget = w->limit ? *w->limit : sf_walk_limit;
 	if (!max) {
 		w->nr = 0;
 		w->end = USTACK_END_DEPTH;
@@ -1056,58 +1355,18 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 		methods[nr] = USTACK_METHOD_REGS;
 	nr++;
 	for (;;) {
-		if (cache && methods)
-			nr = sf_cache_walk(cache, &st, ips, methods, nr, max,
-					   0);
-		else if (cache)	/* a copy without the methods[] stores */
-			nr = sf_cache_walk(cache, &st, ips, NULL, nr, max, 0);
+		nr = sf_walk_cached(w, ops, &st, nr, stop);
 		if (nr >= max) {
 			end = USTACK_END_DEPTH;
 			break;
 		}
-		pc = st.exact_ip ? st.ip : st.ip - 1;
-		ce = cache ? sf_cache_find(cache, pc) : NULL;
-		if (ce) {
-			ustack_sframe_cache_rule(ce, &r);
-			err = 0;
-		} else {
-			if (!sec || !sec->text_hi || pc < sec->text_lo ||
-			    pc >= sec->text_hi)
-				sec = find_sec ? find_sec(w->ctx, pc) : NULL;
-			err = sec ? ustack_sframe_find(sec, pc, &r) : SFRAME_E_NOINFO;
-			if (!err && cache)
-				ustack_sframe_cache_put(cache, pc, &r);
-		}
-		if (likely(!err)) {
-			if (r.flags & SFRAME_R_OUTERMOST) {
-				end = USTACK_END_OUTERMOST;
-				break;
-			}
-			method = (r.flags & SFRAME_R_SIGNAL) ?
-				 USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
-			err = sf_step(&r, &st);
-		} else if (err == SFRAME_E_NOINFO &&
-			   !(flags & SFRAME_WALK_NO_FP)) {
-			if (!st.fp) {
-				/* psABI: rbp 0 marks the deepest frame. */
-				end = USTACK_END_OUTERMOST;
-				break;
-			}
-			method = USTACK_METHOD_FP;
-			err = sf_fp_step(&st);
-		} else {
-			w->err = (s8)err;
-			end = err == SFRAME_E_NOINFO ? USTACK_END_NO_INFO :
-			      err == SFRAME_E_FAULT ? USTACK_END_FAULT :
-			      USTACK_END_BAD_FRAME;
+		/* between frames: others may run; a dying task stops here */
+		if (sf_env_pause()) {
+			end = USTACK_END_EXIT;
 			break;
 		}
-		if (unlikely(err)) {
-			w->err = (s8)err;
-			end = err == SFRAME_E_FAULT ? USTACK_END_FAULT :
-			      USTACK_END_BAD_FRAME;
+		if (sf_walk_step(w, ops, &st, &method, &end))
 			break;
-		}
 		ips[nr] = st.ip;
 		if (methods)
 			methods[nr] = method;
@@ -1128,6 +1387,7 @@ static const char * const sf_names[] = {
 	"bad-rep-size", "fre-overrun", "bad-fre-start", "fres-unsorted",
 	"bad-fre-size", "bad-fre-count", "bad-flex-rule", "unknown-register",
 	"cfa-not-above-sp", "cfa-misaligned", "bad-return-address",
+	"budget-spent", "interrupted",
 };
 
 const char *ustack_sframe_strerror(int code)
@@ -1146,6 +1406,8 @@ int ustack_sframe_errno(int code, int malformed)
 		return -ENOENT;
 	case SFRAME_E_FAULT:
 		return -EFAULT;
+	case SFRAME_E_INTR:
+		return -EINTR;
 	case SFRAME_E_VERSION:
 	case SFRAME_E_ABI:
 		return -EOPNOTSUPP;

@@ -11,7 +11,8 @@
  *   err = ustack_sframe_sec_init(&sec, read_addr, len, vaddr, text_lo, text_hi);
  *   err = ustack_sframe_find(&sec, pc, &r);     0, SFRAME_E_NOINFO or an error
  *   err = ustack_sframe_step(&r, &state);       ip/sp/fp of the caller
- *   n   = ustack_sframe_walk(&walk);            a whole stack, FP fallback
+ *   n   = ustack_sframe_walk(&walk);            a whole stack: signal frames,
+ *                                               rule cache, FP fallback
  *
  * All functions return 0 or a negative enum sframe_code; ustack_sframe_strerror()
  * names a code and ustack_sframe_errno() maps it to a negative errno value.
@@ -114,7 +115,10 @@ enum sframe_code {
 	SFRAME_E_CFA		= -26,	/* CFA not above SP */
 	SFRAME_E_ALIGN		= -27,	/* CFA not 8-byte aligned */
 	SFRAME_E_RA		= -28,	/* return address 0 */
-	SFRAME_E_MAX		= -29,
+	/* work */
+	SFRAME_E_BUDGET		= -29,	/* the lookup's work budget is spent */
+	SFRAME_E_INTR		= -30,	/* stopped: fatal signal pending */
+	SFRAME_E_MAX		= -31,
 };
 
 /* Where a value is: see struct sframe_rule. */
@@ -201,6 +205,14 @@ struct sframe_state {
 	bool exact_ip;		/* IP is exact (topmost, or after a signal) */
 };
 
+/*
+ * Work left to a lookup or a walk (include/uapi/ustack.h): FDEs and FREs
+ * it may still visit and bytes of SFrame data it may still read.
+ */
+struct sframe_budget {
+	u32 fdes, fres, bytes;
+};
+
 int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 		    u64 vaddr, u64 text_lo, u64 text_hi);
 /* FDE @idx, checked against the section (not against its neighbours). */
@@ -212,9 +224,20 @@ int ustack_sframe_read_fre(const struct sframe_sec *sec, const struct sframe_fde
 /* Turn a raw FRE into a rule (flags, fp/ra/cfa locations). */
 int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    const struct sframe_fre *fre, struct sframe_rule *r);
-/* Rule for @pc: 0, SFRAME_E_NOINFO, or an error for a malformed section. */
+/*
+ * Rule for @pc: 0, SFRAME_E_NOINFO, or an error for a malformed section;
+ * SFRAME_E_BUDGET past USTACK_LOOKUP_MAX_FDES/FRES.
+ */
 int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r);
-/* Check every FDE and FRE (tools, registration); bounded by the counts. */
+/* The same, spending (and bounded by) @b. */
+int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
+			      struct sframe_rule *r, struct sframe_budget *b);
+/*
+ * Check every FDE and FRE (tools, registration): also refuses what would
+ * make lookups linear (unsorted FDEs, more than USTACK_SFRAME_MAX_FDE_FRES
+ * FREs in an FDE).  Bounded by the counts; sf_env_pause() every
+ * USTACK_SFRAME_VALIDATE_STRIDE entries (SFRAME_E_INTR).
+ */
 int ustack_sframe_validate(const struct sframe_sec *sec);
 /* Apply @r to @st: @st becomes the caller's frame. */
 int ustack_sframe_step(const struct sframe_rule *r, struct sframe_state *st);
@@ -262,7 +285,10 @@ struct sframe_cache_ent {
 	s32 cfa_off;
 	s8 fp_off;
 	u8 kind;		/* SFRAME_CK_* */
-	u8 pad[10];		/* zero */
+	u8 no_tramp;		/* the code at pc + 1 was looked at: no
+				 * signal trampoline (set by the walk)
+				 */
+	u8 pad[9];		/* zero */
 };
 
 struct sframe_cache {
@@ -282,43 +308,86 @@ bool ustack_sframe_cache_put(struct sframe_cache *c, u64 pc,
 /* The rule an entry stands for. */
 void ustack_sframe_cache_rule(const struct sframe_cache_ent *e,
 		       struct sframe_rule *r);
-/*
- * Step @st up through consecutive frames whose rules are cached, as
- * ustack_sframe_step() would, storing each new IP at ips[nr++] (and
- * methods[nr] = SFRAME, if @methods) while nr < @max.  Stops, leaving @st at
- * the last frame reached, at an exact IP after a signal, a PC not cached or
- * outermost, a caller IP with no bit of @stop_mask set (if @stop_mask: a
- * possible signal trampoline), or anything ustack_sframe_step() might reject: the
- * caller then takes that frame the slow way.  Returns the new nr.
- */
-u32 ustack_sframe_cache_walk(struct sframe_cache *c, struct sframe_state *st,
-		      u64 *ips, u8 *methods, u32 nr, u32 max, u64 stop_mask);
 void ustack_sframe_cache_reset(struct sframe_cache *c);
 
-/* Section covering @pc, or NULL.  The walk reuses it while pc is inside
- * its [text_lo, text_hi) (if that is set) before asking again.
+/*
+ * The walk: the one loop ustack.ko runs (module/walk.c) and the tests, the
+ * fuzzer and the benchmarks drive.  Frame by frame: a return address on
+ * the x86-64 rt_sigreturn trampoline (arch_x86.h) is a signal frame, whose
+ * interrupted registers come from the ucontext on the stack; else the rule
+ * for the PC, from the rule cache or from the section find_sec() gives;
+ * else the frame-pointer rule.  Consecutive frames whose rules are cached
+ * are taken in cached runs.
+ *
+ * The environment is in small hooks, all optional.  A hook gets the walk,
+ * so a caller may embed struct sframe_walk in its own context.
  */
-typedef const struct sframe_sec *(*sframe_sec_fn)(void *ctx, u64 pc);
+struct sframe_walk;
+
+/* sframe_walk_ops.cache_begin's @use */
+enum sframe_cache_use {
+	SFRAME_CACHE_LOOKUP,	/* one rule looked up */
+	SFRAME_CACHE_FILL,	/* one rule just found stored */
+	SFRAME_CACHE_RUN,	/* a cached run: stack reads must not sleep */
+};
+
+struct sframe_walk_ops {
+	/*
+	 * The section covering @pc, or NULL.  *@cacheable: its rules may go
+	 * into the rule cache.  The walk reuses the answer while PCs stay in
+	 * its [text_lo, text_hi) (if that is set) before asking again.
+	 */
+	const struct sframe_sec *(*find_sec)(struct sframe_walk *w, u64 pc,
+					     bool *cacheable);
+	/*
+	 * Copy @len bytes of code at @addr: 0 or -EFAULT.  NULL: signal
+	 * trampolines are not recognised.
+	 */
+	int (*read_code)(struct sframe_walk *w, void *dst, u64 addr, u32 len);
+	/*
+	 * The rule cache for one @use, or NULL (none now); cache_end() follows
+	 * every non-NULL return.  Without these hooks the walk uses w->cache.
+	 */
+	struct sframe_cache *(*cache_begin)(struct sframe_walk *w,
+					    enum sframe_cache_use use);
+	void (*cache_end)(struct sframe_walk *w, enum sframe_cache_use use);
+};
 
 #define SFRAME_WALK_NO_FP	0x1	/* no frame-pointer fallback */
+
+/* Nested signal frames in one walk (sigaltstack breaks the SP order). */
+#define SFRAME_WALK_MAX_SIGNALS	16
 
 struct sframe_walk {
 	/* in */
 	struct sframe_state st;	/* the interrupted frame, topmost = true */
-	sframe_sec_fn find_sec;
-	void *ctx;
-	struct sframe_cache *cache;	/* optional */
+	const struct sframe_walk_ops *ops;	/* NULL: no hooks */
+	void *ctx;		/* for the hooks */
+	struct sframe_cache *cache;	/* optional, without cache hooks */
 	u64 *ips;		/* [max_frames] */
 	u8 *methods;		/* [max_frames] enum ustack_method, or NULL */
 	u32 max_frames;
 	u32 flags;		/* SFRAME_WALK_* */
+	u32 cache_burst;	/* frames per cached run (hooks); 0: all */
+	const struct sframe_budget *limit;	/* NULL: USTACK_WALK_MAX_* */
 	/* out */
 	u32 nr;			/* frames stored */
 	u8 end;			/* enum ustack_end */
 	s8 err;			/* sframe_code that ended the walk, or 0 */
+	/* the walk's own */
+	u8 nsig;		/* signal frames stepped */
+	struct sframe_budget budget;	/* left */
+	bool sec_cacheable;
+	const struct sframe_sec *sec;	/* find_sec()'s last answer */
+	u64 gpr[SFRAME_NR_REGS];	/* registers after a signal frame;
+					 * st.gpr may point here at the start
+					 */
 };
 
-/* Fill w->ips from w->st; returns w->nr.  Sets end and err. */
+/*
+ * Fill w->ips from w->st; returns w->nr.  Sets end and err; the out and
+ * own fields need no initialisation.
+ */
 u32 ustack_sframe_walk(struct sframe_walk *w);
 
 #endif /* USTACK_USTACK_SFRAME_H */

@@ -47,8 +47,40 @@ enum ustack_end {
 	USTACK_END_EXEC		= 6,	/* the task exec'd before the walk */
 	USTACK_END_NOMEM	= 7,	/* no memory for the walk */
 	USTACK_END_KTHREAD	= 8,	/* not a user task (kernel thread, io worker) */
+	USTACK_END_BUDGET	= 9,	/* the walk's work budget is spent */
 	USTACK_END_MAX
 };
+
+/*
+ * Work budgets.  /dev/sframe is open to every user and every process is
+ * walked when root profiles the system, so what one walk, one lookup or
+ * one validation of a section may cost is bounded whatever the section
+ * and the stack hold, to a few milliseconds per walk:
+ *
+ * - A registered or discovered section is at most USTACK_SFRAME_MAX_BYTES;
+ *   its FDEs must be sorted (SFRAME_F_FDE_SORTED, checked on every path:
+ *   a lookup is a binary search), and no FDE may have more than
+ *   USTACK_SFRAME_MAX_FDE_FRES FREs (no toolchain writes more: v3 cannot
+ *   express more), else the section is refused (EBADMSG).  Validating it,
+ *   at registration or on first use, reads each byte once; it reschedules
+ *   and stops for a fatal signal (EINTR) every
+ *   USTACK_SFRAME_VALIDATE_STRIDE FDEs or FREs.
+ * - One lookup visits at most USTACK_LOOKUP_MAX_FDES FDEs and
+ *   USTACK_LOOKUP_MAX_FRES FREs.
+ * - One walk visits at most USTACK_WALK_MAX_FDES FDEs, USTACK_WALK_MAX_FRES
+ *   FREs and USTACK_WALK_MAX_BYTES bytes of SFrame data in all its
+ *   lookups; a walk that spends its budget ends with USTACK_END_BUDGET.
+ *   Between frames it reschedules, and a task with a fatal signal pending
+ *   ends its walk with USTACK_END_EXIT.
+ */
+#define USTACK_SFRAME_MAX_BYTES		(64U << 20)
+#define USTACK_SFRAME_MAX_FDE_FRES	65535U
+#define USTACK_SFRAME_VALIDATE_STRIDE	4096U
+#define USTACK_LOOKUP_MAX_FDES		65536U
+#define USTACK_LOOKUP_MAX_FRES		(USTACK_SFRAME_MAX_FDE_FRES + 1)
+#define USTACK_WALK_MAX_FDES		65536U
+#define USTACK_WALK_MAX_FRES		262144U
+#define USTACK_WALK_MAX_BYTES		(4U << 20)
 
 /* ---- /dev/sframe -------------------------------------------------------- */
 

@@ -2,8 +2,10 @@
 /*
  * libFuzzer target over the SFrame core: header init, full validation,
  * lookups at PCs around every FDE and at PCs taken from the input, steps of
- * the rules found on a stack made of input bytes, and whole walks (with the
- * rule cache they must give the same frames as without).  The
+ * the rules found on a stack made of input bytes, and whole walks with the
+ * kernel's loop (signal trampolines, frame-pointer fallback; with the rule
+ * cache, plain or through hooks, they must give the same frames as
+ * without).  The
  * input is the section itself, at its exact size, so ASan sees any read
  * past it; stack reads are bounded by stack_lo/stack_hi.
  */
@@ -12,14 +14,34 @@
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
 
-#define VADDR	0x400000ULL
+#include "fz_walk.h"
 
-static struct sframe_sec fz_sec;
+static struct sframe_cache fz_hcache;
+static int fz_hopen;
 
-static const struct sframe_sec *fz_find(void *ctx, u64 pc)
+static struct sframe_cache *fz_begin(struct sframe_walk *w,
+				     enum sframe_cache_use use)
 {
-	return &fz_sec;
+	if (fz_hopen)
+		__builtin_trap();
+	fz_hopen = 1;
+	return &fz_hcache;
 }
+
+static void fz_end(struct sframe_walk *w, enum sframe_cache_use use)
+{
+	if (!fz_hopen)
+		__builtin_trap();
+	fz_hopen = 0;
+}
+
+
+static const struct sframe_walk_ops fz_hook_ops = {
+	.find_sec = fz_find,
+	.read_code = fz_read_code,
+	.cache_begin = fz_begin,
+	.cache_end = fz_end,
+};
 
 static void fz_step(const struct sframe_rule *r, const u64 *stack, size_t n,
 		    u64 pc, const u64 *gpr)
@@ -51,22 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	(void)ustack_sframe_validate(&fz_sec);
 
-	/* the stack and registers: input bytes, wrapped */
-	for (i = 0; i < 64; i++) {
-		u64 v = 0;
-
-		if (size)
-			memcpy(&v, data + (i * 8) % (size >= 8 ? size - 7 : 1),
-			       size >= 8 ? 8 : 0);
-		/* make some words plausible stack addresses and PCs */
-		if (i % 3 == 0)
-			v = (u64)(unsigned long)&stack[(v % 64)];
-		else if (i % 3 == 1)
-			v = VADDR + (v % 0x20000);
-		stack[i] = v;
-	}
-	for (i = 0; i < SFRAME_NR_REGS; i++)
-		gpr[i] = stack[i * 3 % 64];
+	fz_stack(data, size, stack, gpr);
 
 	nf = fz_sec.num_fdes < 64 ? fz_sec.num_fdes : 64;
 	for (k = 0; k < nf; k++) {
@@ -90,17 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fz_step(&r, stack, 64, pc, gpr);
 	}
 
-	memset(&w, 0, sizeof(w));
-	w.st.ip = stack[1];
-	w.st.sp = (u64)(unsigned long)stack;
-	w.st.fp = stack[3];
-	w.st.gpr = gpr;
-	w.st.stack_lo = w.st.sp;
-	w.st.stack_hi = w.st.sp + sizeof(stack);
-	w.find_sec = fz_find;
-	w.ips = ips;
-	w.methods = methods;
-	w.max_frames = 32;
+	fz_walk_init(&w, stack, gpr, ips, methods, 32);
 	ustack_sframe_walk(&w);
 	if (w.nr > w.max_frames || w.end >= USTACK_END_MAX)
 		__builtin_trap();
@@ -115,7 +112,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(ref, ips, sizeof(ref));
 		ustack_sframe_cache_reset(&cache);
 		w.cache = &cache;
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < 4; i++) {
+			if (i == 3) {	/* the hooks, in short runs: fill */
+				ustack_sframe_cache_reset(&fz_hcache);
+				w.cache = NULL;
+				w.ops = &fz_hook_ops;
+				w.cache_burst = 1 + size % 5;
+				ustack_sframe_walk(&w);
+			}
 			if (i == 2)	/* wrong next-entry guesses: only slower */
 				for (k = 0; k < SFRAME_CACHE_SIZE; k++)
 					cache.e[k].next =

@@ -2,7 +2,9 @@
 /*
  * mkseeds DIR ELF...: write the fuzz seed corpus: each ELF's .sframe as found
  * and re-encoded as v1, v2, v2+PCREL, v3, v3+PCREL, plus hand-made v3
- * sections with flex, signal and outermost FDEs.
+ * sections with flex, signal and outermost FDEs, and copies of those with
+ * trailing bytes that make the target's walk step signal frames and take
+ * the FP fallback (fz_walk.h: the same loop as the kernel).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,72 @@
 #include "ustack_sframe.h"
 #include "sframe_encode.h"
 #include "elf_sframe.h"
+#include "fz_walk.h"
+
+/* The frame methods (bits) the fuzz target's walk of input @b takes. */
+static unsigned int walk_paths(const u8 *b, size_t n)
+{
+	u64 stack[64], gpr[SFRAME_NR_REGS], ips[32];
+	u8 methods[32];
+	struct sframe_walk w;
+	unsigned int m = 0;
+
+	if (ustack_sframe_sec_init(&fz_sec, (unsigned long)b, n, VADDR, 0, 0))
+		return 0;
+	fz_stack(b, n, stack, gpr);
+	fz_walk_init(&w, stack, gpr, ips, methods, 32);
+	ustack_sframe_walk(&w);
+	for (u32 i = 1; i < w.nr; i++)
+		m |= 1U << methods[i];
+	return m;
+}
+
+static void put(const char *dir, const char *name, const void *b, size_t n);
+
+/*
+ * Seeds for the walk loop: @sec followed by trailing bytes (never read as
+ * SFrame, but they are stack words to the target), searched until the
+ * walk steps a signal frame, and one that also takes the FP fallback.
+ */
+static void walk_seeds(const char *dir, const char *base, const void *sec,
+		       size_t len)
+{
+	static const struct { unsigned int want; const char *name; } goals[] = {
+		{ 1U << USTACK_METHOD_SIGNAL, "signal" },
+		{ 1U << USTACK_METHOD_SIGNAL | 1U << USTACK_METHOD_FP,
+		  "signal-fp" },
+	};
+	u8 *b = malloc(len + 512);
+	u64 x = 0x9e3779b97f4a7c15ULL;
+	char name[256];
+
+	for (size_t g = 0; b && g < sizeof(goals) / sizeof(goals[0]); g++) {
+		int found = 0;
+
+		for (int t = 0; t < 200000 && !found; t++) {
+			size_t pad = 8 + t % 504;
+
+			memcpy(b, sec, len);
+			for (size_t k = 0; k < pad; k++) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				b[len + k] = (u8)x;
+			}
+			if ((walk_paths(b, len + pad) & goals[g].want) ==
+			    goals[g].want) {
+				snprintf(name, sizeof(name), "%s-walk-%s", base,
+					 goals[g].name);
+				put(dir, name, b, len + pad);
+				found = 1;
+			}
+		}
+		if (!found)
+			fprintf(stderr, "mkseeds: %s: no seed for %s\n", base,
+				goals[g].name);
+	}
+	free(b);
+}
 
 static void put(const char *dir, const char *name, const void *b, size_t n)
 {
@@ -131,11 +199,13 @@ int main(int argc, char **argv)
 	if (sframe_encode(3, 4, 0x400000, fdes, 5, &out, &len))
 		return 1;
 	put(argv[1], "hand-v3-flex", out, len);
+	walk_seeds(argv[1], "hand-v3-flex", out, len);
 	free(out);
 	if (sframe_encode(2, 4, 0x400000, (struct sfe_fde[]){ fdes[0], fdes[4] }, 2,
 			  &out, &len))
 		return 1;
 	put(argv[1], "hand-v2-pcmask", out, len);
+	walk_seeds(argv[1], "hand-v2-pcmask", out, len);
 	free(out);
 	return 0;
 }

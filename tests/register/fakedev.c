@@ -6,7 +6,8 @@
  * UNREGISTER on it are checked like the kernel would (ustack_sframe_sec_init +
  * ustack_sframe_validate of the section in place, at its own address) and kept in
  * a table.  fakedev_walk() then walks the caller's stack over that table
- * with module/ustack_sframe.c's sframe_walk (SFrame only, no frame pointers):
+ * with module/ustack_sframe.c's ustack_sframe_walk(), the kernel's loop
+ * (SFrame only, no frame pointers):
  * what SFRAME_IOC_SELF_STACK will do in the kernel.
  */
 #define _GNU_SOURCE
@@ -125,13 +126,32 @@ int ioctl(int fd, unsigned long req, ...)
 	return -1;
 }
 
-static const struct sframe_sec *find_sec(void *ctx, u64 pc)
+static const struct sframe_sec *find_sec(struct sframe_walk *w, u64 pc,
+					  bool *cacheable)
 {
+	*cacheable = true;
 	for (int i = 0; i < nregs; i++)
 		if (pc >= regs[i].text_lo && pc < regs[i].text_hi)
 			return &regs[i];
 	return NULL;
 }
+
+/* Code of the known text (the kernel reads any; here only what is mapped). */
+static int read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
+{
+	bool cacheable;
+	const struct sframe_sec *s = find_sec(w, addr, &cacheable);
+
+	if (!s || addr + len > s->text_hi)
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)addr, len);
+	return 0;
+}
+
+static const struct sframe_walk_ops walk_ops = {
+	.find_sec = find_sec,
+	.read_code = read_code,
+};
 
 int fakedev_count(void)
 {
@@ -159,7 +179,7 @@ __attribute__((noinline)) int fakedev_walk(uint64_t *ips, int max, int *end)
 		w.st.stack_hi = (uintptr_t)lo + sz;
 		pthread_attr_destroy(&a);
 	}
-	w.find_sec = find_sec;
+	w.ops = &walk_ops;
 	w.ips = (u64 *)ips;
 	w.max_frames = max;
 	w.flags = SFRAME_WALK_NO_FP;

@@ -557,10 +557,14 @@ static void test_step_checks(void)
 /* A fake 4-frame stack described by a hand-made section. */
 static struct sframe_sec walk_sec;
 
-static const struct sframe_sec *walk_find(void *ctx, u64 pc)
+static const struct sframe_sec *walk_find(struct sframe_walk *w, u64 pc,
+					   bool *cacheable)
 {
-	return ctx ? &walk_sec : NULL;
+	*cacheable = true;
+	return w->ctx ? &walk_sec : NULL;
 }
+
+static const struct sframe_walk_ops walk_ops = { .find_sec = walk_find };
 
 static void test_walk(void)
 {
@@ -607,7 +611,7 @@ static void test_walk(void)
 	w.st.fp = base + 48;
 	w.st.stack_lo = base;
 	w.st.stack_hi = base + sizeof(stack);
-	w.find_sec = walk_find;
+	w.ops = &walk_ops;
 	w.ctx = &walk_sec;
 	w.ips = ips;
 	w.methods = methods;
@@ -713,7 +717,7 @@ static void test_walk_signal(void)
 	w.st.sp = base;
 	w.st.stack_lo = base;
 	w.st.stack_hi = base + sizeof(stack);
-	w.find_sec = walk_find;
+	w.ops = &walk_ops;
 	w.ctx = &walk_sec;
 	w.ips = ips;
 	w.methods = methods;
@@ -725,6 +729,301 @@ static void test_walk_signal(void)
 	      methods[2] == USTACK_METHOD_SFRAME && w.end == USTACK_END_OUTERMOST,
 	      "nr %u end %u err %s", w.nr, w.end, ustack_sframe_strerror(w.err));
 	free(b);
+}
+
+/*
+ * Signal trampolines (glibc's __restore_rt bytes) found by reading code
+ * through the read_code hook: an aligned one, which is looked at before
+ * any rule, and an unaligned one, looked at where no rule covers it.
+ * Also the cache hooks: every cache_begin() that returns a cache is
+ * followed by its cache_end(), and the frames are the same.
+ */
+#define SIG_ALIGNED	0x5000ULL
+#define SIG_UNALIGNED	0x6008ULL
+
+static int sig_read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
+{
+	static const u8 tramp[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,
+				    0x0f, 0x05 };
+
+	if ((addr != SIG_ALIGNED && addr != SIG_UNALIGNED) ||
+	    len > sizeof(tramp))
+		return -EFAULT;
+	memcpy(dst, tramp, len);
+	return 0;
+}
+
+static struct sframe_cache hook_cache;
+static int hook_open, hook_runs, hook_bad;
+
+static struct sframe_cache *hook_begin(struct sframe_walk *w,
+				       enum sframe_cache_use use)
+{
+	hook_bad |= hook_open;
+	hook_open = 1;
+	hook_runs += use == SFRAME_CACHE_RUN;
+	return &hook_cache;
+}
+
+static void hook_end(struct sframe_walk *w, enum sframe_cache_use use)
+{
+	hook_bad |= !hook_open;
+	hook_open = 0;
+}
+
+static void test_walk_sigreturn(void)
+{
+	static const struct sfe_fre fa[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 16 } };
+	struct sfe_fde fdes[] = {
+		{ .start = 0x1000, .size = 0x100, .fres = fa, .nfres = 1 },
+	};
+	static const struct sframe_walk_ops sig_ops = {
+		.find_sec = walk_find, .read_code = sig_read_code,
+	};
+	static const struct sframe_walk_ops hook_ops = {
+		.find_sec = walk_find, .read_code = sig_read_code,
+		.cache_begin = hook_begin, .cache_end = hook_end,
+	};
+	static const u64 want[] = { 0x1010, SIG_ALIGNED, 0x1020, SIG_UNALIGNED,
+				    0x3005, 0x9999 };
+	static const u8 wantm[] = { USTACK_METHOD_REGS, USTACK_METHOD_SFRAME,
+				    USTACK_METHOD_SIGNAL, USTACK_METHOD_SFRAME,
+				    USTACK_METHOD_SIGNAL, USTACK_METHOD_FP };
+	static struct sframe_cache cache;
+	u64 stack[96] = { 0 }, ips[16];
+	u64 base = (u64)(unsigned long)stack;
+	u8 methods[16];
+	struct sframe_walk w;
+	size_t len;
+	int ok = 1, k;
+	u8 *b = enc(2, 0, fdes, 1, &len);
+
+	if (!b || ustack_sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR,
+					 0x1000, 0x1100)) {
+		check("walk-sigreturn", 0, "setup");
+		free(b);
+		return;
+	}
+	/*
+	 * 0x1010 (sp+16): RA stack[1] = the aligned trampoline.  Its
+	 * ucontext at base+16, sigcontext words from stack[7]: rip 0x1020,
+	 * rsp base+256, rbp base+400.  0x1020: RA stack[33] = the unaligned
+	 * trampoline; sigcontext from stack[39]: rip 0x3005 (no rule), rsp
+	 * base+600, rbp base+640.  FP: RA stack[81] = 0x9999, rbp 0.
+	 */
+	stack[1] = SIG_ALIGNED;
+	stack[7 + 16] = 0x1020;
+	stack[7 + 15] = base + 256;
+	stack[7 + 10] = base + 400;
+	stack[33] = SIG_UNALIGNED;
+	stack[39 + 16] = 0x3005;
+	stack[39 + 15] = base + 600;
+	stack[39 + 10] = base + 640;
+	stack[81] = 0x9999;
+	memset(&w, 0, sizeof(w));
+	w.st.ip = 0x1010;
+	w.st.sp = base;
+	w.st.fp = 0x77;
+	w.st.stack_lo = base;
+	w.st.stack_hi = base + sizeof(stack);
+	w.ops = &sig_ops;
+	w.ctx = &walk_sec;
+	w.ips = ips;
+	w.methods = methods;
+	w.max_frames = 16;
+	for (k = 0; k < 3; k++) {
+		if (k == 1) {
+			ustack_sframe_cache_reset(&cache);
+			w.cache = &cache;
+		}
+		memset(ips, 0, sizeof(ips));
+		ustack_sframe_walk(&w);
+		ok &= w.nr == 6 && w.end == USTACK_END_OUTERMOST &&
+		      !memcmp(ips, want, sizeof(want)) &&
+		      !memcmp(methods, wantm, sizeof(wantm));
+	}
+	check("walk-sigreturn", ok, "nr %u end %u err %s ips %#llx %#llx %#llx",
+	      w.nr, w.end, ustack_sframe_strerror(w.err),
+	      (unsigned long long)ips[1], (unsigned long long)ips[2],
+	      (unsigned long long)ips[3]);
+
+	/* without read_code: no signal frame, the trampoline is a PC */
+	w.cache = NULL;
+	w.ops = &walk_ops;
+	ustack_sframe_walk(&w);
+	check("walk-sigreturn-needs-read-code",
+	      w.nr >= 2 && ips[1] == SIG_ALIGNED &&
+	      (w.nr < 3 || methods[2] != USTACK_METHOD_SIGNAL),
+	      "nr %u method %u", w.nr, methods[2]);
+
+	/* the cache hooks: balanced, in runs, same frames */
+	ustack_sframe_cache_reset(&hook_cache);
+	w.ops = &hook_ops;
+	w.cache_burst = 1;
+	ok = 1;
+	for (k = 0; k < 2; k++) {
+		memset(ips, 0, sizeof(ips));
+		ustack_sframe_walk(&w);
+		ok &= w.nr == 6 && !memcmp(ips, want, sizeof(want)) &&
+		      !memcmp(methods, wantm, sizeof(wantm));
+	}
+	check("walk-cache-hooks", ok && !hook_bad && !hook_open && hook_runs > 0,
+	      "same %d unbalanced %d runs %d", ok, hook_bad | hook_open,
+	      hook_runs);
+	free(b);
+}
+
+/*
+ * The work budgets (include/uapi/ustack.h): sections shaped for linear
+ * lookups are refused, lookups and walks stop when their budget is spent,
+ * validation pauses (and stops for a dying task) every so many entries.
+ */
+static int pause_calls, pause_stop;
+
+bool unit_pause(void)
+{
+	pause_calls++;
+	return pause_stop;
+}
+
+/* One FDE at 0x1000 of @nfres FREs, 2 bytes apart, CFA = SP + 16. */
+static u8 *many_fres(u32 nfres, size_t *len, struct sframe_sec *sec)
+{
+	struct sfe_fre *f = calloc(nfres, sizeof(*f));
+	struct sfe_fde fde = { .start = 0x1000, .size = 2 * nfres + 4,
+			       .fres = f, .nfres = nfres };
+	u8 *b;
+
+	for (u32 k = 0; f && k < nfres; k++) {
+		f[k].start = 2 * k;
+		f[k].cfa_base = SFE_BASE_SP;
+		f[k].cfa_off = 16;
+	}
+	b = f ? enc(2, 0, &fde, 1, len) : NULL;
+	free(f);
+	if (b && ustack_sframe_sec_init(sec, (unsigned long)b, *len, VADDR, 0, 0)) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+static void test_budget(void)
+{
+	struct sframe_sec sec;
+	struct sframe_rule r;
+	struct sframe_walk w;
+	size_t len;
+	u8 *b;
+	int err;
+
+	/* the FRE count cap per FDE: v3's own limit */
+	b = many_fres(USTACK_SFRAME_MAX_FDE_FRES, &len, &sec);
+	err = b ? ustack_sframe_validate(&sec) : -100;
+	check("budget-fde-fres-at-cap", !err, "%s", ustack_sframe_strerror(err));
+
+	/* a walk whose every frame scans all FREs of that FDE */
+	if (b) {
+		u64 stack[64], ips[64];
+		u64 pc = 0x1000 + 2 * (USTACK_SFRAME_MAX_FDE_FRES - 1) + 1;
+		u32 per = USTACK_SFRAME_MAX_FDE_FRES;
+
+		for (int k = 0; k < 64; k++)
+			stack[k] = pc + 1;	/* RA: the lookup is at pc */
+		walk_sec = sec;
+		memset(&w, 0, sizeof(w));
+		w.st.ip = pc;
+		w.st.sp = (u64)(unsigned long)stack;
+		w.st.stack_lo = w.st.sp;
+		w.st.stack_hi = w.st.sp + sizeof(stack);
+		w.ops = &walk_ops;
+		w.ctx = &walk_sec;
+		w.ips = ips;
+		w.max_frames = 64;
+		ustack_sframe_walk(&w);
+		check("budget-walk-fres", w.end == USTACK_END_BUDGET &&
+		      w.err == SFRAME_E_BUDGET &&
+		      w.nr == 1 + USTACK_WALK_MAX_FRES / per,
+		      "nr %u end %u err %s", w.nr, w.end,
+		      ustack_sframe_strerror(w.err));
+
+		/* a caller's own, smaller budget: bytes */
+		static const struct sframe_budget small = {
+			.fdes = 100, .fres = 1000000, .bytes = 6 * 1000,
+		};
+		w.limit = &small;
+		ustack_sframe_walk(&w);
+		check("budget-walk-bytes", w.end == USTACK_END_BUDGET &&
+		      w.nr == 1, "nr %u end %u", w.nr, w.end);
+
+		/* a dying task: the walk stops between frames */
+		w.limit = NULL;
+		pause_stop = 1;
+		ustack_sframe_walk(&w);
+		pause_stop = 0;
+		check("budget-walk-dying", w.end == USTACK_END_EXIT && w.nr == 1,
+		      "nr %u end %u", w.nr, w.end);
+
+		/* validation pauses every STRIDE entries; a dying task stops it */
+		pause_calls = 0;
+		err = ustack_sframe_validate(&sec);
+		check("budget-validate-pauses",
+		      !err && pause_calls == (int)((1 + USTACK_SFRAME_MAX_FDE_FRES) /
+						  USTACK_SFRAME_VALIDATE_STRIDE),
+		      "%s, %d pauses", ustack_sframe_strerror(err), pause_calls);
+		pause_stop = 1;
+		err = ustack_sframe_validate(&sec);
+		pause_stop = 0;
+		check("budget-validate-dying", err == SFRAME_E_INTR, "%s",
+		      ustack_sframe_strerror(err));
+	}
+	free(b);
+
+	/* one more than a lookup may scan (and over the cap) */
+	b = many_fres(USTACK_LOOKUP_MAX_FRES + 1, &len, &sec);
+	err = b ? ustack_sframe_validate(&sec) : -100;
+	check("budget-fde-fres-over-cap", err == SFRAME_E_NUM_FRES, "%s",
+	      ustack_sframe_strerror(err));
+	/* a lookup alone is bounded too (an unvalidated section) */
+	err = b ? ustack_sframe_find(&sec, 0x1000 + 2 * USTACK_LOOKUP_MAX_FRES + 1,
+				     &r) : -100;
+	check("budget-lookup-fres", err == SFRAME_E_BUDGET, "%s",
+	      ustack_sframe_strerror(err));
+	free(b);
+
+	/* unsorted: refused; a linear lookup stops at its FDE budget */
+	{
+		u32 n = USTACK_LOOKUP_MAX_FDES + 8;
+		struct sfe_fde *f = calloc(n, sizeof(*f));
+		static const struct sfe_fre one = { .cfa_base = SFE_BASE_SP,
+						    .cfa_off = 8 };
+
+		for (u32 k = 0; f && k < n; k++) {
+			f[k].start = 0x100000 + 16ULL * k;
+			f[k].size = 8;
+			f[k].fres = &one;
+			f[k].nfres = 1;
+		}
+		b = f ? enc(2, 0, f, n, &len) : NULL;
+		free(f);
+		if (b)
+			b[3] &= ~SFRAME_F_FDE_SORTED;
+		err = !b ? -100 : ustack_sframe_sec_init(&sec, (unsigned long)b,
+							 len, VADDR, 0, 0);
+		if (!err)
+			err = ustack_sframe_validate(&sec);
+		check("budget-unsorted-refused", err == SFRAME_E_UNSORTED, "%s",
+		      ustack_sframe_strerror(err));
+		err = b ? ustack_sframe_find(&sec, 0x100000 + 16ULL * n + 8, &r) :
+			  -100;
+		check("budget-lookup-fdes", err == SFRAME_E_BUDGET, "%s",
+		      ustack_sframe_strerror(err));
+		err = b ? ustack_sframe_find(&sec, 0x100000 + 16ULL * 5 + 1, &r) :
+			  -100;
+		check("budget-lookup-fdes-found", err == 0, "%s",
+		      ustack_sframe_strerror(err));
+		free(b);
+	}
 }
 
 /* The rule cache: what it keeps, set overflow, refusals. */
@@ -814,6 +1113,8 @@ int main(void)
 	test_step_checks();
 	test_walk();
 	test_walk_signal();
+	test_walk_sigreturn();
+	test_budget();
 	test_cache();
 	return 0;
 }

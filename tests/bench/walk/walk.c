@@ -92,11 +92,30 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;		/* the first object is the program */
 }
 
-static const struct sframe_sec *find_sec(void *ctx, u64 pc)
+static const struct sframe_sec *find_sec(struct sframe_walk *w, u64 pc,
+					  bool *cacheable)
 {
+	*cacheable = true;
 	return (pc >= self_sec.text_lo && pc < self_sec.text_hi) ?
 	       &self_sec : NULL;
 }
+
+/* Code of the known text (the kernel reads any; here only what is mapped). */
+static int read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
+{
+	bool cacheable;
+	const struct sframe_sec *s = find_sec(w, addr, &cacheable);
+
+	if (!s || addr + len > s->text_hi)
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)addr, len);
+	return 0;
+}
+
+static const struct sframe_walk_ops walk_ops = {
+	.find_sec = find_sec,
+	.read_code = read_code,
+};
 
 static unsigned int fp_bare(u64 fp, u64 *ips, unsigned int max)
 {
@@ -126,7 +145,7 @@ static unsigned int core_walk(u64 ip, u64 sp, u64 fp, u64 *ips, bool sframe,
 	w.st.fp = fp;
 	w.st.stack_lo = stack_lo;
 	w.st.stack_hi = stack_hi;
-	w.find_sec = sframe ? find_sec : NULL;
+	w.ops = sframe ? &walk_ops : NULL;
 	w.cache = cached ? &cache : NULL;
 	w.ips = ips;
 	w.max_frames = DEPTH;

@@ -45,11 +45,30 @@ static double now(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static const struct sframe_sec *find_sec(void *ctx, u64 pc)
+static const struct sframe_sec *find_sec(struct sframe_walk *w, u64 pc,
+					  bool *cacheable)
 {
-	(void)ctx;
+	(void)w;
+	*cacheable = true;
 	return pc >= usec.text_lo && pc < usec.text_hi ? &usec : NULL;
 }
+
+/* Code of the known text (the kernel reads any; here only what is mapped). */
+static int read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
+{
+	bool cacheable;
+	const struct sframe_sec *s = find_sec(w, addr, &cacheable);
+
+	if (!s || addr + len > s->text_hi)
+		return -EFAULT;
+	memcpy(dst, (const void *)(uintptr_t)addr, len);
+	return 0;
+}
+
+static const struct sframe_walk_ops walk_ops = {
+	.find_sec = find_sec,
+	.read_code = read_code,
+};
 
 static NOINLINE void measure(void)
 {
@@ -85,7 +104,7 @@ static NOINLINE void measure(void)
 		asm volatile("mov %%rsp, %0; mov %%rbp, %1" : "=r"(sp), "=r"(fp));
 		w.st.sp = sp;
 		w.st.fp = fp;
-		w.find_sec = find_sec;
+		w.ops = &walk_ops;
 		w.ips = ips;
 		w.max_frames = DEPTH + 16;
 		nu = (int)ustack_sframe_walk(&w);
