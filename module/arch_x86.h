@@ -15,6 +15,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
+#include <linux/errno.h>
 #include <asm/apic.h>
 #include <asm/irq_vectors.h>
 #include <asm/cpu_entry_area.h>
@@ -78,6 +79,21 @@ static inline bool ustack_arch_syscall_restarted(const struct pt_regs *req,
 						 const struct pt_regs *live)
 {
 	return live->sp == req->sp && live->ip == req->ip - 2;
+}
+
+/*
+ * Is the task inside a system call whose result is not final yet?  The
+ * entry code stores "no such system call" (errno 38) in ax and the call's result replaces it only
+ * on return (task_work running inside io_uring_enter()); a restart code
+ * is still to be turned into a restart or an error by signal delivery.
+ */
+static inline bool ustack_arch_syscall_unfinished(const struct pt_regs *regs)
+{
+	long ax = (long)regs->ax;
+
+	return (long)regs->orig_ax >= 0 &&
+	       (ax == -38 ||
+		(ax >= -ERESTART_RESTARTBLOCK && ax <= -ERESTARTSYS));
 }
 
 /* Send an NMI to @cpu (the nmi_test hook). */

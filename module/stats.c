@@ -2,6 +2,7 @@
 /* The engine's counters: /sys/kernel/debug/ustack/stats. */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include "coop.h"
 #include "deferred.h"
 #include "registry.h"
 #include "render.h"
@@ -33,6 +34,20 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(nmi_requests);
 	SHOW(nmi_refused);
 	SHOW(share_refused);
+#undef SHOW
+#define SHOW(f) seq_printf(m, "coop_%s %ld\n", #f, \
+			   atomic_long_read(&ustack_coop_stats.f))
+	SHOW(signalled);
+	SHOW(answered);
+	SHOW(refused);
+	SHOW(busy);
+	SHOW(expired);
+	SHOW(deferred);
+	SHOW(blocked);
+	SHOW(pending);
+	SHOW(no_handler);
+	SHOW(full);
+	SHOW(send_failed);
 #undef SHOW
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	ustack_ring_stats(&rs);
