@@ -11,8 +11,12 @@
  * "(<object>)", where those readers ignore them.  A missing user stack and
  * a walk that stopped short of the outermost frame show as pseudo-frames,
  * "[no user stack]" and "[incomplete: <end reason>]", at the bottom.
+ * An interpreter's own frames (interp records) stand in place of its
+ * evaluator's native frames, as "function (file:line)" of object
+ * "[interp]".
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ur.h"
@@ -59,8 +63,8 @@ static void user_line(FILE *f, const struct uframe *u,
 
 void output_perf(FILE *f, const struct recs *r, const struct out_opts *o)
 {
-	size_t i;
-	uint32_t j;
+	struct pframe *fr = NULL;
+	size_t i, n, cap = 0, j;
 
 	for (i = 0; i < r->ns; i++) {
 		const struct sample *s = &r->s[i];
@@ -73,16 +77,23 @@ void output_perf(FILE *f, const struct recs *r, const struct out_opts *o)
 			fprintf(f, "cookie=0x%016" PRIx64 " end=%s ", s->cookie,
 				s->u ? s->u->end : "missing");
 		fprintf(f, "%s:\n", s->event);
-		for (j = 0; j < s->nk; j++)
-			kernel_line(f, &s->k[j]);
-		if (!s->u)
-			fprintf(f, "\t%16x [no user stack] ([unknown])\n", 0);
-		else
-			for (j = 0; j < s->u->nr; j++)
-				user_line(f, &s->u->f[j], o);
-		if (s->u && incomplete_mark(s->u))
-			fprintf(f, "\t%16x %s ([unknown])\n", 0,
-				incomplete_mark(s->u));
+		n = sample_frames(s, &fr, &cap);
+		for (j = 0; j < n; j++) {
+			const struct pframe *p = &fr[j];
+
+			if (p->kind == PK_KERNEL)
+				kernel_line(f, p->k);
+			else if (p->kind == PK_USER)
+				user_line(f, p->u, o);
+			else if (p->kind == PK_INTERP)
+				/* "function (file:line)": the symbol, to readers */
+				fprintf(f, "\t%16x %s (%s:%d) ([interp])\n", 0,
+					p->name, p->file ? p->file : "?",
+					p->line);
+			else
+				fprintf(f, "\t%16x %s ([unknown])\n", 0, p->name);
+		}
 		fputc('\n', f);
 	}
+	free(fr);
 }
