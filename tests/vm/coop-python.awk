@@ -1,7 +1,8 @@
 # coop-python: read a text stream (coop-python.sh gives -v EVAL="lo hi",
 # python3.11's evaluator, and -v PID).  A sample of PID is "in Python
 # code" when its user stack has an evaluator frame; it is answered when an
-# interp record of its (tid, cookie) came.  An answer is in call order when,
+# interp record of its (tid, cookie) came; samples taken under a signal
+# frame (the shim's handler answering) are counted apart.  An answer is in call order when,
 # outermost first, its frames of coop_prog.py start with <module> main or
 # worker, and each function is called by one that can call it.
 function hex(s,   i, c, v) {
@@ -45,6 +46,9 @@ mode == "user" && $1 == "user" {
 	ip = hex($2)
 	if (ip >= e[1] && ip < e[2])
 		inpy[ukey] = 1
+	# Under a signal frame: in the shim's handler, answering.
+	if ($3 == "signal")
+		inhandler[ukey] = 1
 	next
 }
 /^interp / && field("pid") == PID {
@@ -68,13 +72,20 @@ END {
 	for (k in inpy) {
 		if (!(k in sampled))
 			continue
+		if (k in inhandler) {
+			handler++
+			continue
+		}
 		py++
 		if (k in answered)
 			ok++
 	}
 	for (k in nfr) {
 		n = nfr[k]
-		good = n > 0
+		if (!n)
+			continue	# no frame of the program: nothing to order
+		judged++
+		good = 1
 		for (i = n; good && i >= 1; i--) {
 			f = fr[k, i]
 			if (i == n) {
@@ -97,7 +108,7 @@ END {
 		}
 		seen[fr[k, 1]] = 1
 	}
-	printf "python_samples %d answered %d answers %d in_order %d bad_lang %d\n", py, ok, nanswers, ordered, badlang
+	printf "python_samples %d answered %d answers %d in_order %d bad_lang %d judged %d in_handler %d\n", py, ok, nanswers, ordered, badlang, judged, handler
 	for (f in seen)
 		names = names " " f
 	print "innermost:" names

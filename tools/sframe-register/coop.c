@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "../../include/uapi/ustack.h"
-#include "ustack.h"
+#include "coop_int.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_UNWINDERS 8
@@ -135,6 +135,19 @@ static void debug_answer(const struct ustack_interp *a, uint64_t cookie)
 		debug_str(num + k);
 		debug_str(a->f[i].flags & USTACK_INTERP_ENTRY ? " entry\n" : "\n");
 	}
+}
+
+/* Another frame with the strings of frame @like (the shim's own use). */
+int ustack_interp_same(struct ustack_interp *a, int like, unsigned int line,
+		       unsigned int flags)
+{
+	if (a->nr >= USTACK_COOP_MAX_FRAMES || like < 0 || (uint32_t)like >= a->nr)
+		return -1;
+	a->f[a->nr] = a->f[like];
+	a->f[a->nr].line = line;
+	a->f[a->nr].flags = flags & USTACK_INTERP_ENTRY;
+	a->nr++;
+	return 0;
 }
 
 static void answer(uint64_t cookie)

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "../../include/uapi/ustack.h"
-#include "ustack.h"
+#include "coop_int.h"
 
 #define TS_CFRAME		56	/* PyThreadState.cframe */
 #define CF_CURRENT_FRAME	8	/* _PyCFrame.current_frame */
@@ -72,12 +72,23 @@ static uint64_t u64_at(const unsigned char *b, size_t off)
 /* A str object as UTF-8 into @buf (truncated), "?" if unreadable. */
 static void read_str(uintptr_t obj, char *buf, size_t cap)
 {
-	unsigned char h[STR_COMPACT_DATA];
+	unsigned char h[STR_COMPACT_DATA], spec[STR_ASCII_DATA + 80];
 	uint32_t state;
 	uint64_t len;
 	size_t i, o = 0;
 
 	strcpy(buf, "?");
+	/* Most names are short ASCII: header and text in one read. */
+	if (!rd(spec, obj, sizeof(spec))) {
+		len = u64_at(spec, STR_LENGTH);
+		memcpy(&state, spec + STR_STATE, sizeof(state));
+		if (((state >> 5) & 1) && ((state >> 6) & 1) &&
+		    len < sizeof(spec) - STR_ASCII_DATA && len < cap) {
+			memcpy(buf, spec + STR_ASCII_DATA, len);
+			buf[len] = '\0';
+			return;
+		}
+	}
 	if (rd(h, obj, STR_ASCII_DATA))
 		return;
 	len = u64_at(h, STR_LENGTH);
@@ -150,13 +161,23 @@ static int addr2line(uintptr_t linetable, int first, long unit)
 
 	if (unit < 0)
 		return first;
-	if (rd(hdr, linetable, sizeof(hdr)))
+	/* Most tables are short: header and table in one read. */
+	if (!rd(t, linetable, 512)) {
+		memcpy(hdr, t, sizeof(hdr));
+		n = u64_at(hdr, BYTES_SIZE);
+		if (n <= 512 - BYTES_DATA) {
+			memmove(t, t + BYTES_DATA, n);
+			goto parse;
+		}
+	} else if (rd(hdr, linetable, sizeof(hdr))) {
 		return 0;
+	}
 	n = u64_at(hdr, BYTES_SIZE);
 	if (n > sizeof(t))
 		n = sizeof(t);
 	if (rd(t, linetable + BYTES_DATA, n))
 		return 0;
+parse:
 	while (i < n) {
 		unsigned int b = t[i], code = (b >> 3) & 15;
 		size_t k;
@@ -179,12 +200,27 @@ static int addr2line(uintptr_t linetable, int first, long unit)
 	return 0;
 }
 
+/*
+ * Code objects already named in this answer (recursion repeats them): a
+ * live frame holds its code object, so within one answer a pointer names
+ * one object.  Saves the reads and the string bytes.
+ */
+#define CODE_CACHE 32
+
+struct code_seen {
+	uintptr_t code, linetable;
+	int first;
+	int frame;		/* the frame of the answer that named it */
+};
+
 static int unwind(void *ctx, struct ustack_interp *a)
 {
 	unsigned char fr[FR_SIZE], co[CO_SIZE];
 	char name[NAME_MAX_], file[1024];
-	uintptr_t ts, p, frame, code;
-	int n, first;
+	struct code_seen seen[CODE_CACHE];
+	uintptr_t ts, p, frame, code, linetable;
+	int n, first, i, nseen = 0, flags;
+	long unit;
 
 	(void)ctx;
 	ts = (uintptr_t)get_tstate();
@@ -195,17 +231,32 @@ static int unwind(void *ctx, struct ustack_interp *a)
 		if (rd(fr, frame, sizeof(fr)))
 			break;
 		code = u64_at(fr, FR_CODE);
-		if (rd(co, code, sizeof(co)))
-			break;
-		memcpy(&first, co + CO_FIRSTLINENO, sizeof(first));
-		read_str(u64_at(co, CO_QUALNAME), name, sizeof(name));
-		read_str(u64_at(co, CO_FILENAME), file, sizeof(file));
-		if (ustack_interp_add(a, name, file,
-				      addr2line(u64_at(co, CO_LINETABLE), first,
-						((long)u64_at(fr, FR_PREV_INSTR) -
-						 (long)(code + CO_CODE_ADAPTIVE)) / 2),
-				      fr[FR_IS_ENTRY] ? USTACK_INTERP_FLAG_ENTRY : 0))
-			break;
+		unit = ((long)u64_at(fr, FR_PREV_INSTR) -
+			(long)(code + CO_CODE_ADAPTIVE)) / 2;
+		flags = fr[FR_IS_ENTRY] ? USTACK_INTERP_FLAG_ENTRY : 0;
+		for (i = 0; i < nseen && seen[i].code != code; i++)
+			;
+		if (i < nseen) {
+			if (ustack_interp_same(a, seen[i].frame,
+					       addr2line(seen[i].linetable,
+							 seen[i].first, unit),
+					       flags))
+				break;
+		} else {
+			if (rd(co, code, sizeof(co)))
+				break;
+			memcpy(&first, co + CO_FIRSTLINENO, sizeof(first));
+			linetable = u64_at(co, CO_LINETABLE);
+			read_str(u64_at(co, CO_QUALNAME), name, sizeof(name));
+			read_str(u64_at(co, CO_FILENAME), file, sizeof(file));
+			if (ustack_interp_add(a, name, file,
+					      addr2line(linetable, first, unit),
+					      flags))
+				break;
+			if (nseen < CODE_CACHE)
+				seen[nseen++] = (struct code_seen) {
+					code, linetable, first, n };
+		}
 		frame = u64_at(fr, FR_PREVIOUS);
 	}
 	return n;

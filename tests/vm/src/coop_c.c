@@ -183,17 +183,17 @@ int main(int argc, char **argv)
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(sig, &sa, NULL);
 	c.signo = sig;
+	if (!strcmp(mode, "block")) {	/* before any request can come */
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+	}
 	fd = open("/dev/sframe", O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, SFRAME_IOC_COOP_ON, &c)) {
 		perror("COOP_ON");
 		return 1;
 	}
 	close(fd);
-	if (!strcmp(mode, "block")) {
-		sigemptyset(&set);
-		sigaddset(&set, sig);
-		pthread_sigmask(SIG_BLOCK, &set, NULL);
-	}
 	if (!strcmp(mode, "fork"))
 		fork_children();
 	if (!strcmp(mode, "threads") || !strcmp(mode, "forge"))
