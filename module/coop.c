@@ -51,7 +51,7 @@
 #define COOP_THREADS		1024
 #define COOP_HASH_BITS		8
 
-unsigned int ustack_coop_timeout_ms = 200;
+unsigned int ustack_coop_timeout_ms = 100;
 struct ustack_coop_stats ustack_coop_stats;
 
 enum { COOP_FREE, COOP_OWED, COOP_ASKED };
@@ -472,6 +472,11 @@ int ustack_coop_answer(const void __user *uarg)
 	ret = check_cookie(a.cookie, true);
 	if (ret) {
 		ret = refuse(ret, "request gone meanwhile");
+		goto out;
+	}
+	/* Nothing to say (no interpreter frame now): the request is done. */
+	if (!a.nr_frames) {
+		atomic_long_inc(&ustack_coop_stats.empty);
 		goto out;
 	}
 	atomic_long_inc(&ustack_coop_stats.answered);

@@ -13,6 +13,7 @@
 struct ustack_coop_stats {
 	atomic_long_t signalled;	/* requests raised */
 	atomic_long_t answered;		/* answers accepted */
+	atomic_long_t empty;		/* answers without frames */
 	atomic_long_t refused;		/* answers refused */
 	atomic_long_t busy;		/* walks while one was outstanding */
 	atomic_long_t expired;		/* requests never answered in time */

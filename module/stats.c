@@ -39,6 +39,7 @@ static int stats_show(struct seq_file *m, void *v)
 			   atomic_long_read(&ustack_coop_stats.f))
 	SHOW(signalled);
 	SHOW(answered);
+	SHOW(empty);
 	SHOW(refused);
 	SHOW(busy);
 	SHOW(expired);

@@ -98,7 +98,7 @@ module_param_named(buffer_kb, ustack_stream_dev_buffer_kb, uint, 0644);
 MODULE_PARM_DESC(buffer_kb, "Record buffer size in KiB (applies at the next first open)");
 
 module_param_named(coop_timeout_ms, ustack_coop_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(coop_timeout_ms, "A cooperative unwinding request expires after this many ms");
+MODULE_PARM_DESC(coop_timeout_ms, "A cooperative unwinding request expires after this many ms (100)");
 
 static int __init ustack_init(void)
 {

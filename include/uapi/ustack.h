@@ -159,7 +159,10 @@ struct ustack_coop_frame {
  * ESTALE the calling thread has no request outstanding (answered already,
  * expired, never asked, or exec'd since); EPERM the cookie is not the
  * calling thread's outstanding one (forged, another thread's); EFAULT.
- * A refused answer changes nothing: the request stays outstanding.
+ * A refused answer changes nothing: the request stays outstanding.  An
+ * answer of 0 frames (no interpreter frame at the moment) ends the
+ * request without a record: the thread's next walk is signalled again
+ * instead of waiting for the request to expire.
  */
 struct ustack_coop_answer {
 	__u32 size;		/* sizeof(struct ustack_coop_answer) */

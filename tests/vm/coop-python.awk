@@ -30,6 +30,7 @@ BEGIN {
 	callers["Tree.count"] = "Tree.count.<locals>.<genexpr> main worker"
 	callers["Tree.count.<locals>.<genexpr>"] = "Tree.count"
 	callers["squares"] = "main"
+	callers["main.<locals>.<listcomp>"] = "main"
 }
 /^[a-z]/ { mode = "" }
 /^sample / && field("pid") == PID {
@@ -44,6 +45,7 @@ BEGIN {
 }
 mode == "user" && $1 == "user" {
 	ip = hex($2)
+	stack[ukey] = stack[ukey] " " $3 ":" $4
 	if (ip >= e[1] && ip < e[2])
 		inpy[ukey] = 1
 	# Under a signal frame: in the shim's handler, answering.
@@ -79,6 +81,8 @@ END {
 		py++
 		if (k in answered)
 			ok++
+		else if (nmiss++ < 3)
+			print "unanswered: " k " " stack[k]
 	}
 	for (k in nfr) {
 		n = nfr[k]

@@ -7,14 +7,15 @@
 . ./lib.sh
 [ -x /usr/bin/python3.11 ] || fail "no python3.11 in the guest"
 python3.11 coop_prog.py >/tmp/plain.out || fail "python without ustack"
-ustack_load sample_hz=999
+ustack_load sample_hz=999 buffer_kb=32768
 record_start /tmp/coop.rec
 sframe-register run python3.11 coop_prog.py >/tmp/coop.out &
 P=$!
 wait $P || fail "python under the shim: exit $?"
 record_stop 1
 cmp /tmp/plain.out /tmp/coop.out || fail "output differs with ustack"
-grep '^coop_' /sys/kernel/debug/ustack/stats | tr '\n' ' '; echo
+grep -E '^(coop_|dropped |walks )' /sys/kernel/debug/ustack/stats | tr '\n' ' '; echo
+[ "$(stat_of dropped)" = 0 ] || fail "records dropped"
 awk -v PID=$P -v EVAL="$(cat bin/python3.11.eval)" -f coop-python.awk /tmp/coop.rec >/tmp/coop.res
 cat /tmp/coop.res
 set -- $(sed -n 's/^python_samples //p' /tmp/coop.res)

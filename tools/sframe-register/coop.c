@@ -156,6 +156,9 @@ static void answer(uint64_t cookie)
 	struct ustack_coop_answer ans;
 	int i, n = __atomic_load_n(&nr_unwinders, __ATOMIC_ACQUIRE), fd;
 
+	a.nr = 0;
+	a.len = 0;
+
 	for (i = 0; i < n; i++) {
 		a.nr = 0;
 		a.len = 0;
@@ -163,8 +166,13 @@ static void answer(uint64_t cookie)
 		if (a.nr)
 			break;
 	}
-	if (i == n)
-		return;		/* unanswered: the request expires */
+	if (!n)
+		return;
+	if (i == n) {		/* no frames now: say so, ending the request */
+		i = 0;
+		a.nr = 0;
+		a.len = 0;
+	}
 	memset(&ans, 0, sizeof(ans));
 	ans.size = sizeof(ans);
 	ans.cookie = cookie;
@@ -173,7 +181,7 @@ static void answer(uint64_t cookie)
 	ans.nr_frames = a.nr;
 	ans.strtab_len = a.len;
 	memcpy(ans.lang, unwinders[i].lang, sizeof(ans.lang));
-	if (debug_fd >= 0)
+	if (debug_fd >= 0 && a.nr)
 		debug_answer(&a, cookie);
 	fd = open("/dev/sframe", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
