@@ -54,4 +54,11 @@
 	X(USTACK_EVENT_CYCLES,		"cycles")	\
 	X(USTACK_EVENT_NMI_TEST,	"nmi-test")
 
+/* The kind of a record: the first word of its text form. */
+#define USTACK_REC_NAMES(X)				\
+	X(USTACK_REC_SAMPLE,	"sample")		\
+	X(USTACK_REC_USER,	"user")			\
+	X(USTACK_REC_LOST,	"lost")			\
+	X(USTACK_REC_INTERP,	"interp")
+
 #endif /* _USTACK_NAMES_H */

@@ -52,6 +52,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
+#include <linux/errno.h>
 #include <asm/apic.h>
 #include <asm/irq_vectors.h>
 #include <asm/cpu_entry_area.h>
@@ -138,6 +139,22 @@ static inline void ustack_arch_regs_dwarf(struct pt_regs *regs, u64 *gpr)
 	gpr[15] = regs->r15;
 	gpr[16] = instruction_pointer(regs);
 }
+
+/*
+ * Is the task inside a system call whose result is not final yet?  The
+ * entry code stores "no such system call" (errno 38) in ax and the call's result replaces it only
+ * on return (task_work running inside io_uring_enter()); a restart code
+ * is still to be turned into a restart or an error by signal delivery.
+ */
+static inline bool ustack_arch_syscall_unfinished(const struct pt_regs *regs)
+{
+	long ax = (long)regs->ax;
+
+	return (long)regs->orig_ax >= 0 &&
+	       (ax == -38 ||
+		(ax >= -ERESTART_RESTARTBLOCK && ax <= -ERESTARTSYS));
+}
+
 /* Send an NMI to @cpu (the nmi_test hook). */
 static inline void ustack_arch_send_nmi(unsigned int cpu)
 {

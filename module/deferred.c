@@ -246,6 +246,18 @@ static void urn_disarm(struct ustack_task *st)
 	}
 }
 
+static void stay_end_clients(const struct ustack_task *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < USTACK_CLIENT_MAX; i++) {
+		const struct ustack_client *c = READ_ONCE(clients[i]);
+
+		if (c && c->stay_end && (st->delivered & BIT(i)))
+			c->stay_end(st);
+	}
+}
+
 /* Fired on the exit to user space of whatever task runs on this CPU. */
 static void on_user_return(struct user_return_notifier *urn)
 {
@@ -253,6 +265,7 @@ static void on_user_return(struct user_return_notifier *urn)
 
 	if (st->task != current || st->pending)
 		return;
+	stay_end_clients(st);
 	scoped_guard(ustack_nmi_excl) {
 		urn_disarm(st);
 		stay_reset(st);
@@ -534,6 +547,12 @@ static void task_work_fn(struct callback_head *head)
 	if (!walked) {
 		walk(st);
 		WRITE_ONCE(st->walked, true);
+		for (i = 0; i < USTACK_CLIENT_MAX; i++) {
+			const struct ustack_client *c = READ_ONCE(clients[i]);
+
+			if (c && c->every_walk)
+				todo |= BIT(i);
+		}
 	}
 	for (i = 0; i < USTACK_CLIENT_MAX; i++) {
 		const struct ustack_client *c = READ_ONCE(clients[i]);

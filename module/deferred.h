@@ -48,6 +48,7 @@ struct ustack_task {
 /* Clients of the engine: each gets one delivery per stay it asked in. */
 enum {
 	USTACK_CLIENT_STREAM,		/* the user records of /dev/ustack */
+	USTACK_CLIENT_COOP,		/* cooperative unwinding (coop.c) */
 	USTACK_CLIENT_MAX = 8,
 	USTACK_CLIENT_NONE = USTACK_CLIENT_MAX,	/* only the cookie */
 };
@@ -55,6 +56,13 @@ enum {
 struct ustack_client {
 	/* In task context (faultable), current == st->task. */
 	void (*deliver)(const struct ustack_task *st);
+	/*
+	 * Optional, IRQs off, current == st->task: the stay ended (the real
+	 * return to user space) after a delivery to this client.
+	 */
+	void (*stay_end)(const struct ustack_task *st);
+	/* Delivered every walk, asked for or not (after those who asked). */
+	bool every_walk;
 };
 
 /*

@@ -135,6 +135,31 @@ static void render_user(struct out *o, const struct ustack_rec_user *u,
 	    ustack_render_end(u->end_reason));
 }
 
+static void render_interp(struct out *o, const struct ustack_rec_interp *r,
+			  u32 line)
+{
+	const struct ustack_coop_frame *f = (const void *)(r + 1);
+	const char *strtab = (const char *)(f + r->nr_frames);
+
+	if (line) {
+		f += line - 1;
+		put(o, "    interp ");
+		if (f->function < r->strtab_len)
+			put_escaped(o, strtab + f->function,
+				    r->strtab_len - f->function);
+		put(o, " ");
+		if (f->file < r->strtab_len)
+			put_escaped(o, strtab + f->file,
+				    r->strtab_len - f->file);
+		put(o, ":%u\n", f->line);
+		return;
+	}
+	put(o, "interp cookie=0x%016llx pid=%u tid=%u frames=%u lang=",
+	    r->cookie, r->pid, r->tid, r->nr_frames);
+	put_escaped(o, r->lang, sizeof(r->lang));
+	put(o, "\n");
+}
+
 /**
  * ustack_render_lines - how many lines the text form of a record has
  * @rec: a whole record, as popped from the ring
@@ -152,6 +177,8 @@ u32 ustack_render_lines(const void *rec)
 		return 1 + ((const struct ustack_rec_user *)rec)->nr_frames;
 	case USTACK_REC_LOST:
 		return 1;
+	case USTACK_REC_INTERP:
+		return 1 + ((const struct ustack_rec_interp *)rec)->nr_frames;
 	}
 	return 0;
 }
@@ -177,6 +204,9 @@ size_t ustack_render_line(const void *rec, u32 line, char *buf, size_t cap)
 		break;
 	case USTACK_REC_USER:
 		render_user(&o, rec, line);
+		break;
+	case USTACK_REC_INTERP:
+		render_interp(&o, rec, line);
 		break;
 	case USTACK_REC_LOST:
 		put(&o, "lost samples=%llu users=%llu time=%llu\n",

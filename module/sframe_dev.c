@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
+#include "coop.h"
 #include "internal.h"
 #include "registry.h"
 #include "sframe_dev.h"
@@ -72,6 +73,19 @@ out:
 	return ret;
 }
 
+static long sframe_coop_ioctl(unsigned int cmd, void __user *uarg)
+{
+	struct ustack_coop c;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	if (c.size < sizeof(c) || c.flags || c.reserved)
+		return -EINVAL;
+	if (cmd == SFRAME_IOC_COOP_OFF)
+		return ustack_coop_off();
+	return ustack_coop_on(c.signo);
+}
+
 static long sframe_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
@@ -82,6 +96,11 @@ static long sframe_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return sframe_reg_ioctl(cmd, uarg);
 	case SFRAME_IOC_SELF_STACK:
 		return sframe_self_ioctl(uarg);
+	case SFRAME_IOC_COOP_ON:
+	case SFRAME_IOC_COOP_OFF:
+		return sframe_coop_ioctl(cmd, uarg);
+	case SFRAME_IOC_COOP_ANSWER:
+		return ustack_coop_answer(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -2,6 +2,7 @@
 /* The engine's counters: /sys/kernel/debug/ustack/stats. */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include "coop.h"
 #include "deferred.h"
 #include "registry.h"
 #include "render.h"
@@ -39,6 +40,21 @@ static int stats_show(struct seq_file *m, void *v)
 	ustack_deferred_counters(&tasks, &engine_on);
 	seq_printf(m, "tasks %d\n", tasks);
 	seq_printf(m, "engine_on %d\n", engine_on);
+#define SHOW(f) seq_printf(m, "coop_%s %ld\n", #f, \
+			   atomic_long_read(&ustack_coop_stats.f))
+	SHOW(signalled);
+	SHOW(answered);
+	SHOW(empty);
+	SHOW(refused);
+	SHOW(busy);
+	SHOW(expired);
+	SHOW(deferred);
+	SHOW(blocked);
+	SHOW(pending);
+	SHOW(no_handler);
+	SHOW(full);
+	SHOW(send_failed);
+#undef SHOW
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);

@@ -20,6 +20,7 @@
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include "coop.h"
 #include "deferred.h"
 #include "internal.h"
 #include "nmi_test.h"
@@ -97,6 +98,9 @@ MODULE_PARM_DESC(max_tasks, "Live tasks with ustack state at once (at load)");
 module_param_named(buffer_kb, ustack_stream_dev_buffer_kb, uint, 0644);
 MODULE_PARM_DESC(buffer_kb, "Record buffer size in KiB (applies at the next first open)");
 
+module_param_named(coop_timeout_ms, ustack_coop_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(coop_timeout_ms, "A cooperative unwinding request expires after this many ms (100)");
+
 static int __init ustack_init(void)
 {
 	int ret;
@@ -115,6 +119,7 @@ static int __init ustack_init(void)
 	if (ret)
 		goto err_walk;
 	ustack_user_record_init();
+	ustack_coop_init();
 	ret = ustack_sources_init();
 	if (ret)
 		goto err_user_record;
@@ -131,6 +136,7 @@ static int __init ustack_init(void)
 err_sframe_dev:
 	ustack_sframe_dev_exit();
 err_user_record:
+	ustack_coop_exit();
 	ustack_user_record_exit();
 	ustack_deferred_exit();
 err_walk:
@@ -154,6 +160,7 @@ static void __exit ustack_exit(void)
 	ustack_nmi_test_exit();
 	ustack_stream_dev_exit();
 	ustack_sframe_dev_exit();
+	ustack_coop_exit();
 	ustack_user_record_exit();
 	ustack_deferred_exit();
 	ustack_walk_exit();

@@ -72,7 +72,11 @@ if [ "${USTACK_VM_PERF:-0}" = 1 ] && [ -x /usr/bin/perf ]; then
 	cp /usr/bin/perf "$stage/usr/bin/"
 fi
 
-# The demo's python3.11 and its standard library, as Debian ships them.
+# The demo's python3.11 and its standard library, as Debian ships them;
+# also for a test that asks with a line "# python: yes".
+for t in "${tests[@]}"; do
+	grep -qs '^# python: yes' "$top/tests/vm/$t.sh" && USTACK_VM_PYTHON=1
+done
 if [ "${USTACK_VM_PYTHON:-0}" = 1 ]; then
 	cp /usr/bin/python3.11 "$stage/usr/bin/"
 	mkdir -p "$stage/usr/lib/python3.11"

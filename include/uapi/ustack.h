@@ -137,9 +137,82 @@ struct ustack_self {
 	__u64 cookie;		/* out: the cookie of this kernel stay */
 };
 
+/*
+ * Cooperative unwinding: a process (an interpreter, a JIT) that knows its
+ * own frames opts in with SFRAME_IOC_COOP_ON, naming a real-time signal
+ * (SIGRTMIN..SIGRTMAX) it handles.  When the kernel has walked one of its
+ * threads' native stack, it raises that signal on the thread at the real
+ * return to user space (after the system call's result is final; never
+ * while the thread blocks it or has no handler for it), with
+ * si_code == SI_KERNEL and the stay's cookie in si_value.sival_ptr.  The
+ * handler answers with SFRAME_IOC_COOP_ANSWER, once; the answer becomes an
+ * `interp` record of that cookie.  A thread has at most one request
+ * outstanding: later walks are not signalled until it is answered or has
+ * expired (module parameter coop_timeout_ms).
+ *
+ * The opt-in belongs to the address space: every thread of the process;
+ * fork() does not inherit it (the child has a new address space: the shim
+ * opts its child in again), exec clears it.  x86-64 callers only.
+ *
+ * COOP_ON errors: EINVAL bad size/flags/reserved or a signal outside
+ * SIGRTMIN..SIGRTMAX; ENOSPC too many processes opted in; EOPNOTSUPP a
+ * 32-bit caller.  COOP_ON again changes the signal.  COOP_OFF: ENOENT
+ * when not opted in.
+ */
+struct ustack_coop {
+	__u32 size;		/* sizeof(struct ustack_coop) */
+	__u32 flags;		/* none defined: must be 0 */
+	__u32 signo;		/* COOP_ON: the signal; COOP_OFF: ignored */
+	__u32 reserved;		/* must be 0 */
+};
+
+/* An answer's frame.  Strings are offsets into the answer's strtab. */
+struct ustack_coop_frame {
+	__u32 function;		/* NUL-terminated name */
+	__u32 file;		/* NUL-terminated file name */
+	__u32 line;		/* 0: unknown */
+	__u16 flags;		/* USTACK_INTERP_* */
+	__u16 reserved;		/* must be 0 */
+	__u32 native;		/* the native frame it ran in, or NATIVE_NONE */
+};
+
+#define USTACK_INTERP_ENTRY	0x1	/* began a new native evaluation */
+#define USTACK_INTERP_NATIVE_NONE	0xffffffffu
+
+#define USTACK_COOP_MAX_FRAMES	128
+#define USTACK_COOP_MAX_STRTAB	8192
+#define USTACK_COOP_MAX_STRING	2048	/* one name, with its NUL */
+
+/*
+ * COOP_ANSWER errors: EINVAL bad size/flags/reserved, a string offset
+ * outside strtab, a string not NUL-terminated, an empty or non-[a-z0-9._-]
+ * lang; E2BIG more than USTACK_COOP_MAX_FRAMES frames, strtab above
+ * USTACK_COOP_MAX_STRTAB or one string above USTACK_COOP_MAX_STRING;
+ * ESTALE the calling thread has no request outstanding (answered already,
+ * expired, never asked, or exec'd since); EPERM the cookie is not the
+ * calling thread's outstanding one (forged, another thread's); EFAULT.
+ * A refused answer changes nothing: the request stays outstanding.  An
+ * answer of 0 frames (no interpreter frame at the moment) ends the
+ * request without a record: the thread's next walk is signalled again
+ * instead of waiting for the request to expire.
+ */
+struct ustack_coop_answer {
+	__u32 size;		/* sizeof(struct ustack_coop_answer) */
+	__u32 flags;		/* none defined: must be 0 */
+	__u64 cookie;		/* from the signal's si_value */
+	__u64 frames;		/* user pointer: ustack_coop_frame[nr_frames] */
+	__u64 strtab;		/* user pointer: strtab_len bytes */
+	__u32 nr_frames;	/* innermost first */
+	__u32 strtab_len;
+	char lang[16];		/* NUL-terminated: "python3.11" */
+};
+
 #define SFRAME_IOC_REGISTER	_IOW(USTACK_IOC_MAGIC, 1, struct sframe_reg)
 #define SFRAME_IOC_UNREGISTER	_IOW(USTACK_IOC_MAGIC, 2, struct sframe_reg)
 #define SFRAME_IOC_SELF_STACK	_IOWR(USTACK_IOC_MAGIC, 3, struct ustack_self)
+#define SFRAME_IOC_COOP_ON	_IOW(USTACK_IOC_MAGIC, 4, struct ustack_coop)
+#define SFRAME_IOC_COOP_OFF	_IOW(USTACK_IOC_MAGIC, 5, struct ustack_coop)
+#define SFRAME_IOC_COOP_ANSWER	_IOW(USTACK_IOC_MAGIC, 6, struct ustack_coop_answer)
 
 /* ---- /dev/ustack -------------------------------------------------------- */
 
@@ -155,6 +228,7 @@ enum ustack_rec_type {
 	USTACK_REC_SAMPLE	= 1,
 	USTACK_REC_USER		= 2,
 	USTACK_REC_LOST		= 3,
+	USTACK_REC_INTERP	= 4,
 };
 
 enum ustack_event {
@@ -217,6 +291,24 @@ struct ustack_rec_lost {
 	__u64 samples;
 	__u64 users;
 	__u64 time_ns;
+};
+
+/*
+ * A process's own frames for a walk of the same cookie (cooperative
+ * unwinding, SFRAME_IOC_COOP_ANSWER).  Followed by nr_frames struct
+ * ustack_coop_frame (innermost first; string offsets into the string
+ * table), then strtab_len bytes of NUL-terminated names, then zero
+ * padding to a multiple of 8.
+ */
+struct ustack_rec_interp {
+	struct ustack_rec_hdr hdr;
+	__u64 cookie;
+	__u32 pid;
+	__u32 tid;
+	__u16 nr_frames;
+	__u16 reserved;
+	__u32 strtab_len;
+	char lang[16];
 };
 
 #endif /* _UAPI_USTACK_H */

@@ -1108,6 +1108,28 @@ interp_frames() {
 }
 t interp-frames-pprof-speedscope interp_frames
 
+# The text outputs: interp frames in place of the evaluator's, named
+# "function (file:line)" (perf-script) or "function (file)" (folded, SVG);
+# the sample whose answer never came stays native and is counted.
+interp_text() {
+	$R --folded "$T/interp.txt" >"$T/i.folded2" || return 1
+	diff -u - "$T/i.folded2" <<-'EOF' || return 1
+	python3;main;<module> (/srv/app.py);handler (/srv/app.py);native_leaf;tick 1
+	python3;main;_PyEval_EvalFrameDefault;tick 1
+	EOF
+	$R --perf "$T/interp.txt" >"$T/i.perf" || return 1
+	grep -qE '^\s+0 handler \(/srv/app\.py:12\) \(\[interp\]\)$' "$T/i.perf" &&
+		grep -qE '^\s+0 <module> \(/srv/app\.py:30\) \(\[interp\]\)$' "$T/i.perf" ||
+		{ echo "perf-script: no interp frames"; cat "$T/i.perf"; return 1; }
+	[ "$(grep -c _PyEval_EvalFrameDefault "$T/i.perf")" = 1 ] ||
+		{ echo "perf-script: evaluator frames not replaced"; return 1; }
+	$R --svg "$T/interp.txt" | grep -qF 'handler (/srv/app.py)' ||
+		{ echo "svg: no interp frame"; return 1; }
+	$R --summary "$T/interp.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered (native frames only)' ||
+		{ echo "summary: no interp counts"; $R --summary "$T/interp.txt" | head -8; return 1; }
+}
+t interp-frames-text-outputs interp_text
+
 # speedscope's JSON schema, from its npm package (cached), validates our
 # files (plain, -l, names that need escaping, a comm that is not UTF-8) and
 # refuses a broken one; the profiles hold --folded --event's stacks.

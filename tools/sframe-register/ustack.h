@@ -41,6 +41,39 @@ int ustack_register(const void *sframe, size_t sframe_len,
 		    const void *text_start, const void *text_end);
 int ustack_unregister(const void *sframe);
 
+/*
+ * Cooperative unwinding: a language runtime (an interpreter, a JIT) names
+ * its own frames for the kernel's samples.  While at least one unwinder
+ * is registered the process is opted in: after the kernel walks a thread's
+ * native stack, that thread is interrupted by a real-time signal (never in
+ * the middle of a system call's result) and the shim calls the unwinders
+ * in registration order, in the signal handler, on that thread; the first
+ * that adds frames answers, with its @lang ("python3.11").
+ *
+ * The unwinder's contract: async-signal-safe (no locks, no malloc, no
+ * stdio), bounded, and fault-safe: it must not dereference memory it is
+ * not sure of (ustack_read_mem() reads it without faulting).  It adds its
+ * frames innermost first with ustack_interp_add(), which copies the
+ * strings; USTACK_INTERP_FLAG_ENTRY marks a frame that began a new
+ * native evaluation (a new C-level call of the interpreter loop).
+ *
+ * ustack_register_unwinder() returns 0 or a negative errno value
+ * (ENOSPC: 8 unwinders already, ENOSYS: no kernel support).
+ */
+struct ustack_interp;
+
+#define USTACK_INTERP_FLAG_ENTRY	0x1
+
+typedef int (*ustack_unwinder_fn)(void *ctx, struct ustack_interp *ans);
+
+int ustack_register_unwinder(const char *lang, ustack_unwinder_fn fn,
+			     void *ctx);
+/* Returns 0, or -1 when the answer is full (frames or string bytes). */
+int ustack_interp_add(struct ustack_interp *ans, const char *function,
+		      const char *file, unsigned int line, unsigned int flags);
+/* Copy @len bytes at @addr of this process; 0, or -1 if unreadable. */
+int ustack_read_mem(void *dst, const void *addr, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

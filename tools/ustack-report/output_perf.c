@@ -15,8 +15,12 @@
  * characters, backslash and non-UTF-8 bytes as "\ooo" (esc_text()), and
  * a comm starting with a blank with that blank escaped: a user's program
  * or file name never makes a line of its own.
+ * An interpreter's own frames (interp records) stand in place of its
+ * evaluator's native frames, as "function (file:line)" of object
+ * "[interp]".
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ur.h"
@@ -65,8 +69,8 @@ static void user_line(FILE *f, const struct uframe *u,
 
 void output_perf(FILE *f, const struct recs *r, const struct out_opts *o)
 {
-	size_t i;
-	uint32_t j;
+	struct pframe *fr = NULL;
+	size_t i, n, cap = 0, j;
 
 	for (i = 0; i < r->ns; i++) {
 		const struct sample *s = &r->s[i];
@@ -85,16 +89,24 @@ void output_perf(FILE *f, const struct recs *r, const struct out_opts *o)
 			fprintf(f, "cookie=0x%016" PRIx64 " end=%s ", s->cookie,
 				s->u ? esc_text(s->u->end) : "missing");
 		fprintf(f, "%s:\n", esc_text(s->event));
-		for (j = 0; j < s->nk; j++)
-			kernel_line(f, &s->k[j]);
-		if (!s->u)
-			fprintf(f, "\t%16x [no user stack] ([unknown])\n", 0);
-		else
-			for (j = 0; j < s->u->nr; j++)
-				user_line(f, &s->u->f[j], o);
-		if (s->u && incomplete_mark(s->u))
-			fprintf(f, "\t%16x %s ([unknown])\n", 0,
-				incomplete_mark(s->u));
+		n = sample_frames(s, &fr, &cap);
+		for (j = 0; j < n; j++) {
+			const struct pframe *p = &fr[j];
+
+			if (p->kind == PK_KERNEL)
+				kernel_line(f, p->k);
+			else if (p->kind == PK_USER)
+				user_line(f, p->u, o);
+			else if (p->kind == PK_INTERP)
+				/* "function (file:line)": the symbol, to readers */
+				fprintf(f, "\t%16x %s (%s:%d) ([interp])\n", 0,
+					esc_text(p->name),
+					p->file ? esc_text(p->file) : "?",
+					p->line);
+			else
+				fprintf(f, "\t%16x %s ([unknown])\n", 0, p->name);
+		}
 		fputc('\n', f);
 	}
+	free(fr);
 }

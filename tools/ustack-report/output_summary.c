@@ -5,6 +5,8 @@
  * method, objects with build-ids and symbolization rate, and the top
  * functions: by self samples (innermost frame of the whole stack) and by
  * user leaf (innermost user frame, the code that ran or made the call).
+ * With interp records: the samples with an interpreter's own frames, and
+ * those of the same processes whose answer never came.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -124,7 +126,7 @@ void output_summary(FILE *f, const struct recs *r,
 	struct counts events = { 0 }, ends = { 0 }, methods = { 0 };
 	struct counts self = { 0 }, uleaf = { 0 }, uends = { 0 };
 	uint64_t complete = 0, joined = 0, kthread = 0, uframes = 0;
-	uint64_t resolved = 0;
+	uint64_t resolved = 0, answered = 0, unanswered = 0;
 	int unknown = 0;
 	const char *outermost = end_name(USTACK_END_OUTERMOST);
 	const char *kth = end_name(USTACK_END_KTHREAD);
@@ -166,6 +168,24 @@ void output_summary(FILE *f, const struct recs *r,
 		}
 	}
 
+	/*
+	 * Interpreter answers: of the samples of processes that answered at
+	 * least once, those whose answer never came show native frames only.
+	 */
+	for (i = 0; i < r->ns; i++) {
+		const struct user *u = r->s[i].u;
+		size_t k;
+
+		if (u && u->interp && u->interp->nr) {
+			answered++;
+			continue;
+		}
+		for (k = 0; k < r->nin; k++)
+			if (r->in[k].pid == r->s[i].pid)
+				break;
+		unanswered += k < r->nin;
+	}
+
 	count_names(&self, vself, nself);
 	count_names(&uleaf, vleaf, nleaf);
 	free(vself);
@@ -179,6 +199,10 @@ void output_summary(FILE *f, const struct recs *r,
 	fprintf(f, "no user stack: %" PRIu64 " (%.2f%%)\n", js->missing,
 		pct(js->missing, r->ns));
 	fprintf(f, "kernel threads: %" PRIu64 "\n", kthread);
+	if (r->nin)
+		fprintf(f, "interpreter frames: %" PRIu64 " samples, %" PRIu64
+			" unanswered (native frames only)\n", answered,
+			unanswered);
 	fprintf(f, "lost: %" PRIu64 " samples, %" PRIu64 " user records "
 		"(%" PRIu64 " lost records)\n", r->lost_samples, r->lost_users,
 		r->lost_records);

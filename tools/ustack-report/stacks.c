@@ -11,6 +11,7 @@
  * truncated stacks do not pose as complete ones).  Identical lists are
  * merged, sorted frame by frame.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,43 +138,65 @@ static int same(const struct fstack *x, const struct fstack *y)
 	return x->n == y->n && !memcmp(x->name, y->name, x->n * sizeof(*x->name));
 }
 
+/* An interpreter's frame: "function (file)", the lines of one merged. */
+static const char *interp_name(const struct pframe *p)
+{
+	size_t n = strlen(p->name) + strlen(p->file ? p->file : "?") + 4;
+	char *b = xrealloc(NULL, n);
+	const char *r;
+
+	snprintf(b, n, "%s (%s)", p->name, p->file ? p->file : "?");
+	r = tidy_args(b, strlen(b), 0);
+	free(b);
+	return r;
+}
+
+/*
+ * From sample_frames(): the interpreter's own frames stand in place of
+ * its evaluator's, "[no user stack]" and "[incomplete: <end>]" are
+ * marks.
+ */
 struct fstack *stacks_build(const struct recs *r, size_t *nout)
 {
 	struct fstack *v = xrealloc(NULL, (r->ns ? r->ns : 1) * sizeof(*v));
-	const char *mark = internz("[no user stack]");
-	size_t i, n = 0;
+	struct pframe *fr = NULL;
+	size_t i, n = 0, cap = 0;
 
 	for (i = 0; i < r->ns; i++) {
 		const struct sample *s = &r->s[i];
-		const struct user *u = s->u;
-		const char *inc = u ? incomplete_mark(u) : NULL;
-		uint32_t nu = u ? u->nr + !!inc : 1, d = 0, j;
+		size_t nf = sample_frames(s, &fr, &cap), j;
 		struct fstack *st = &v[i];
+		uint32_t d = 0;
 
-		st->n = 1 + nu + s->nk;
+		st->n = 1 + nf;
 		st->name = xalloc(st->n * sizeof(*st->name));
 		st->kind = xalloc(st->n);
 		st->count = 1;
 		st->kind[d] = FK_ROOT;
 		st->name[d++] = comm_name(s->comm);
-		if (!u) {
-			st->kind[d] = FK_MARK;
-			st->name[d++] = mark;
-		} else {
-			if (inc) {
-				st->kind[d] = FK_MARK;
-				st->name[d++] = inc;
-			}
-			for (j = u->nr; j-- > 0;) {
+		for (j = nf; j-- > 0;) {
+			const struct pframe *p = &fr[j];
+
+			switch (p->kind) {
+			case PK_KERNEL:
+				st->kind[d] = FK_KERNEL;
+				st->name[d++] = kernel_frame_name(p->k);
+				break;
+			case PK_USER:
 				st->kind[d] = FK_USER;
-				st->name[d++] = user_frame_name(&u->f[j]);
+				st->name[d++] = user_frame_name(p->u);
+				break;
+			case PK_INTERP:
+				st->kind[d] = FK_USER;
+				st->name[d++] = interp_name(p);
+				break;
+			default:
+				st->kind[d] = FK_MARK;
+				st->name[d++] = p->name;
 			}
-		}
-		for (j = s->nk; j-- > 0;) {
-			st->kind[d] = FK_KERNEL;
-			st->name[d++] = kernel_frame_name(&s->k[j]);
 		}
 	}
+	free(fr);
 	qsort(v, r->ns, sizeof(*v), cmp_stack);
 	for (i = 0; i < r->ns; i++) {
 		if (n && same(&v[n - 1], &v[i]))

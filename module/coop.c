@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cooperative unwinding: a process that knows its own frames (an
+ * interpreter) opts in through /dev/sframe; after the engine walked one
+ * of its threads, that thread gets the process's real-time signal with
+ * the stay's cookie, and its handler answers with its frames, which go
+ * to the ring as an `interp` record of that cookie.
+ *
+ * The signal is raised only where the thread is about to run user code
+ * with its system call's result final, so that it can never see EINTR
+ * or a short result because of us.  The engine's task_work normally runs
+ * on the exit path, where the signal queued here is handled right after
+ * it; but task_work also runs inside system calls (io_uring_enter()'s
+ * wait) and inside get_signal() ahead of a restart.  There the request
+ * is owed instead: at the stay's real end (the engine's user-return
+ * notifier) a task_work is queued and a self-interrupt raised, which
+ * catches the thread at its first user instruction; that interrupt's
+ * exit path raises the signal.  The thread's interpreter state has not
+ * moved since the walk.
+ *
+ * A thread has at most one request outstanding; walks while it is are
+ * not signalled (busy), unanswered ones expire after coop_timeout_ms.
+ * A thread that blocks the signal, has it pending already or has no
+ * handler for it is not signalled either (a real-time signal's default
+ * action would kill it).
+ *
+ * Processes are keyed by their mm (held with mmgrab(), so the pointer is
+ * never reused while listed): fork() does not inherit the opt-in, exec
+ * leaves it behind with the old mm; entries of dead mms are reclaimed
+ * when the table is full.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/hash.h>
+#include <linux/irq_work.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <linux/uaccess.h>
+#include "arch_x86.h"
+#include "coop.h"
+#include "deferred.h"
+#include "ring.h"
+
+#define COOP_PROCS		256
+#define COOP_THREADS		1024
+#define COOP_HASH_BITS		8
+
+unsigned int ustack_coop_timeout_ms = 100;
+struct ustack_coop_stats ustack_coop_stats;
+
+enum { COOP_FREE, COOP_OWED, COOP_ASKED };
+
+struct coop_proc {
+	struct mm_struct *mm;	/* mmgrab()bed; NULL when free */
+	int sig;
+};
+
+struct coop_thread {
+	struct hlist_node hnode;
+	const struct task_struct *task;	/* compared only */
+	const struct mm_struct *mm;	/* compared only */
+	pid_t tid;
+	u8 state;
+	bool work_queued;
+	int sig;
+	u64 cookie;
+	unsigned long deadline;		/* jiffies, COOP_ASKED */
+	struct callback_head work;
+};
+
+static DEFINE_MUTEX(procs_lock);
+static struct coop_proc procs[COOP_PROCS];
+static atomic_t nr_procs = ATOMIC_INIT(0);
+
+/* IRQs off: stay_end() runs in the user-return notifier. */
+static DEFINE_RAW_SPINLOCK(threads_lock);
+static struct coop_thread threads[COOP_THREADS];
+static struct hlist_head thread_hash[1 << COOP_HASH_BITS];
+static HLIST_HEAD(thread_free);
+
+static void kick_fn(struct irq_work *work)
+{
+}
+
+static DEFINE_PER_CPU(struct irq_work, kick);
+
+/* The current process's signal, or 0.  Lockless: pointers compared only. */
+static int proc_sig(void)
+{
+	const struct mm_struct *mm = current->mm;
+	int i;
+
+	if (!mm || !atomic_read(&nr_procs))
+		return 0;
+	for (i = 0; i < COOP_PROCS; i++)
+		if (READ_ONCE(procs[i].mm) == mm)
+			return READ_ONCE(procs[i].sig);
+	return 0;
+}
+
+static struct hlist_head *bucket_of(const struct task_struct *t)
+{
+	return &thread_hash[hash_ptr(t, COOP_HASH_BITS)];
+}
+
+static struct coop_thread *thread_lookup(void)
+{
+	struct coop_thread *e;
+
+	lockdep_assert_held(&threads_lock);
+	hlist_for_each_entry(e, bucket_of(current), hnode)
+		if (e->task == current && e->mm == current->mm &&
+		    e->tid == task_pid_nr(current))
+			return e;
+	return NULL;
+}
+
+static void thread_free_locked(struct coop_thread *e)
+{
+	hlist_del(&e->hnode);
+	e->task = NULL;
+	e->state = COOP_FREE;
+	hlist_add_head(&e->hnode, &thread_free);
+}
+
+static bool expired(const struct coop_thread *e)
+{
+	return e->state == COOP_ASKED && time_after(jiffies, e->deadline);
+}
+
+/* Reclaim every expired request (their threads may be gone). */
+static void reclaim_locked(void)
+{
+	int i;
+
+	for (i = 0; i < COOP_THREADS; i++)
+		if (threads[i].task && !threads[i].work_queued &&
+		    expired(&threads[i])) {
+			atomic_long_inc(&ustack_coop_stats.expired);
+			thread_free_locked(&threads[i]);
+		}
+}
+
+static struct coop_thread *thread_new_locked(void)
+{
+	struct coop_thread *e;
+
+	if (hlist_empty(&thread_free))
+		reclaim_locked();
+	if (hlist_empty(&thread_free))
+		return NULL;
+	e = hlist_entry(thread_free.first, struct coop_thread, hnode);
+	hlist_del(&e->hnode);
+	e->task = current;
+	e->mm = current->mm;
+	e->tid = task_pid_nr(current);
+	e->state = COOP_FREE;
+	e->work_queued = false;
+	hlist_add_head(&e->hnode, bucket_of(current));
+	return e;
+}
+
+/*
+ * Raise the request's signal on current, or leave it owed when current
+ * is inside a system call whose result is not final yet.
+ */
+static void try_send(struct coop_thread *e)
+{
+	struct kernel_siginfo info;
+	struct sighand_struct *sh = current->sighand;
+	unsigned long flags;
+	bool blocked, pending, handled;
+	u64 cookie;
+	int sig;
+
+	if (ustack_arch_syscall_unfinished(task_pt_regs(current))) {
+		atomic_long_inc(&ustack_coop_stats.deferred);
+		return;
+	}
+	raw_spin_lock_irqsave(&threads_lock, flags);
+	if (e->state != COOP_OWED || e->task != current) {
+		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		return;
+	}
+	sig = e->sig;
+	cookie = e->cookie;
+	raw_spin_unlock_irqrestore(&threads_lock, flags);
+
+	spin_lock_irq(&sh->siglock);
+	blocked = sigismember(&current->blocked, sig);
+	pending = sigismember(&current->pending.signal, sig) ||
+		  sigismember(&current->signal->shared_pending.signal, sig);
+	handled = sh->action[sig - 1].sa.sa_handler != SIG_DFL &&
+		  sh->action[sig - 1].sa.sa_handler != SIG_IGN;
+	spin_unlock_irq(&sh->siglock);
+
+	raw_spin_lock_irqsave(&threads_lock, flags);
+	if (blocked || pending || !handled) {
+		atomic_long_inc(blocked ? &ustack_coop_stats.blocked :
+				pending ? &ustack_coop_stats.pending :
+				&ustack_coop_stats.no_handler);
+		thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		return;
+	}
+	e->state = COOP_ASKED;
+	e->deadline = jiffies + msecs_to_jiffies(READ_ONCE(ustack_coop_timeout_ms));
+	raw_spin_unlock_irqrestore(&threads_lock, flags);
+
+	clear_siginfo(&info);
+	info.si_signo = sig;
+	info.si_code = SI_KERNEL;
+	info.si_ptr = (void __user *)(unsigned long)cookie;
+	if (send_sig_info(sig, &info, current)) {
+		atomic_long_inc(&ustack_coop_stats.send_failed);
+		raw_spin_lock_irqsave(&threads_lock, flags);
+		if (e->task == current && e->state == COOP_ASKED)
+			thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		return;
+	}
+	atomic_long_inc(&ustack_coop_stats.signalled);
+}
+
+/* After each walk of a thread of an opted-in process. */
+static void deliver(const struct ustack_task *st)
+{
+	struct coop_thread *e;
+	unsigned long flags;
+	int sig = proc_sig();
+
+	if (!sig || st->end == USTACK_END_EXIT || st->end == USTACK_END_EXEC ||
+	    (current->flags & PF_EXITING) ||
+	    !user_64bit_mode(task_pt_regs(current)))
+		return;
+	raw_spin_lock_irqsave(&threads_lock, flags);
+	e = thread_lookup();
+	if (e && e->state == COOP_ASKED && !expired(e)) {
+		atomic_long_inc(&ustack_coop_stats.busy);
+		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		return;
+	}
+	if (e && expired(e))
+		atomic_long_inc(&ustack_coop_stats.expired);
+	if (!e)
+		e = thread_new_locked();
+	if (!e) {
+		atomic_long_inc(&ustack_coop_stats.full);
+		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		return;
+	}
+	/* An owed request that was never raised gives way to this stay's. */
+	e->state = COOP_OWED;
+	e->sig = sig;
+	e->cookie = st->cookie;
+	raw_spin_unlock_irqrestore(&threads_lock, flags);
+	try_send(e);
+}
+
+static void owed_work(struct callback_head *head)
+{
+	struct coop_thread *e = container_of(head, struct coop_thread, work);
+	unsigned long flags;
+	bool owed;
+
+	raw_spin_lock_irqsave(&threads_lock, flags);
+	e->work_queued = false;
+	owed = e->state == COOP_OWED && e->task == current;
+	raw_spin_unlock_irqrestore(&threads_lock, flags);
+	if (owed && !(current->flags & PF_EXITING))
+		try_send(e);
+	module_put(THIS_MODULE);
+}
+
+/* IRQs off, at the real return to user space of current. */
+static void stay_end(const struct ustack_task *st)
+{
+	struct coop_thread *e;
+
+	raw_spin_lock(&threads_lock);
+	e = thread_lookup();
+	if (e && e->state == COOP_OWED && !e->work_queued) {
+		init_task_work(&e->work, owed_work);
+		if (!task_work_add(current, &e->work, TWA_RESUME)) {
+			e->work_queued = true;
+			__module_get(THIS_MODULE);
+			irq_work_queue(this_cpu_ptr(&kick));
+		}
+	}
+	raw_spin_unlock(&threads_lock);
+}
+
+static const struct ustack_client coop_client = {
+	.deliver = deliver,
+	.stay_end = stay_end,
+	.every_walk = true,
+};
+
+/* ---- /dev/sframe: opt in, opt out --------------------------------------- */
+
+int ustack_coop_on(int sig)
+{
+	struct mm_struct *mm = current->mm;
+	int i, free = -1, ret = 0;
+
+	if (sig < SIGRTMIN || sig > SIGRTMAX)
+		return -EINVAL;
+	if (!user_64bit_mode(task_pt_regs(current)))
+		return -EOPNOTSUPP;
+	mutex_lock(&procs_lock);
+	for (i = 0; i < COOP_PROCS; i++) {
+		if (procs[i].mm == mm) {
+			WRITE_ONCE(procs[i].sig, sig);
+			goto out;
+		}
+		/* A dead process's entry: its mm has no users left. */
+		if (procs[i].mm && !atomic_read(&procs[i].mm->mm_users)) {
+			mmdrop(procs[i].mm);
+			WRITE_ONCE(procs[i].mm, NULL);
+			atomic_dec(&nr_procs);
+		}
+		if (!procs[i].mm && free < 0)
+			free = i;
+	}
+	if (free < 0) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	mmgrab(mm);
+	WRITE_ONCE(procs[free].sig, sig);
+	WRITE_ONCE(procs[free].mm, mm);
+	atomic_inc(&nr_procs);
+out:
+	mutex_unlock(&procs_lock);
+	return ret;
+}
+
+int ustack_coop_off(void)
+{
+	struct mm_struct *mm = current->mm;
+	int i;
+
+	mutex_lock(&procs_lock);
+	for (i = 0; i < COOP_PROCS; i++)
+		if (procs[i].mm == mm)
+			break;
+	if (i == COOP_PROCS) {
+		mutex_unlock(&procs_lock);
+		return -ENOENT;
+	}
+	WRITE_ONCE(procs[i].mm, NULL);
+	atomic_dec(&nr_procs);
+	mutex_unlock(&procs_lock);
+	/* A walk may still compare the pointer: it is never dereferenced. */
+	mmdrop(mm);
+	return 0;
+}
+
+/* ---- /dev/sframe: the answer --------------------------------------------- */
+
+static int refuse(int err, const char *why)
+{
+	atomic_long_inc(&ustack_coop_stats.refused);
+	pr_info_ratelimited("pid %d tid %d (%s): interp answer refused: %s\n",
+			    task_tgid_nr(current), task_pid_nr(current),
+			    current->comm, why);
+	return err;
+}
+
+/* Is the request @cookie the calling thread's outstanding one? */
+static int check_cookie(u64 cookie, bool consume)
+{
+	struct coop_thread *e;
+	unsigned long flags;
+	int ret = 0;
+
+	raw_spin_lock_irqsave(&threads_lock, flags);
+	e = thread_lookup();
+	if (e && expired(e) && !e->work_queued) {
+		atomic_long_inc(&ustack_coop_stats.expired);
+		thread_free_locked(e);
+		e = NULL;
+	}
+	if (!e || e->state != COOP_ASKED)
+		ret = -ESTALE;
+	else if (e->cookie != cookie)
+		ret = -EPERM;
+	else if (consume)
+		thread_free_locked(e);
+	raw_spin_unlock_irqrestore(&threads_lock, flags);
+	return ret;
+}
+
+static int check_string(const char *strtab, u32 len, u32 off)
+{
+	size_t n;
+
+	if (off >= len)
+		return refuse(-EINVAL, "string offset outside strtab");
+	n = strnlen(strtab + off, len - off);
+	if (n == len - off)
+		return refuse(-EINVAL, "string not terminated");
+	if (n >= USTACK_COOP_MAX_STRING)
+		return refuse(-E2BIG, "string too long");
+	return 0;
+}
+
+static bool lang_ok(const char *lang)
+{
+	size_t n = strnlen(lang, 16), i;
+
+	if (!n || n == 16)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum(lang[i]) && !strchr("._-", lang[i]))
+			return false;
+	return true;
+}
+
+int ustack_coop_answer(const void __user *uarg)
+{
+	struct ustack_coop_answer a;
+	struct ustack_rec_interp *rec;
+	struct ustack_coop_frame *f;
+	char *strtab;
+	u32 i, alen;
+	int ret;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.size < sizeof(a) || a.flags)
+		return refuse(-EINVAL, "bad size or flags");
+	if (a.nr_frames > USTACK_COOP_MAX_FRAMES ||
+	    a.strtab_len > USTACK_COOP_MAX_STRTAB)
+		return refuse(-E2BIG, "too many frames or string bytes");
+	if (!lang_ok(a.lang))
+		return refuse(-EINVAL, "bad lang");
+	ret = check_cookie(a.cookie, false);
+	if (ret)
+		return refuse(ret, ret == -ESTALE ? "no request outstanding" :
+			      "not this thread's cookie");
+
+	alen = sizeof(*rec) + a.nr_frames * sizeof(*f);
+	rec = kzalloc(alen + a.strtab_len, GFP_KERNEL);
+	if (!rec)
+		return -ENOMEM;
+	f = (struct ustack_coop_frame *)(rec + 1);
+	strtab = (char *)(f + a.nr_frames);
+	ret = -EFAULT;
+	if (copy_from_user(f, u64_to_user_ptr(a.frames),
+			   a.nr_frames * sizeof(*f)) ||
+	    copy_from_user(strtab, u64_to_user_ptr(a.strtab), a.strtab_len))
+		goto out;
+	ret = 0;
+	for (i = 0; i < a.nr_frames; i++) {
+		if (f[i].reserved || (f[i].flags & ~USTACK_INTERP_ENTRY)) {
+			ret = refuse(-EINVAL, "reserved bits set");
+			goto out;
+		}
+		ret = check_string(strtab, a.strtab_len, f[i].function);
+		if (!ret)
+			ret = check_string(strtab, a.strtab_len, f[i].file);
+		if (ret)
+			goto out;
+	}
+	ret = check_cookie(a.cookie, true);
+	if (ret) {
+		ret = refuse(ret, "request gone meanwhile");
+		goto out;
+	}
+	/* Nothing to say (no interpreter frame now): the request is done. */
+	if (!a.nr_frames) {
+		atomic_long_inc(&ustack_coop_stats.empty);
+		goto out;
+	}
+	atomic_long_inc(&ustack_coop_stats.answered);
+	*rec = (struct ustack_rec_interp) {
+		.hdr = {
+			.type = USTACK_REC_INTERP,
+			.size = ALIGN(alen + a.strtab_len, 8),
+		},
+		.cookie = a.cookie,
+		.pid = task_tgid_nr(current),
+		.tid = task_pid_nr(current),
+		.nr_frames = a.nr_frames,
+		.strtab_len = a.strtab_len,
+	};
+	memcpy(rec->lang, a.lang, sizeof(rec->lang));
+	if (ustack_ring_active())
+		ustack_ring_write(rec, alen, strtab, a.strtab_len);
+out:
+	kfree(rec);
+	return ret;
+}
+
+void ustack_coop_init(void)
+{
+	int i;
+
+	for (i = 0; i < COOP_THREADS; i++)
+		hlist_add_head(&threads[i].hnode, &thread_free);
+	for_each_possible_cpu(i)
+		per_cpu(kick, i) = IRQ_WORK_INIT_HARD(kick_fn);
+	ustack_deferred_client_register(USTACK_CLIENT_COOP, &coop_client);
+}
+
+void ustack_coop_exit(void)
+{
+	int i;
+
+	ustack_deferred_client_unregister(USTACK_CLIENT_COOP);
+	for_each_possible_cpu(i)
+		irq_work_sync(per_cpu_ptr(&kick, i));
+	for (i = 0; i < COOP_PROCS; i++)
+		if (procs[i].mm)
+			mmdrop(procs[i].mm);
+}

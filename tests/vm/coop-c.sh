@@ -1,0 +1,55 @@
+# Cooperative unwinding against a C program that opts in itself and then
+# misbehaves (src/coop_c.c), sampled at 999 Hz: a blocked signal is never
+# raised (counted, nothing pending); requests never answered expire and
+# later walks are not signalled meanwhile; forged answers (wrong cookie,
+# another thread's, oversized, a bad string, a second answer) are refused
+# with their errno and only the right one makes an interp record; fork
+# (a child answering its parent's cookie) and exec with requests
+# outstanding; 64 threads answering.
+. ./lib.sh
+ustack_load sample_hz=999 coop_timeout_ms=50
+record_start /tmp/coopc.rec
+run() {
+	./bin/coop_c "$@" >/tmp/coopc.out 2>&1 || { cat /tmp/coopc.out; fail "coop_c $* exit $?"; }
+	cat /tmp/coopc.out
+	grep -q '^result 0$' /tmp/coopc.out || fail "coop_c $1: wrong result"
+}
+val() { tr ' ' '\n' </tmp/coopc.out | sed -n "s/^$1=//p"; }
+s0() { stat_of coop_$1; }
+
+b0=$(s0 blocked)
+run block 2
+[ "$(val signals)" = 0 ] || fail "a blocked signal arrived"
+[ "$(val pending)" = 0 ] || fail "the blocked signal is pending"
+[ "$(s0 blocked)" -gt "$b0" ] || fail "no walk found the signal blocked"
+
+e0=$(s0 expired) u0=$(s0 busy)
+run silent 2
+[ "$(val signals)" -ge 1 ] || fail "no request raised"
+[ "$(s0 expired)" -gt "$e0" ] || fail "no request expired"
+[ "$(s0 busy)" -gt "$u0" ] || fail "no walk waited for an outstanding request"
+
+r0=$(s0 refused)
+run forge 2
+[ "$(val other)" = 0 ] || fail "unexpected errors"
+[ "$(val ok)" -ge 1 ] || fail "no answer accepted"
+for k in eperm e2big einval estale; do
+	[ "$(val $k)" = "$(val ok)" ] || fail "$k refusals: $(val $k), accepted answers: $(val ok)"
+done
+[ "$(val eperm_other)" -ge 1 ] || fail "no other thread's cookie tried"
+[ "$(s0 refused)" -gt "$r0" ] || fail "refusals not counted"
+n=$(grep -c '^interp .* lang=test$' /tmp/coopc.rec || true)
+
+run fork 1
+# 64 threads on few CPUs: a signalled thread may wait long for its turn.
+param_set coop_timeout_ms 5000
+run threads 2
+[ "$(val ok)" -ge 64 ] || fail "64 threads: only $(val ok) answers accepted"
+[ "$(val other)" = 0 ] || fail "64 threads: $(val other) answers refused"
+[ "$(s0 full)" = 0 ] || fail "no slot for a thread"
+record_stop 1
+grep '^coop_' /sys/kernel/debug/ustack/stats | tr '\n' ' '; echo
+# Every accepted answer is one interp record, in the contract's form.
+a=$(grep -c '^interp cookie=0x[0-9a-f]\{16\} pid=[0-9]* tid=[0-9]* frames=2 lang=test$' /tmp/coopc.rec)
+[ "$a" = "$(s0 answered)" ] || fail "$a interp records, $(s0 answered) answers accepted"
+grep -q '^    interp spin coop_c\.c:42$' /tmp/coopc.rec || fail "no interp frame line"

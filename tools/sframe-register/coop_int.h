@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* coop_int.h - internals shared by coop.c and coop_python.c. */
+#ifndef SFRAME_REGISTER_COOP_INT_H
+#define SFRAME_REGISTER_COOP_INT_H
+
+#include "ustack.h"
+
+/*
+ * Add a frame with the function and file of the answer's frame @like (an
+ * index), at @line: recursion without copying the strings again.
+ * Returns 0, or -1 when the answer is full or @like is not a frame.
+ */
+__attribute__((visibility("hidden")))
+int ustack_interp_same(struct ustack_interp *a, int like, unsigned int line,
+		       unsigned int flags);
+
+#endif
