@@ -27,6 +27,10 @@ tools:
 check:
 	bash scripts/check.sh
 
+# Every test on every kernel, feature tests included (longer than CI allows).
+check-full:
+	USTACK_VM_ALL=1 USTACK_CHECK_BUDGET=$${USTACK_CHECK_BUDGET:-14400} bash scripts/check.sh
+
 demo:
 	bash scripts/demo.sh
 
@@ -77,4 +81,4 @@ clean: clean-tools
 	$(MAKE) -C tests/vm clean
 	rm -rf build
 
-.PHONY: all module tools check demo bench install install-tools install-man deb clean clean-tools
+.PHONY: all module tools check check-full demo bench install install-tools install-man deb clean clean-tools

@@ -14,6 +14,16 @@ if [ $# -gt 0 ]; then
 else
 	mapfile -t tests < <(cd "$top/tests/vm" && ls *.sh | sed 's/\.sh$//' |
 		grep -v -e '^guest-init$' -e '^lib$' -e '^_')
+	# A feature test that the other kernels prove nothing more with runs
+	# on the kernels its line "# kernels: 6.1 debug" names; engine and
+	# hazard tests have none and run everywhere.  USTACK_VM_ALL=1 (make
+	# check-full) runs every test on every kernel.
+	if [ "${USTACK_VM_ALL:-0}" != 1 ]; then
+		mapfile -t tests < <(for t in "${tests[@]}"; do
+			k=$(sed -n 's/^# kernels: //p' "$top/tests/vm/$t.sh" | head -n1)
+			if [ -z "$k" ] || [[ " $k " == *" $name "* ]]; then echo "$t"; fi
+		done)
+	fi
 	# The debug kernel is several times slower: a test may opt out of it
 	# with a line "# debug: skip (reason)".
 	if [ "$name" = debug ]; then

@@ -7,7 +7,8 @@
 # artifact where the README says.  Safe to run again: it starts by purging
 # what an earlier run may have left.
 # bash tests/packaging/run.sh [NAME...]: version, deb-*, lintian,
-# dkms-build-<kernel>, tools-*, make-install, checkpatch (tests/select.sh).
+# dkms-build-<kernel>, tools-*, make-install, commit-subjects, checkpatch
+# (tests/select.sh).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/select.sh" packaging "$@"
@@ -138,6 +139,21 @@ elif git -C "$top" ls-files -z --cached --others --exclude-standard |
 	fi
 else
 	echo "FAIL: packaging/make-install: $(grep -m1 -i error "$tmp/install.log")"
+fi
+
+# Commits say what in a subject of at most 72 characters (and why in
+# their body): every commit since the rule was made (5e1f0bc's children).
+if ! want commit-subjects; then
+	:
+elif ! git -C "$top" cat-file -e 5e1f0bc 2>/dev/null; then
+	echo "FAIL: packaging/commit-subjects: no history (a shallow clone?)"
+else
+	long=$(git -C "$top" log --format='%h %s' 5e1f0bc..HEAD | awk 'length($0) - 8 > 72' | head -n 3)
+	if [ -z "$long" ]; then
+		echo "PASS: packaging/commit-subjects"
+	else
+		echo "FAIL: packaging/commit-subjects: over 72 characters: $(echo "$long" | paste -sd'|')"
+	fi
 fi
 
 # Kernel coding style: Debian's linux-source-6.1 checkpatch.pl (a tool,
