@@ -142,6 +142,15 @@ int cmd_dump(int argc, char **argv)
 		}
 	}
 	err = ustack_sframe_validate(&sec);
+	/*
+	 * gas leaves an object file's FDEs unflagged (ld sorts and flags
+	 * them): the kernel refuses such a section, a dump of a .o shows it.
+	 */
+	if (err == SFRAME_E_UNSORTED && !(sec.flags & SFRAME_F_FDE_SORTED)) {
+		fprintf(stderr, "sframe-register dump: %s: FDEs not flagged sorted (as in an object file): the kernel would refuse this section\n",
+			argv[1]);
+		err = 0;
+	}
 	if (err) {
 bad:
 		fprintf(stderr, "sframe-register dump: %s: malformed: %s\n",
