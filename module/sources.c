@@ -39,7 +39,7 @@ static DECLARE_BITMAP(syscall_set, USTACK_SYSCALL_SLOTS);
 static DEFINE_MUTEX(sources_lock);
 static bool running;
 static struct tracepoint *tp_sys_enter, *tp_sched_switch;
-static bool sys_enter_on, sched_switch_on;
+static bool sys_enter_on, sched_switch_on, offcpu_live;
 static int cpuhp_state = -1;
 static DEFINE_PER_CPU(struct perf_event *, sample_event);
 static atomic_t sampling_cycles, sampling_clock;	/* CPUs by counter */
@@ -339,34 +339,40 @@ static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *next,
 			       unsigned int prev_state)
 {
-	if (prev_state == TASK_RUNNING || (prev_state & TASK_DEAD) ||
-	    !READ_ONCE(ustack_sources_offcpu) || !wanted(prev))
+	if (!READ_ONCE(offcpu_live) || prev_state == TASK_RUNNING ||
+	    (prev_state & TASK_DEAD) || !READ_ONCE(ustack_sources_offcpu) ||
+	    !wanted(prev))
 		return;
 	record(USTACK_EVENT_OFFCPU, -1, NULL, 2);
 }
 
 /*
- * The probe is in while the sources run, whatever `offcpu` says, so that
- * switching it on or off patches no code.
+ * The probe goes in at the first start and stays until module exit,
+ * whatever `offcpu` says: putting a probe in or out rewrites the
+ * tracepoint's static call, live text patching that every session would
+ * otherwise pay twice (and that QEMU's TCG sometimes races).
  */
 static int offcpu_start(void)
 {
 	int ret;
 
 	lockdep_assert_held(&sources_lock);
-	ret = tracepoint_probe_register(tp_sched_switch, probe_sched_switch,
-					NULL);
-	sched_switch_on = !ret;
-	return ret;
+	if (!sched_switch_on) {
+		ret = tracepoint_probe_register(tp_sched_switch,
+						probe_sched_switch, NULL);
+		if (ret)
+			return ret;
+		sched_switch_on = true;
+	}
+	WRITE_ONCE(offcpu_live, true);
+	return 0;
 }
 
+/* After it returns no probe is still recording into the ring. */
 static void offcpu_stop(void)
 {
-	if (!sched_switch_on)
-		return;
-	tracepoint_probe_unregister(tp_sched_switch, probe_sched_switch, NULL);
+	WRITE_ONCE(offcpu_live, false);
 	tracepoint_synchronize_unregister();
-	sched_switch_on = false;
 }
 
 /* ---- start and stop --------------------------------------------------------- */
@@ -440,4 +446,14 @@ int ustack_sources_init(void)
 	if (!tp_sys_enter)
 		pr_warn("no sys_enter tracepoint: syscall events unavailable\n");
 	return 0;
+}
+
+/* Module exit, after the last stop. */
+void ustack_sources_exit(void)
+{
+	if (sched_switch_on) {
+		tracepoint_probe_unregister(tp_sched_switch,
+					    probe_sched_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
 }

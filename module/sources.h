@@ -13,6 +13,7 @@ extern bool ustack_sources_offcpu;
 extern unsigned int ustack_sources_hz;
 
 int ustack_sources_init(void);
+void ustack_sources_exit(void);
 int ustack_sources_start(void);
 void ustack_sources_stop(void);
 void ustack_sources_set_hz(unsigned int hz);

@@ -125,7 +125,7 @@ static int __init ustack_init(void)
 		goto err_user_record;
 	ret = ustack_sframe_dev_init();
 	if (ret)
-		goto err_user_record;
+		goto err_sources;
 	ret = ustack_stream_dev_init();
 	if (ret)
 		goto err_sframe_dev;
@@ -135,6 +135,8 @@ static int __init ustack_init(void)
 
 err_sframe_dev:
 	ustack_sframe_dev_exit();
+err_sources:
+	ustack_sources_exit();
 err_user_record:
 	ustack_coop_exit();
 	ustack_user_record_exit();
@@ -160,6 +162,7 @@ static void __exit ustack_exit(void)
 	ustack_nmi_test_exit();
 	ustack_stream_dev_exit();
 	ustack_sframe_dev_exit();
+	ustack_sources_exit();
 	ustack_coop_exit();
 	ustack_user_record_exit();
 	ustack_deferred_exit();
