@@ -6,6 +6,7 @@
 # with their errno and only the right one makes an interp record; fork
 # (a child answering its parent's cookie) and exec with requests
 # outstanding; 64 threads answering.
+# kernels: 6.1 6.12
 . ./lib.sh
 ustack_load sample_hz=999 coop_timeout_ms=50
 record_start /tmp/coopc.rec

@@ -4,6 +4,7 @@
 # interp record with its Python frames, in call order; its output is
 # byte-identical with and without ustack.
 # python: yes
+# kernels: 6.1 6.12
 . ./lib.sh
 [ -x /usr/bin/python3.11 ] || fail "no python3.11 in the guest"
 python3.11 coop_prog.py >/tmp/plain.out || fail "python without ustack"
