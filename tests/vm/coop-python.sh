@@ -5,6 +5,7 @@
 # byte-identical with and without ustack.
 # python: yes
 # kernels: 6.1 6.12
+# timeout: 600
 . ./lib.sh
 [ -x /usr/bin/python3.11 ] || fail "no python3.11 in the guest"
 python3.11 coop_prog.py >/tmp/plain.out || fail "python without ustack"
