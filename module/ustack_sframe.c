@@ -1326,6 +1326,9 @@ static const struct sframe_budget sf_walk_limit = {
 	.bytes = USTACK_WALK_MAX_BYTES,
 };
 
+/* SFrame bytes a walk reads before a fatal signal may cut it short. */
+#define SF_DYING_BYTES	(64 * 1024)
+
 u32 ustack_sframe_walk(struct sframe_walk *w)
 {
 	const struct sframe_walk_ops *ops = w->ops ? w->ops : &sf_no_ops;
@@ -1336,6 +1339,7 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 	u32 max = w->max_frames, nr = 0;
 	/* a cached run stops before what may be a signal trampoline */
 	u64 stop = ops->read_code ? SF_STOP : 0;
+	u32 start_bytes;
 	u8 method, end;
 
 	w->err = 0;
@@ -1343,6 +1347,7 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 	w->sec = NULL;
 	w->sec_cacheable = false;
 	w->budget = w->limit ? *w->limit : sf_walk_limit;
+	start_bytes = w->budget.bytes;
 	if (!max) {
 		w->nr = 0;
 		w->end = USTACK_END_DEPTH;
@@ -1360,8 +1365,13 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 			end = USTACK_END_DEPTH;
 			break;
 		}
-		/* between frames: others may run; a dying task stops here */
-		if (sf_env_pause()) {
+		/*
+		 * Between frames others may run, and a dying task stops here
+		 * once its walk has done real work: a short walk of a task
+		 * that a signal is about to kill still says where it was.
+		 */
+		if (sf_env_pause() &&
+		    start_bytes - w->budget.bytes >= SF_DYING_BYTES) {
 			end = USTACK_END_EXIT;
 			break;
 		}
