@@ -401,7 +401,7 @@ int ustack_sources_start(void)
 	ret = offcpu_start();
 	if (ret)
 		goto err_syscalls;
-	running = true;
+	WRITE_ONCE(running, true);
 	return 0;
 
 err_syscalls:
@@ -415,7 +415,7 @@ err_sampling:
 void ustack_sources_stop(void)
 {
 	guard(mutex)(&sources_lock);
-	running = false;
+	WRITE_ONCE(running, false);
 	offcpu_stop();
 	syscalls_stop();
 	sampling_stop();
@@ -446,6 +446,12 @@ int ustack_sources_init(void)
 	if (!tp_sys_enter)
 		pr_warn("no sys_enter tracepoint: syscall events unavailable\n");
 	return 0;
+}
+
+/* Between a start's end and the next stop (stats: active). */
+bool ustack_sources_running(void)
+{
+	return READ_ONCE(running);
 }
 
 /* Module exit, after the last stop. */

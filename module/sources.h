@@ -14,6 +14,7 @@ extern unsigned int ustack_sources_hz;
 
 int ustack_sources_init(void);
 void ustack_sources_exit(void);
+bool ustack_sources_running(void);
 int ustack_sources_start(void);
 void ustack_sources_stop(void);
 void ustack_sources_set_hz(unsigned int hz);

@@ -58,7 +58,9 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);
-	seq_printf(m, "active %d\n", ustack_ring_active());
+	/* a session has begun once its sources run, not when its ring is made */
+	seq_printf(m, "active %d\n", ustack_ring_active() &&
+		   ustack_sources_running());
 	seq_printf(m, "queued %llu\n", rs.written - rs.read);
 	seq_printf(m, "written_bytes %llu\n", rs.written);
 	seq_printf(m, "read_bytes %llu\n", rs.read);
