@@ -1387,6 +1387,24 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 	return nr;
 }
 
+#ifndef __KERNEL__
+/*
+ * read_code for walks of local memory (tools, tests, benchmarks): the
+ * code of the text the walk's own find_sec knows, nothing else.
+ */
+int ustack_sframe_read_local_code(struct sframe_walk *w, void *dst, u64 addr,
+				  u32 len)
+{
+	bool cacheable;
+	const struct sframe_sec *s = w->ops->find_sec(w, addr, &cacheable);
+
+	if (!s || addr + len > s->text_hi)
+		return -EFAULT;
+	memcpy(dst, (const void *)(unsigned long)addr, len);
+	return 0;
+}
+#endif
+
 /* ---- codes ---------------------------------------------------------- */
 
 static const char * const sf_names[] = {

@@ -390,4 +390,10 @@ struct sframe_walk {
  */
 u32 ustack_sframe_walk(struct sframe_walk *w);
 
+#ifndef __KERNEL__
+/* read_code of local memory, through the walk's own find_sec. */
+int ustack_sframe_read_local_code(struct sframe_walk *w, void *dst, u64 addr,
+				  u32 len);
+#endif
+
 #endif /* USTACK_USTACK_SFRAME_H */

@@ -136,21 +136,9 @@ static const struct sframe_sec *find_sec(struct sframe_walk *w, u64 pc,
 	return NULL;
 }
 
-/* Code of the known text (the kernel reads any; here only what is mapped). */
-static int read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
-{
-	bool cacheable;
-	const struct sframe_sec *s = find_sec(w, addr, &cacheable);
-
-	if (!s || addr + len > s->text_hi)
-		return -EFAULT;
-	memcpy(dst, (const void *)(uintptr_t)addr, len);
-	return 0;
-}
-
 static const struct sframe_walk_ops walk_ops = {
 	.find_sec = find_sec,
-	.read_code = read_code,
+	.read_code = ustack_sframe_read_local_code,
 };
 
 int fakedev_count(void)
