@@ -207,12 +207,84 @@ struct ustack_coop_answer {
 	char lang[16];		/* NUL-terminated: "python3.11" */
 };
 
+/*
+ * The system-wide SFrame store: unwind data for one ELF object, keyed by
+ * the object's file (its device and inode, as ELF discovery keys it), so
+ * that every process mapping the object, in any mount namespace, is
+ * covered with no help from the process.  Requires CAP_SYS_ADMIN or
+ * CAP_PERFMON (else EPERM); ustackd is its user.
+ *
+ * The module keeps a reference to the store file, never its bytes: the
+ * section [sframe_off, sframe_off + sframe_len) of that file is read
+ * through the page cache at walk time (task_work, where faults are
+ * allowed), so it is shared by every process, reclaimable, and costs
+ * nothing while unused.  The section's addresses are the object's ELF
+ * virtual addresses, as if the section were loaded at sframe_vaddr (an
+ * address of the object's ELF image that no segment needs to cover:
+ * ustackd's generator uses 0).  A walk uses a store entry for a PC when
+ * the process has no registration of its own for it and the file has no
+ * PT_GNU_SFRAME; frames found so have method "sframe" (the stats count
+ * store lookups apart).
+ *
+ * STORE_ADD replaces an earlier entry for the same object.  Errors:
+ * EPERM not privileged; EBADF a descriptor not open for reading; EINVAL
+ * bad size/flags/reserved, object not a regular ELF file, store file not
+ * a regular file, empty or wrapping range; EBADMSG the section is not
+ * valid SFrame (validated once, at STORE_ADD, with the budgets above);
+ * EOPNOTSUPP version or ABI not supported; ENOSPC the store is full
+ * (module parameter store_max); ENOMEM; EINTR.
+ * STORE_DEL: by object_fd (other fields ignored); ENOENT if the object
+ * has no entry.  STORE_FLUSH drops every entry (argument ignored).
+ */
+struct sframe_store_reg {
+	__u32 size;		/* sizeof(struct sframe_store_reg) */
+	__u32 flags;		/* none defined: must be 0 */
+	__s32 object_fd;	/* the ELF object (its inode is the key) */
+	__s32 sframe_fd;	/* the store file holding the section */
+	__u64 sframe_off;	/* offset of the section in the store file */
+	__u64 sframe_len;
+	__u64 sframe_vaddr;	/* ELF address the section is relative to */
+};
+
+/*
+ * Objects walked without unwind info: when a walk meets an executable file
+ * mapping with no registration, no PT_GNU_SFRAME and no store entry, the
+ * module queues it once per object (a bounded, lossy queue; drops are
+ * counted) so that ustackd can generate and register its SFrame.  The
+ * mapping is named by process and address range, which is enough to open
+ * the exact file through /proc/<pid>/map_files/<start>-<end> from any
+ * mount namespace.  STORE_MISSES (CAP_SYS_ADMIN or CAP_PERFMON) moves up
+ * to max_misses queued entries to the caller's array; EFAULT, EINVAL as
+ * for the other ioctls.
+ */
+struct sframe_store_miss {
+	__u32 pid;		/* tgid of a process mapping the object */
+	__u32 reserved;
+	__u64 start;		/* the executable mapping, [start, end) */
+	__u64 end;
+	__u64 ino;		/* the object's inode and device (st_dev) */
+	__u64 dev;
+};
+
+struct sframe_store_misses {
+	__u32 size;		/* sizeof(struct sframe_store_misses) */
+	__u32 flags;		/* none defined: must be 0 */
+	__u64 misses;		/* user pointer: sframe_store_miss[max_misses] */
+	__u32 max_misses;	/* in */
+	__u32 nr_misses;	/* out: entries stored */
+	__u64 dropped;		/* out: entries dropped (queue full) since load */
+};
+
 #define SFRAME_IOC_REGISTER	_IOW(USTACK_IOC_MAGIC, 1, struct sframe_reg)
 #define SFRAME_IOC_UNREGISTER	_IOW(USTACK_IOC_MAGIC, 2, struct sframe_reg)
 #define SFRAME_IOC_SELF_STACK	_IOWR(USTACK_IOC_MAGIC, 3, struct ustack_self)
 #define SFRAME_IOC_COOP_ON	_IOW(USTACK_IOC_MAGIC, 4, struct ustack_coop)
 #define SFRAME_IOC_COOP_OFF	_IOW(USTACK_IOC_MAGIC, 5, struct ustack_coop)
 #define SFRAME_IOC_COOP_ANSWER	_IOW(USTACK_IOC_MAGIC, 6, struct ustack_coop_answer)
+#define SFRAME_IOC_STORE_ADD	_IOW(USTACK_IOC_MAGIC, 7, struct sframe_store_reg)
+#define SFRAME_IOC_STORE_DEL	_IOW(USTACK_IOC_MAGIC, 8, struct sframe_store_reg)
+#define SFRAME_IOC_STORE_FLUSH	_IO(USTACK_IOC_MAGIC, 9)
+#define SFRAME_IOC_STORE_MISSES	_IOWR(USTACK_IOC_MAGIC, 10, struct sframe_store_misses)
 
 /* ---- /dev/ustack -------------------------------------------------------- */
 
