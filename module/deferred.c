@@ -169,8 +169,10 @@ static struct ustack_task *task_get(struct task_struct *t, bool nmi)
 		return NULL;
 	share = share_of(task_uid(t));
 	st = share && share->held >= share_cap ? NULL : free_list;
-	if (!st && free_list)
-		atomic_long_inc(&ustack_stats.share_refused);
+	/* A user at its share is refused; nomem is an empty pool only. */
+	if (!st)
+		atomic_long_inc(free_list ? &ustack_stats.share_refused :
+					    &ustack_stats.nomem);
 	if (st) {
 		free_list = st->next_free;
 		if (share)
@@ -189,8 +191,6 @@ static struct ustack_task *task_get(struct task_struct *t, bool nmi)
 		atomic_inc(&live_tasks);
 	}
 	raw_spin_unlock(&pool_lock);
-	if (!st)
-		atomic_long_inc(&ustack_stats.nomem);
 	return st;
 }
 

@@ -164,8 +164,16 @@ u64 ustack_sources_self(void)
 	 * reader the engine is not switched on for a self request: no user
 	 * can make every context switch of the machine pay for the probe.
 	 */
-	if (ustack_ring_active() && wanted(current) && self_allowed())
-		return record(USTACK_EVENT_SELF, -1, NULL, 1);
+	if (ustack_ring_active() && wanted(current) && self_allowed()) {
+		cookie = record(USTACK_EVENT_SELF, -1, NULL, 1);
+		/*
+		 * The pool (or this user's share of it) had no room for
+		 * the walk: the sample says so with cookie 0, but the
+		 * caller still gets the stay's cookie.
+		 */
+		if (cookie)
+			return cookie;
+	}
 	ustack_deferred_request(USTACK_CLIENT_NONE, NULL, &cookie);
 	return cookie;
 }

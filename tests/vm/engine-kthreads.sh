@@ -5,7 +5,18 @@
 ustack_load sample_hz=999 offcpu=1
 record_start /tmp/rec
 i=0; pids=; while [ $i -lt 30 ]; do sleep 60 & pids="$pids $!"; i=$((i + 1)); done
-sleep 1
+# Each sleeper must be asleep in nanosleep (off-CPU) while the
+# stream was open; on a slow guest (6.12-rt under TCG) one second was
+# not always enough.
+for p in $pids; do
+	i=0
+	until [ "$(cut -d' ' -f3 /proc/$p/stat)" = S ] &&
+	      grep -qE '^(35|230) ' /proc/$p/syscall; do
+		i=$((i + 1)); [ $i -lt 300 ] || fail "sleeper $p never slept"
+		sleep 0.1
+	done
+done
+sleep 0.5
 record_stop
 if grep -E '^sample .* comm=(kworker|ksoftirqd|rcu_|migration|kthreadd|cpuhp)' /tmp/rec | head -3 | grep .; then
 	fail "samples of kernel threads"

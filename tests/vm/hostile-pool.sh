@@ -16,12 +16,13 @@ done
 ./bin/workload_fp cpu 1
 record_stop
 nomem=$(stat_of nomem)
+refused=$(stat_of share_refused)
 kill $hp 2>/dev/null
 wait $hp
 ustack_unload
 total=$(grep -c '^sample .* comm=workload_fp' /tmp/pool.rec)
 zero=$(grep -c '^sample cookie=0x0000000000000000 .* comm=workload_fp' /tmp/pool.rec)
-echo "root's program: $total samples, $zero without a cookie; nomem $nomem"
+echo "root's program: $total samples, $zero without a cookie; nomem $nomem, share_refused $refused"
 [ "$total" -gt 20 ] || fail "too few samples: $total"
 # A tick in the program's exit has no cookie by design (the task is
 # exiting): allow that one, not a pool that turned root away.
