@@ -6,7 +6,7 @@
  * RCU hash and kept alive by an mmu_notifier (mmu_notifier_get/put):
  *   .release               the mm is torn down: drop every entry
  *   .invalidate_range_start MMU_NOTIFY_UNMAP (munmap, MAP_FIXED over,
- *                          mremap's old range): drop the entries whose text
+ *                          mremap's old range): hide the entries whose text
  *                          or SFrame range overlaps the unmapped range
  * The entries of an mm are a refcounted array (struct reg_set) sorted by
  * text start; writers build a new array and publish it with
@@ -705,6 +705,7 @@ out:
 struct ufork {
 	struct callback_head cb;
 	struct reg_set *set;
+	DECLARE_BITMAP(dead, REG_MAX_ENTRIES);	/* entries dead at fork */
 };
 
 static DEFINE_RAW_SPINLOCK(ufork_lock);
@@ -757,11 +758,13 @@ static bool reg_inherited(struct mm_struct *mm, const struct reg_ent *e)
 /*
  * The child, before its first user instruction: a copy of the parent's
  * @set, never @set itself (an unmapping in either would hide entries in
- * both).  Entries the parent unmapped since the fork are still the
- * child's: its mappings, not the flags, decide (MADV_DONTFORK ranges are
- * not in the child).
+ * both).  @dead: the entries already dead at fork (whatever is mapped
+ * there now is not what was registered).  Entries the parent unmapped
+ * since the fork are still the child's: its mappings decide
+ * (MADV_DONTFORK ranges are not in the child).
  */
-static void reg_inherit(struct mm_struct *mm, struct reg_set *set)
+static void reg_inherit(struct mm_struct *mm, struct reg_set *set,
+			const unsigned long *dead)
 {
 	struct reg_set *s, *old;
 	struct reg_mm *um;
@@ -769,15 +772,15 @@ static void reg_inherit(struct mm_struct *mm, struct reg_set *set)
 
 	if (mmap_write_lock_killable(mm))
 		return;
-	for (i = 0; i < set->nr; i++)
-		ok += reg_inherited(mm, &set->ent[i]);
+	for (i = 0; i < min_t(u32, set->nr, REG_MAX_ENTRIES); i++)
+		ok += !test_bit(i, dead) && reg_inherited(mm, &set->ent[i]);
 	if (!ok)
 		goto unlock;
 	s = reg_set_alloc(ok, GFP_KERNEL);
 	if (!s)
 		goto unlock;
 	for (i = 0; i < set->nr && s->nr < ok; i++)
-		if (reg_inherited(mm, &set->ent[i]))
+		if (!test_bit(i, dead) && reg_inherited(mm, &set->ent[i]))
 			reg_set_add(s, &set->ent[i]);
 	um = reg_get_mm(mm);
 	if (IS_ERR(um)) {
@@ -802,7 +805,7 @@ static void ufork_run(struct callback_head *cb)
 	struct ufork *f = container_of(cb, struct ufork, cb);
 
 	if (current->mm && !(current->flags & PF_EXITING))
-		reg_inherit(current->mm, f->set);
+		reg_inherit(current->mm, f->set, f->dead);
 	reg_set_put(f->set);
 	kfree(f);
 	module_put(THIS_MODULE);
@@ -814,6 +817,7 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	struct reg_set *set = NULL;
 	struct reg_mm *um;
 	struct ufork *f = NULL;
+	u32 i;
 
 	/* the tracepoint runs with preemption off: no sleeping allocation */
 	lockdep_assert_preemption_disabled();
@@ -846,6 +850,14 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	if (!try_module_get(THIS_MODULE))
 		goto undo;
 	f->set = set;
+	/*
+	 * Dead now: unmapped before the fork (or by another thread since
+	 * dup_mmap(): then the child loses an entry, never gains a stale one).
+	 */
+	bitmap_zero(f->dead, REG_MAX_ENTRIES);
+	for (i = 0; i < min_t(u32, set->nr, REG_MAX_ENTRIES); i++)
+		if (READ_ONCE(set->ent[i].dead))
+			__set_bit(i, f->dead);
 	init_task_work(&f->cb, ufork_run);
 	if (!task_work_add(child, &f->cb, TWA_RESUME))
 		return;
