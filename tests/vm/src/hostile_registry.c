@@ -14,7 +14,11 @@
  *                          the rule cache flushes meanwhile)
  *   fork                   registers its own .sframe and forks; the child
  *                          unmaps the section's pages; the parent's
- *                          registration must still be there
+ *                          registration must still be there.  Then a
+ *                          registered text page is unmapped, another mapped
+ *                          in its place, and the process forks: the child
+ *                          must not inherit the old registration (its
+ *                          register of the new page must succeed)
  *   fork-time VMAS         with VMAS extra mappings, the time of the first
  *                          SFRAME_IOC_REGISTER and of a fork (printed)
  */
@@ -187,7 +191,9 @@ static void victim(double secs)
 static void fork_unmap(void)
 {
 	uintptr_t lo, hi;
+	uint8_t *text, *sf;
 	struct obj o;
+	size_t len;
 	int err, st;
 	pid_t p;
 
@@ -215,6 +221,35 @@ static void fork_unmap(void)
 		die("the child's munmap hid the parent's registration: unregister: %s",
 		    strerror(-err));
 	printf("fork: the parent's registration survived the child's munmap\n");
+
+	text = mmap(NULL, PAGE, PROT_READ | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sf = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (text == MAP_FAILED || sf == MAP_FAILED)
+		die("mmap");
+	len = build(sf, (uintptr_t)text);
+	err = sf_reg((uintptr_t)sf, len, (uintptr_t)text, (uintptr_t)text + PAGE);
+	if (err)
+		die("register: %s", strerror(-err));
+	munmap(text, PAGE);
+	if (mmap(text, PAGE, PROT_READ | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != text)
+		die("mmap again");
+	p = fork();
+	if (p < 0)
+		die("fork");
+	if (!p) {
+		err = sf_reg((uintptr_t)sf + 64, build(sf + 64, (uintptr_t)text),
+			     (uintptr_t)text, (uintptr_t)text + PAGE);
+		if (err)
+			printf("FAIL: the child inherited a registration unmapped before the fork: register: %s\n",
+			       strerror(-err));
+		_exit(!!err);
+	}
+	if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("the child inherited a stale registration");
+	printf("fork: a registration unmapped before the fork is not inherited\n");
 }
 
 static void fork_time(long vmas)
