@@ -6,8 +6,12 @@
  * kernel_read() and cached by inode identity (device, inode number,
  * generation, ctime, size; no inode reference is held), in a small table
  * replaced round-robin.  A section is validated (every FDE and FRE) the
- * first time it is used; a file whose section fails (malformed, faulting,
- * or shaped for linear lookups) is remembered as having none.
+ * first time it is used, from the file's own bytes: the verdict is applied
+ * to every process mapping the file, so it must not come from one
+ * process's private (maybe copy-on-write modified) copy.  A file whose
+ * section fails (malformed, truncated, or shaped for linear lookups) is
+ * remembered as having none.  Only regular files outside FUSE are read: a
+ * FIFO, a device or a FUSE server could block the walk, and rmmod with it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +25,7 @@
 #include <linux/slab.h>
 #include "internal.h"
 #include "registry.h"
+#include "sframe_local.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554
@@ -46,12 +51,14 @@ struct disc_ent {
 	bool used;
 	bool has;		/* a PT_GNU_SFRAME, not known bad */
 	bool checked;		/* validated once */
-	u64 sf_vaddr, sf_size;
+	u64 sf_vaddr, sf_size, sf_offset;
 	u32 nloads;
 	struct disc_load load[UDISC_MAX_LOADS];	/* executable PT_LOADs */
 };
 
 static DEFINE_MUTEX(disc_lock);
+/* One file's section read and validated at a time: bounded memory. */
+static DEFINE_MUTEX(disc_check_lock);
 static struct disc_ent *disc_tab;
 static unsigned int disc_next;
 
@@ -103,9 +110,13 @@ static void disc_read(struct file *file, struct disc_ent *e)
 		goto out;
 	for (i = 0; i < eh.e_phnum; i++) {
 		if (ph[i].p_type == PT_GNU_SFRAME && ph[i].p_memsz &&
-		    ph[i].p_memsz <= REG_MAX_BYTES) {
+		    ph[i].p_memsz <= REG_MAX_BYTES &&
+		    ph[i].p_filesz >= ph[i].p_memsz &&
+		    ph[i].p_offset <= e->size &&
+		    ph[i].p_memsz <= e->size - ph[i].p_offset) {
 			e->sf_vaddr = ph[i].p_vaddr;
 			e->sf_size = ph[i].p_memsz;
+			e->sf_offset = ph[i].p_offset;
 			e->has = true;
 		}
 		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) &&
@@ -145,6 +156,21 @@ static void disc_get(struct file *file, struct disc_ent *key)
 	}
 }
 
+/* The cached entry for @key, if still cached (copied to @key). */
+static bool disc_find(struct disc_ent *key)
+{
+	unsigned int i;
+
+	guard(mutex)(&disc_lock);
+	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
+		if (disc_same(&disc_tab[i], key)) {
+			*key = disc_tab[i];
+			return true;
+		}
+	}
+	return false;
+}
+
 static void disc_set_checked(const struct disc_ent *key, bool ok)
 {
 	unsigned int i;
@@ -156,6 +182,86 @@ static void disc_set_checked(const struct disc_ent *key, bool ok)
 			disc_tab[i].has = ok;
 		}
 	}
+}
+
+/*
+ * Validate the section of @file as it is in the file (read with
+ * kernel_read(), not through any process's mapping), as if mapped at @sf
+ * for the text [@lo, @hi).  0, an SFrame error, or SFRAME_E_INTR for no
+ * verdict (no memory, a fatal signal, a short read).
+ */
+static int disc_validate_file(struct file *file, const struct disc_ent *key,
+			      u64 sf, u64 lo, u64 hi)
+{
+	struct sframe_sec sec;
+	loff_t pos = key->sf_offset;
+	size_t done = 0;
+	ssize_t n;
+	u8 *buf;
+	int err;
+
+	buf = kvmalloc(key->sf_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!buf)
+		return SFRAME_E_INTR;
+	/* Bounded: each pass reads at least one byte of sf_size. */
+	while (done < key->sf_size) {
+		if (fatal_signal_pending(current)) {
+			err = SFRAME_E_INTR;
+			goto out;
+		}
+		n = kernel_read(file, buf + done, key->sf_size - done, &pos);
+		if (n <= 0) {
+			/* Truncated since the headers were read: no section. */
+			err = n ? SFRAME_E_INTR : SFRAME_E_FAULT;
+			goto out;
+		}
+		done += n;
+	}
+	err = ustack_lsf_sec_init(&sec, (unsigned long)buf, key->sf_size, sf,
+				  lo, hi);
+	if (!err)
+		err = ustack_lsf_validate(&sec);
+out:
+	kvfree(buf);
+	return err;
+}
+
+/*
+ * The verdict on @key's section, from the file, once per file: 0 usable,
+ * else an SFrame error (SFRAME_E_INTR: none yet).  Updates @key.
+ */
+static int disc_check(struct file *file, struct disc_ent *key, u64 sf,
+		      u64 lo, u64 hi)
+{
+	int err;
+
+	if (mutex_lock_killable(&disc_check_lock))
+		return SFRAME_E_INTR;
+	/* Another task may have given the verdict meanwhile. */
+	if (disc_find(key) && key->checked) {
+		err = key->has ? 0 : SFRAME_E_NOINFO;
+		goto out;
+	}
+	err = disc_validate_file(file, key, sf, lo, hi);
+	if (err != SFRAME_E_INTR)
+		disc_set_checked(key, !err);
+	if (err && err != SFRAME_E_INTR)
+		pr_info_ratelimited("%s: PT_GNU_SFRAME unusable: %s\n",
+				    file_dentry(file)->d_name.name,
+				    ustack_sframe_strerror(err));
+out:
+	mutex_unlock(&disc_check_lock);
+	return err;
+}
+
+/* kernel_read() cannot block on it (no FIFO, device or FUSE server). */
+static bool disc_readable(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	const char *fs = inode->i_sb->s_type->name;
+
+	return S_ISREG(inode->i_mode) && strcmp(fs, "fuse") &&
+	       strcmp(fs, "fuseblk");
 }
 
 /**
@@ -207,9 +313,11 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 
 	*lo = start;
 	*hi = end;
+	err = -ENOENT;
+	if (!disc_readable(file))
+		goto out;
 	disc_ident(file_inode(file), &key);
 	disc_get(file, &key);
-	err = -ENOENT;
 	if (!key.has)
 		goto out;
 
@@ -229,22 +337,14 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 	sf = key.sf_vaddr + bias;
 	if (sf + key.sf_size < sf || sf + key.sf_size > TASK_SIZE)
 		goto out;
-	err = ustack_sframe_sec_init(sec, sf, key.sf_size, sf, start, end);
-	if (!err && !key.checked) {
-		err = ustack_sframe_validate(sec);
-		/*
-		 * A failure is remembered, a fault too (a section that
-		 * faults at its last byte is not read again on every
-		 * lookup); only a validation cut short by a fatal signal is
-		 * no verdict.
-		 */
-		if (err != SFRAME_E_INTR)
-			disc_set_checked(&key, !err);
-		if (err)
-			pr_info_ratelimited("%s: PT_GNU_SFRAME unusable: %s\n",
-					    file_dentry(file)->d_name.name,
-					    ustack_sframe_strerror(err));
-	}
+	/*
+	 * The file's verdict, remembered either way; this process's copy is
+	 * then read as it is: a walk is bounded whatever it finds there.
+	 */
+	err = key.checked ? 0 : disc_check(file, &key, sf, start, end);
+	if (!err)
+		err = ustack_sframe_sec_init(sec, sf, key.sf_size, sf, start,
+					     end);
 	if (err)
 		err = -ENOENT;
 out:

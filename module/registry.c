@@ -6,15 +6,22 @@
  * RCU hash and kept alive by an mmu_notifier (mmu_notifier_get/put):
  *   .release               the mm is torn down: drop every entry
  *   .invalidate_range_start MMU_NOTIFY_UNMAP (munmap, MAP_FIXED over,
- *                          mremap's old range): drop the entries whose text
+ *                          mremap's old range): hide the entries whose text
  *                          or SFrame range overlaps the unmapped range
- * The entries of an mm are an immutable, refcounted array (struct
- * reg_set) sorted by text start; writers build a new array and publish it
- * with rcu_assign_pointer(), readers binary-search it under rcu_read_lock()
- * and copy the entry out.  Fork shares the parent's array with the child
- * (a task_work queued on the child from the sched_process_fork tracepoint,
- * run before the child's first user instruction); exec gets a new mm,
- * which has no registry.
+ * The entries of an mm are a refcounted array (struct reg_set) sorted by
+ * text start; writers build a new array and publish it with
+ * rcu_assign_pointer(), readers binary-search it under rcu_read_lock() and
+ * copy the entry out.  An unmapping only marks entries dead in place: the
+ * notifier may run under reclaim, where it must not allocate.  An array
+ * belongs to one mm: fork copies the parent's into the child (a task_work
+ * queued on the child from the sched_process_fork tracepoint, run before
+ * the child's first user instruction), so that one's unmapping never hides
+ * an entry of the other; exec gets a new mm, which has no registry.
+ *
+ * Arrays are charged to the caller's memory cgroup.  Replaced arrays wait
+ * for a grace period; a register/unregister loop on every CPU would pile
+ * them up faster than grace periods end, so past REG_PENDING_MAX bytes
+ * waiting a writer waits for them to be freed (rcu_barrier()).
  *
  * The SFrame bytes stay in user memory: they are read at walk time and
  * never pinned.
@@ -41,14 +48,14 @@
 struct reg_ent {
 	struct sframe_sec sec;	/* text range: sec.text_lo .. sec.text_hi */
 	u64 sf_lo, sf_hi;	/* the registered SFrame range */
-	bool dead;		/* unmapped, but no memory for a new array */
+	bool dead;		/* unmapped (set in place, under the lock) */
 };
 
 struct reg_set {
 	refcount_t ref;
 	struct rcu_head rcu;
 	u32 nr, cap;
-	u64 bytes;
+	u64 bytes;		/* of the live entries */
 	struct reg_ent ent[];	/* by text start, text ranges disjoint */
 };
 
@@ -59,6 +66,7 @@ struct reg_mm {
 	spinlock_t lock;		/* serialises writers of @set */
 	struct reg_set __rcu *set;	/* NULL: no entries */
 	bool gone;			/* released: refuse registrations */
+	u64 gen;			/* see reg_changed() */
 	atomic_t put_done;		/* our mmu_notifier reference dropped */
 	struct rcu_head rcu;
 };
@@ -67,13 +75,12 @@ static DEFINE_HASHTABLE(reg_hash, 8);
 static DEFINE_SPINLOCK(reg_hash_lock);
 static atomic_t reg_nr_mm = ATOMIC_INIT(0);
 
-/*
- * Bumped after every change of any registry (an entry added, removed or
- * hidden, an mm's registry dropped), fully ordered after the change: a
- * reader that sees generation g (acquire) and then looks up sees every
- * change made before g.  The walk's rule cache (walk.c) is tagged with it.
- */
+/* The source of every reg_mm's generation: values are never reused. */
 static atomic64_t reg_gen = ATOMIC64_INIT(1);
+
+/* Bytes of replaced sets waiting for a grace period. */
+static atomic_long_t reg_pending = ATOMIC_LONG_INIT(0);
+#define REG_PENDING_MAX		(4L << 20)
 
 /* Bytes of live registry memory (sets and per-mm state), for the stats. */
 static atomic_long_t reg_bytes = ATOMIC_LONG_INIT(0);
@@ -88,20 +95,40 @@ long ustack_registry_memory(void)
 	return atomic_long_read(&reg_bytes);
 }
 
-static void reg_changed(void)
+/*
+ * After every change of @um's entries (added, removed, hidden, dropped),
+ * under @um->lock: a new generation, unique across all mms (a new mm at a
+ * freed one's address never matches a rule cached for the old one), so
+ * that only the mm's own changes invalidate rules cached for it.
+ */
+static void reg_changed(struct reg_mm *um)
 {
-	atomic64_inc_return(&reg_gen);
+	lockdep_assert_held(&um->lock);
+	/* Release: a reader that sees the value sees the change. */
+	smp_store_release(&um->gen, (u64)atomic64_inc_return(&reg_gen));
 }
 
+static struct reg_mm *reg_find_mm(struct mm_struct *mm);
+
 /**
- * ustack_registry_generation() - the registries' generation
+ * ustack_registry_generation() - the generation of one mm's registry
+ * @mm: the address space
  *
- * Return: a value that changes after every registration change anywhere;
- * a lookup after reading it sees every change made before it (acquire).
+ * Return: a value that changes after every registration change of @mm,
+ * never the value of another mm, 0 if @mm has no registry (no rule may be
+ * cached then); a lookup after reading it sees every change made before it
+ * (acquire).
  */
-u64 ustack_registry_generation(void)
+u64 ustack_registry_generation(struct mm_struct *mm)
 {
-	return (u64)atomic64_read_acquire(&reg_gen);
+	struct reg_mm *um;
+
+	if (hash_empty(reg_hash))
+		return 0;
+	guard(rcu)();
+	um = reg_find_mm(mm);
+	/* Acquire: pairs with reg_changed(); the lookup comes after. */
+	return um ? smp_load_acquire(&um->gen) : 0;
 }
 
 /* ---- sets ---------------------------------------------------------- */
@@ -110,7 +137,7 @@ static struct reg_set *reg_set_alloc(u32 nr, gfp_t gfp)
 {
 	struct reg_set *s;
 
-	s = kvmalloc(struct_size(s, ent, nr), gfp);
+	s = kvmalloc(struct_size(s, ent, nr), gfp | __GFP_ACCOUNT);
 	if (!s)
 		return NULL;
 	atomic_long_add(struct_size(s, ent, nr), &reg_bytes);
@@ -136,12 +163,28 @@ static void reg_set_free(struct reg_set *s)
 	kvfree(s);
 }
 
+static void reg_set_rcu_free(struct rcu_head *rcu)
+{
+	struct reg_set *s = container_of(rcu, struct reg_set, rcu);
+
+	atomic_long_sub(struct_size(s, ent, s->cap), &reg_pending);
+	kvfree(s);
+}
+
 static void reg_set_put(struct reg_set *s)
 {
 	if (s && refcount_dec_and_test(&s->ref)) {
 		reg_set_uncount(s);
-		kvfree_rcu(s, rcu);
+		atomic_long_add(struct_size(s, ent, s->cap), &reg_pending);
+		call_rcu(&s->rcu, reg_set_rcu_free);
 	}
+}
+
+/* Bound what waits for grace periods.  May sleep; no lock held. */
+static void reg_throttle(void)
+{
+	if (atomic_long_read(&reg_pending) > REG_PENDING_MAX)
+		rcu_barrier();
 }
 
 static void reg_set_add(struct reg_set *s, const struct reg_ent *e)
@@ -190,8 +233,8 @@ static void reg_mm_drop(struct reg_mm *um)
 		old = rcu_dereference_protected(um->set,
 						lockdep_is_held(&um->lock));
 		RCU_INIT_POINTER(um->set, NULL);
+		reg_changed(um);
 	}
-	reg_changed();
 	reg_set_put(old);
 	scoped_guard(spinlock, &reg_hash_lock)
 		hash_del_rcu(&um->node);
@@ -226,69 +269,45 @@ static int reg_mn_invalidate(struct mmu_notifier *mn,
 			      const struct mmu_notifier_range *range)
 {
 	struct reg_mm *um = container_of(mn, struct reg_mm, mn);
-	struct reg_set *old, *s;
-	const struct reg_ent *e;
+	struct reg_set *s;
+	struct reg_ent *e;
 	u64 lo = range->start, hi = range->end;
-	u32 i, hits;
+	u32 i;
 
 	if (range->event != MMU_NOTIFY_UNMAP)
 		return 0;
-	rcu_read_lock();
-	hits = reg_hits(rcu_dereference(um->set), lo, hi);
-	rcu_read_unlock();
-	if (!hits)
-		return 0;
+	scoped_guard(rcu)
+		if (!reg_hits(rcu_dereference(um->set), lo, hi))
+			return 0;
 
-	spin_lock(&um->lock);
-	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
-	hits = reg_hits(old, lo, hi);
-	if (!hits)
-		goto out;
-	/* No reclaim here: this may run under reclaim or the OOM reaper. */
-	s = reg_set_alloc(reg_live(old) - hits, GFP_NOWAIT | __GFP_NOWARN);
-	if (!s) {
-		/* Hide them in place (readers check the flag). */
-		for (i = 0; i < old->nr; i++) {
-			e = &old->ent[i];
-			if (reg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
-			    reg_overlap(e->sf_lo, e->sf_hi, lo, hi))
-				WRITE_ONCE(old->ent[i].dead, true);
-		}
-		spin_unlock(&um->lock);
-		reg_changed();
+	guard(spinlock)(&um->lock);
+	s = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
+	if (!reg_hits(s, lo, hi))
 		return 0;
+	/* Hidden in place: readers check the flag, the set is this mm's. */
+	for (i = 0; i < s->nr; i++) {
+		e = &s->ent[i];
+		if (!e->dead &&
+		    (reg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
+		     reg_overlap(e->sf_lo, e->sf_hi, lo, hi))) {
+			WRITE_ONCE(e->dead, true);
+			s->bytes -= e->sf_hi - e->sf_lo;
+		}
 	}
-	for (i = 0; i < old->nr; i++) {
-		e = &old->ent[i];
-		if (READ_ONCE(e->dead) ||
-		    reg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
-		    reg_overlap(e->sf_lo, e->sf_hi, lo, hi))
-			continue;
-		reg_set_add(s, e);
-	}
-	if (!s->nr) {
-		reg_set_free(s);
-		s = NULL;
-	}
-	rcu_assign_pointer(um->set, s);
-	spin_unlock(&um->lock);
-	reg_changed();
-	reg_set_put(old);
-	return 0;
-out:
-	spin_unlock(&um->lock);
+	reg_changed(um);
 	return 0;
 }
 
 static struct mmu_notifier *reg_mn_alloc(struct mm_struct *mm)
 {
-	struct reg_mm *um = kzalloc(sizeof(*um), GFP_KERNEL);
+	struct reg_mm *um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
 
 	if (!um)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&um->lock);
 	INIT_HLIST_NODE(&um->node);
 	um->mm = mm;
+	um->gen = (u64)atomic64_inc_return(&reg_gen);
 	atomic_inc(&reg_nr_mm);
 	atomic_long_add(sizeof(*um), &reg_bytes);
 	return &um->mn;
@@ -482,6 +501,7 @@ static int reg_merge(struct reg_mm *um, struct reg_set *s,
 	if (!placed)
 		reg_set_add(s, e);
 	rcu_assign_pointer(um->set, s);
+	reg_changed(um);
 	*oldp = old;
 	return 0;
 }
@@ -531,16 +551,15 @@ int ustack_registry_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 		if (err)
 			reg_set_free(s);
 	} while (err == -EAGAIN);
-	if (!err) {
-		reg_changed();
+	if (!err)
 		reg_set_put(old);
-	} else if (err == -EEXIST) {
+	else if (err == -EEXIST)
 		reg_refuse(err, "overlaps an existing registration");
-	} else if (err == -EDQUOT) {
+	else if (err == -EDQUOT)
 		reg_refuse(err, "byte cap exceeded");
-	}
 unlock:
 	mmap_write_unlock(mm);
+	reg_throttle();
 	return err;
 }
 
@@ -607,9 +626,10 @@ int ustack_registry_unregister(u64 sf, u64 lo, u64 hi)
 				reg_set_add(s, &old->ent[i]);
 	}
 	rcu_assign_pointer(um->set, s);
+	reg_changed(um);
 	spin_unlock(&um->lock);
-	reg_changed();
 	reg_set_put(old);
+	reg_throttle();
 	return 0;
 }
 
@@ -685,6 +705,7 @@ out:
 struct ufork {
 	struct callback_head cb;
 	struct reg_set *set;
+	DECLARE_BITMAP(dead, REG_MAX_ENTRIES);	/* entries dead at fork */
 };
 
 static DEFINE_RAW_SPINLOCK(ufork_lock);
@@ -727,8 +748,23 @@ static void ufork_pool_put(struct ufork *f)
 		kfree(f);	/* not reached: 2x the refill level */
 }
 
-/* The child, before its first user instruction: adopt @set. */
-static void reg_inherit(struct mm_struct *mm, struct reg_set *set)
+/* The child's mapping of @e is the parent's, as at fork. */
+static bool reg_inherited(struct mm_struct *mm, const struct reg_ent *e)
+{
+	return !reg_check_vmas(mm, e->sec.text_lo, e->sec.text_hi, VM_EXEC) &&
+	       !reg_check_vmas(mm, e->sf_lo, e->sf_hi, VM_READ);
+}
+
+/*
+ * The child, before its first user instruction: a copy of the parent's
+ * @set, never @set itself (an unmapping in either would hide entries in
+ * both).  @dead: the entries already dead at fork (whatever is mapped
+ * there now is not what was registered).  Entries the parent unmapped
+ * since the fork are still the child's: its mappings decide
+ * (MADV_DONTFORK ranges are not in the child).
+ */
+static void reg_inherit(struct mm_struct *mm, struct reg_set *set,
+			const unsigned long *dead)
 {
 	struct reg_set *s, *old;
 	struct reg_mm *um;
@@ -736,48 +772,30 @@ static void reg_inherit(struct mm_struct *mm, struct reg_set *set)
 
 	if (mmap_write_lock_killable(mm))
 		return;
-	/* MADV_DONTFORK ranges are not in the child: keep what is there. */
-	for (i = 0; i < set->nr; i++) {
-		const struct reg_ent *e = &set->ent[i];
-
-		ok += !READ_ONCE(e->dead) &&
-		      !reg_check_vmas(mm, e->sec.text_lo, e->sec.text_hi,
-				       VM_EXEC) &&
-		      !reg_check_vmas(mm, e->sf_lo, e->sf_hi, VM_READ);
-	}
+	for (i = 0; i < min_t(u32, set->nr, REG_MAX_ENTRIES); i++)
+		ok += !test_bit(i, dead) && reg_inherited(mm, &set->ent[i]);
 	if (!ok)
 		goto unlock;
-	if (ok == set->nr) {
-		refcount_inc(&set->ref);
-		s = set;
-	} else {
-		s = reg_set_alloc(ok, GFP_KERNEL);
-		if (!s)
-			goto unlock;
-		for (i = 0; i < set->nr; i++) {
-			const struct reg_ent *e = &set->ent[i];
-
-			if (!READ_ONCE(e->dead) &&
-			    !reg_check_vmas(mm, e->sec.text_lo,
-					     e->sec.text_hi, VM_EXEC) &&
-			    !reg_check_vmas(mm, e->sf_lo, e->sf_hi, VM_READ) &&
-			    s->nr < ok)
-				reg_set_add(s, e);
-		}
-	}
+	s = reg_set_alloc(ok, GFP_KERNEL);
+	if (!s)
+		goto unlock;
+	for (i = 0; i < set->nr && s->nr < ok; i++)
+		if (!test_bit(i, dead) && reg_inherited(mm, &set->ent[i]))
+			reg_set_add(s, &set->ent[i]);
 	um = reg_get_mm(mm);
 	if (IS_ERR(um)) {
-		reg_set_put(s);
+		reg_set_free(s);
 		goto unlock;
 	}
 	spin_lock(&um->lock);
 	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
-	if (!old)
+	if (!old) {
 		rcu_assign_pointer(um->set, s);
+		reg_changed(um);
+	}
 	spin_unlock(&um->lock);
-	reg_changed();
 	if (old)
-		reg_set_put(s);	/* cannot happen before user code */
+		reg_set_free(s);	/* cannot happen before user code */
 unlock:
 	mmap_write_unlock(mm);
 }
@@ -787,7 +805,7 @@ static void ufork_run(struct callback_head *cb)
 	struct ufork *f = container_of(cb, struct ufork, cb);
 
 	if (current->mm && !(current->flags & PF_EXITING))
-		reg_inherit(current->mm, f->set);
+		reg_inherit(current->mm, f->set, f->dead);
 	reg_set_put(f->set);
 	kfree(f);
 	module_put(THIS_MODULE);
@@ -799,6 +817,7 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	struct reg_set *set = NULL;
 	struct reg_mm *um;
 	struct ufork *f = NULL;
+	u32 i;
 
 	/* the tracepoint runs with preemption off: no sleeping allocation */
 	lockdep_assert_preemption_disabled();
@@ -831,6 +850,14 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	if (!try_module_get(THIS_MODULE))
 		goto undo;
 	f->set = set;
+	/*
+	 * Dead now: unmapped before the fork (or by another thread since
+	 * dup_mmap(): then the child loses an entry, never gains a stale one).
+	 */
+	bitmap_zero(f->dead, REG_MAX_ENTRIES);
+	for (i = 0; i < min_t(u32, set->nr, REG_MAX_ENTRIES); i++)
+		if (READ_ONCE(set->ent[i].dead))
+			__set_bit(i, f->dead);
 	init_task_work(&f->cb, ufork_run);
 	if (!task_work_add(child, &f->cb, TWA_RESUME))
 		return;

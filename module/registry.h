@@ -36,11 +36,12 @@ bool ustack_registry_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec
 		 u64 *gap_lo, u64 *gap_hi);
 
 /*
- * The registries' generation: changes after every registration,
- * unregistration, unmapping of a registered range and mm teardown
- * (acquire: a lookup after it sees those changes).
+ * The generation of @mm's registry: changes after every registration,
+ * unregistration, unmapping of a registered range and teardown of @mm,
+ * unique across mms, 0 without a registry (acquire: a lookup after it
+ * sees those changes).
  */
-u64 ustack_registry_generation(void);
+u64 ustack_registry_generation(struct mm_struct *mm);
 int ustack_registry_init(void);
 void ustack_registry_exit(void);
 

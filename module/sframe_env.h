@@ -13,7 +13,7 @@
 #ifndef USTACK_SFRAME_ENV_H
 #define USTACK_SFRAME_ENV_H
 
-#ifdef __KERNEL__
+#if defined(__KERNEL__) && !defined(USTACK_SFRAME_LOCAL)
 
 #include <linux/types.h>
 #include <linux/errno.h>
@@ -63,6 +63,40 @@ static inline bool sf_env_pause(void)
 {
 	cond_resched();
 	return fatal_signal_pending(current);
+}
+
+#elif defined(__KERNEL__)	/* USTACK_SFRAME_LOCAL: sframe_local.c */
+
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+
+/* The section is a kernel buffer (a file's bytes), never user memory. */
+static __always_inline int sf_copy(void *dst, unsigned long src, size_t len)
+{
+	memcpy(dst, (const void *)src, len);
+	return 0;
+}
+
+/* No stack is walked in kernel memory. */
+static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
+{
+	return -EFAULT;
+}
+
+static inline bool sf_env_pause(void)
+{
+	cond_resched();
+	return fatal_signal_pending(current);
+}
+
+#define SF_ENV_DIRECT	1
+
+static __always_inline const u8 *sf_env_direct(unsigned long addr)
+{
+	return (const u8 *)addr;
 }
 
 #else /* !__KERNEL__ */

@@ -12,10 +12,10 @@
  * registry is read under RCU and copied out first.
  *
  * Rules of registered sections are kept in a per-CPU rule cache (the core's
- * struct sframe_cache), tagged with the mm and the registry generation it
- * was filled under: any registration change anywhere makes it stale, so a
- * walk never uses a rule of a section unregistered (or unmapped) before it
- * started.  It is used with preemption disabled, cached runs also with page
+ * struct sframe_cache), tagged with the mm and the mm's registry generation
+ * it was filled under: any registration change of that mm makes it stale,
+ * so a walk never uses a rule of a section unregistered (or unmapped)
+ * before it started; other processes' registrations leave it alone.  It is used with preemption disabled, cached runs also with page
  * faults disabled (a stack read that would fault ends the run; the frame is
  * then taken the slow way), a bounded number of frames at a time.  Rules
  * found through ELF discovery are not cached (a mapping can change without
@@ -48,6 +48,20 @@ struct walk_rcache {
 };
 
 static struct walk_rcache __percpu *walk_rc;
+
+/* Rule caches emptied because their own mm's registry changed. */
+static atomic_long_t walk_flushes = ATOMIC_LONG_INIT(0);
+
+/**
+ * ustack_walk_cache_flushes() - rule caches made stale by their mm
+ *
+ * Return: how many times a CPU's rule cache, filled for an mm, was emptied
+ * for the same mm because its registry had changed (stats).
+ */
+long ustack_walk_cache_flushes(void)
+{
+	return atomic_long_read(&walk_flushes);
+}
 
 /**
  * ustack_walk_init() - allocate the per-CPU rule cache
@@ -91,7 +105,7 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 		return c->have ? &c->sec : NULL;
 	c->valid = true;
 	c->reg = false;
-	c->gen = ustack_registry_generation();
+	c->gen = ustack_registry_generation(mm);
 	if (ustack_registry_lookup(mm, pc, &c->sec, &glo, &ghi)) {
 		c->have = true;
 		c->reg = true;
@@ -161,15 +175,19 @@ static struct sframe_cache *walk_cache_begin(struct sframe_walk *sw,
 	rc = get_cpu_ptr(walk_rc);
 	if (use == SFRAME_CACHE_FILL) {
 		if (rc->mm != x->mm || rc->gen != x->c.gen) {
-			if (ustack_registry_generation() != x->c.gen)
+			if (!x->c.gen ||
+			    ustack_registry_generation(x->mm) != x->c.gen)
 				goto none;
+			if (rc->mm == x->mm)
+				atomic_long_inc(&walk_flushes);
 			ustack_sframe_cache_reset(&rc->c);
 			rc->mm = x->mm;
 			rc->gen = x->c.gen;
 		}
 		return &rc->c;
 	}
-	if (rc->mm != x->mm || rc->gen != ustack_registry_generation())
+	if (rc->mm != x->mm || !rc->gen ||
+	    rc->gen != ustack_registry_generation(x->mm))
 		goto none;
 	if (use == SFRAME_CACHE_RUN)
 		pagefault_disable();

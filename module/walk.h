@@ -21,4 +21,6 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 int ustack_walk_init(void);
 void ustack_walk_exit(void);
 
+long ustack_walk_cache_flushes(void);
+
 #endif /* USTACK_WALK_H */

@@ -14,7 +14,13 @@
  * their FDEs (no rule cache hit, a full FRE scan per frame).  The walk
  * must end within the budget (USTACK_END_BUDGET, well under a second),
  * and a child doing such walks in a loop must die at once on SIGKILL.
- * Prints the time per register and per ioctl.
+ * Prints the time per register and per ioctl, and the worst walk of the
+ * costliest section as a `bench` line (tests/bench/hostile.sh).
+ *
+ * "sframe_hostile spin SECONDS": the costliest accepted section, and a
+ * child spinning in its text on the crafted stack for SECONDS, for root's
+ * sampling to walk (tests/vm/sframe-hostile-sample.sh); then SIGKILL, and
+ * it must be gone within 2 s.
  */
 #include "sframe_common.h"
 #include <signal.h>
@@ -217,6 +223,7 @@ static void run(const char *what, uint8_t *text, uint32_t nfdes,
 	}
 	printf("%s: SELF_STACK %u frames, end %u, worst %.1f ms\n", what, nr,
 	       end, worst);
+	printf("bench hostile_%s_worst_walk %.1f ms\n", what, worst);
 	if (end != USTACK_END_BUDGET)
 		die("%s: end reason %u, want %u (budget)", what, end,
 		    USTACK_END_BUDGET);
@@ -227,7 +234,53 @@ static void run(const char *what, uint8_t *text, uint32_t nfdes,
 		die("%s: unregister: %s", what, strerror(errno));
 }
 
-int main(void)
+/* mov %rcx,%rsp; 1: jmp 1b -- spin on the stack at @sp. */
+static const uint8_t spin_code[] = { 0x48, 0x89, 0xcc, 0xeb, 0xfe };
+
+/*
+ * The costliest accepted section (as "many"), and a child spinning inside
+ * its text on the crafted stack: each sample's walk is the worst case.
+ */
+static void spin(uint8_t *text, uint32_t nfdes, uint32_t per, double secs)
+{
+	uint64_t stub_off = 0xf00000;
+	struct sframe_reg r = { .size = sizeof(r) };
+	uint8_t *sec;
+	size_t len;
+	double t;
+	pid_t p;
+	int st;
+
+	sec = build(text + (2U << 30) - SEC_CAP, (uintptr_t)text, nfdes,
+		    FDE_SPAN, per, &len);
+	memcpy(text + stub_off, spin_code, sizeof(spin_code));
+	for (uint32_t j = 0; j < FRAMES; j++)
+		stack[1 + 2 * j] = (uintptr_t)text +
+				   (uint64_t)((j + 1) % nfdes) * FDE_SPAN +
+				   stub_off + 0x1000 + 16 * (j / nfdes) + 1;
+	r.sframe_start = (uintptr_t)sec;
+	r.sframe_len = len;
+	r.text_start = (uintptr_t)text;
+	r.text_end = (uintptr_t)text + TEXT_SIZE;
+	if (ioctl(sf_fd, SFRAME_IOC_REGISTER, &r))
+		die("spin: register: %s", strerror(errno));
+	p = fork();
+	if (p < 0)
+		die("fork");
+	if (!p)
+		((stub_fn)(void *)(text + stub_off))(0, 0, 0, stack);
+	usleep((useconds_t)(secs * 1e6));
+	kill(p, SIGKILL);
+	t = now_ms();
+	while (waitpid(p, &st, WNOHANG) == 0) {
+		if (now_ms() - t > 2000)
+			die("spin: the sampled child is alive 2 s after SIGKILL");
+		usleep(10000);
+	}
+	printf("spin: %.1f s sampled, killed in %.1f ms\n", secs, now_ms() - t);
+}
+
+int main(int argc, char **argv)
 {
 	uint32_t per = 65535, nfdes = (SEC_CAP - 28) / (20 + per * FRE_SIZE);
 	uint32_t one = (SEC_CAP - 28 - 20) / FRE_SIZE;
@@ -243,6 +296,11 @@ int main(void)
 	if (!stack)
 		die("calloc");
 	printf("uid %d\n", getuid());
+	if (argc == 3 && !strcmp(argv[1], "spin")) {
+		spin(text, nfdes, per, atof(argv[2]));
+		printf("ok\n");
+		return 0;
+	}
 	/* one FDE of every FRE the cap allows: no longer accepted */
 	run("one", text, 1, 0xfffffff0, one, 0xf0000000ULL, EBADMSG);
 	/* the costliest accepted; code past the last FRE of FDE 0 */

@@ -6,8 +6,14 @@
  * DRAP function: a v3 flex FDE, CFA = *(rbp - 8)) -> v3_c -> self_stack;
  * each function keeps its own return address, and the kernel's stack must
  * give the same ones, every frame found by method sframe.
+ *
+ * "sframe_v3 poison": clears the FDEs-sorted flag of its own (private,
+ * copy-on-write) copy of the section, which the kernel's validation
+ * refuses, and asks for its own stack: the kernel's verdict on the file
+ * must not follow (a later run must still walk by SFrame).
  */
 #include "sframe_common.h"
+#include <sys/mman.h>
 
 static volatile int sink;
 static uint64_t ra[3];	/* return addresses into v3_b, v3_a, main */
@@ -73,6 +79,8 @@ static NOINLINE int v3_a(int n)
 	return r - 1;
 }
 
+static uint8_t *own_sframe;
+
 static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	int i, *ver = data;
@@ -83,8 +91,10 @@ static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
 	for (i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
 
-		if (p->p_type == PT_GNU_SFRAME)
-			*ver = ((const uint8_t *)(info->dlpi_addr + p->p_vaddr))[2];
+		if (p->p_type == PT_GNU_SFRAME) {
+			own_sframe = (uint8_t *)(info->dlpi_addr + p->p_vaddr);
+			*ver = own_sframe[2];
+		}
 	}
 	return 1;
 }
@@ -97,7 +107,17 @@ int main(int argc, char **argv)
 	if (ver != 3)
 		die("own PT_GNU_SFRAME: version %d, not 3", ver);
 	sf_open();
-	(void)argv;
+	if (argc == 2 && !strcmp(argv[1], "poison")) {
+		uintptr_t pg = (uintptr_t)own_sframe & ~4095UL;
+		uint64_t ips[8];
+		unsigned int end;
+
+		if (mprotect((void *)pg, 4096, PROT_READ | PROT_WRITE))
+			die("mprotect: %s", strerror(errno));
+		own_sframe[3] &= ~1;	/* SFRAME_F_FDE_SORTED */
+		printf("poison: %d frames\n", self_stack(ips, NULL, 8, &end));
+		return 0;
+	}
 	v3_a(argc + 2);	/* not a constant: v3_b's VLA stays variable */
 	printf("ok v3 discovery\n");
 	return 0;
