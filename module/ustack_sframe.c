@@ -1398,15 +1398,19 @@ static bool sf_guess_fits(struct sframe_walk *w,
 
 /*
  * How well the word @v passes for the return address of the frame whose
- * PC is @prev, or -1: the budget cannot pay for the code read.
+ * PC is @prev, or -1: the budget cannot pay for the code read.  *@start:
+ * for a plausible E8 call, its target (@prev's function start, if the
+ * call is the real one), else 0.
  */
 static int sf_guess_rank(struct sframe_walk *w,
-			 const struct sframe_walk_ops *ops, u64 v, u64 prev)
+			 const struct sframe_walk_ops *ops, u64 v, u64 prev,
+			 u64 *start)
 {
 	u8 b[SFRAME_CALL_MAX_LEN];
 	u64 t;
 	u32 len;
 
+	*start = 0;
 	if (v < sizeof(b) || !ops->is_text(w, v))
 		return SF_GUESS_NONE;
 	if (w->budget.bytes < sizeof(b))
@@ -1419,6 +1423,8 @@ static int sf_guess_rank(struct sframe_walk *w,
 		return SF_GUESS_NONE;
 	if (len == 5 && !sf_guess_fits(w, ops, t, prev))
 		return SF_GUESS_CONTRA;
+	if (len == 5 && t <= prev)
+		*start = t;
 	return SF_GUESS_PLAUSIBLE;
 }
 
@@ -1428,7 +1434,12 @@ static int sf_guess_rank(struct sframe_walk *w,
  * frame's return address is the first plausible candidate at most
  * USTACK_GUESS_LOOKAHEAD words above the first candidate of any rank
  * within USTACK_GUESS_MAX_WORDS words of the last slot, else that first
- * one; the next search starts above the slot taken, so the walk climbs.
+ * one.  A plausible E8 call gives way to a later one (in that reach) of a
+ * higher target: the real call's target is the start of @prev's
+ * function, the highest function start at or below @prev, while a stale
+ * return address in a dead local is usually of a call of a function
+ * further down.  The next search starts above the slot taken, so the
+ * walk climbs.
  * Registers are not recovered: after a guess only guesses follow.
  * Returns the end reason.
  */
@@ -1438,7 +1449,7 @@ static u8 sf_walk_scan(struct sframe_walk *w, const struct sframe_walk_ops *ops,
 	u64 slot = last->sp, prev = last->ip;
 
 	for (;;) {
-		u64 pick = 0, pick_v = 0, a = slot, v;
+		u64 pick = 0, pick_v = 0, pick_t = 0, a = slot, v, t;
 		u32 i, first = 0;
 		int rank, best = SF_GUESS_NONE;
 		u8 end = USTACK_END_SCAN_END;
@@ -1447,7 +1458,8 @@ static u8 sf_walk_scan(struct sframe_walk *w, const struct sframe_walk_ops *ops,
 			return USTACK_END_DEPTH;
 		sf_env_pause();
 		for (i = 0; i < USTACK_GUESS_MAX_WORDS; i++, a += 8) {
-			if (best == SF_GUESS_PLAUSIBLE ||
+			/* an unknown target cannot be compared: it stays */
+			if ((best == SF_GUESS_PLAUSIBLE && !pick_t) ||
 			    (best && i > first + USTACK_GUESS_LOOKAHEAD))
 				break;
 			if (w->scanned >= USTACK_GUESS_WALK_WORDS ||
@@ -1461,17 +1473,19 @@ static u8 sf_walk_scan(struct sframe_walk *w, const struct sframe_walk_ops *ops,
 				end = USTACK_END_SCAN_FAULT;
 				break;
 			}
-			rank = sf_guess_rank(w, ops, v, prev);
+			rank = sf_guess_rank(w, ops, v, prev, &t);
 			if (rank < 0) {
 				end = USTACK_END_BUDGET;
 				break;
 			}
-			if (rank > best) {
+			if (rank > best || (rank == SF_GUESS_PLAUSIBLE &&
+					    pick_t && t > pick_t)) {
 				if (!best)
 					first = i;
 				best = rank;
 				pick = a;
 				pick_v = v;
+				pick_t = t;
 			}
 		}
 		if (!best)

@@ -2,7 +2,7 @@
 # The stack scan's false positives are labelled as guesses: bin/guess_prog
 # (no unwind tables, frame pointers or .eh_frame) spins in s_spin below
 # s_leaf, whose dead local array holds real return addresses of s_decoy's
-# calls, long returned from.  With guess=1 the scan takes some of them for
+# calls of s_leaf, long returned from (as plausible as the live one).  With guess=1 the scan takes some of them for
 # frames (s_decoy, which is not on the stack): every frame after the
 # interrupted IP says guess, none sframe or fp.
 . ./lib.sh

@@ -6,7 +6,8 @@
  *   guess_prog chain SECONDS   main > g_top > g_mid > g_leaf, spinning
  *   guess_prog stale SECONDS   main > s_top > s_leaf > s_spin, s_leaf
  *                              holding real return addresses of s_decoy's
- *                              calls, stale, in a dead local array
+ *                              calls of s_leaf, stale, in a dead local
+ *                              array
  * rbp is 0 from main on (the psABI's outermost mark), as code without
  * frame pointers may leave it, so that no frame-pointer walk of garbage
  * makes frames of its own.
@@ -19,18 +20,7 @@
 #define NSTALE	8
 
 static volatile uintptr_t stale[NSTALE];
-
-/* Placed before s_leaf: an E8 call of it passes for a call of s_leaf's. */
-NOINLINE void s_note(int i)
-{
-	stale[i] = (uintptr_t)__builtin_return_address(0);
-}
-
-NOINLINE void s_decoy(void)
-{
-	s_note(0); s_note(1); s_note(2); s_note(3);
-	s_note(4); s_note(5); s_note(6); s_note(7);
-}
+static int nstale;
 
 NOINLINE void g_leaf(unsigned long n)
 {
@@ -58,15 +48,32 @@ NOINLINE void s_spin(unsigned long n)
 			sink += i * 7;
 }
 
-/* Not a leaf: its locals lie above the stack pointer, not in the red zone. */
+/*
+ * Not a leaf: its locals lie above the stack pointer, not in the red
+ * zone.  With n 0 it only notes where it returns to: s_decoy's calls of
+ * it, as real as s_top's and of the same target, so that the scan cannot
+ * tell the stale ones from the live one.
+ */
 NOINLINE void s_leaf(unsigned long n)
 {
 	volatile uintptr_t dead[NSTALE];
 
+	if (!n) {
+		if (nstale < NSTALE)
+			stale[nstale++] = (uintptr_t)__builtin_return_address(0);
+		return;
+	}
 	for (int i = 0; i < NSTALE; i++)
 		dead[i] = stale[i];
 	s_spin(n);
 	sink += dead[0] & 0;
+}
+
+/* After s_leaf: its calls of s_leaf also fit a frame in s_decoy. */
+NOINLINE void s_decoy(void)
+{
+	s_leaf(0); s_leaf(0); s_leaf(0); s_leaf(0);
+	s_leaf(0); s_leaf(0); s_leaf(0); s_leaf(0);
 }
 
 NOINLINE void s_top(unsigned long n)
