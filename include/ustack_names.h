@@ -27,7 +27,8 @@
 	X(USTACK_METHOD_SFRAME,	"sframe")	\
 	X(USTACK_METHOD_FP,	"fp")		\
 	X(USTACK_METHOD_SIGNAL,	"signal")	\
-	X(USTACK_METHOD_ENTRY,	"entry")
+	X(USTACK_METHOD_ENTRY,	"entry")		\
+	X(USTACK_METHOD_GUESS,	"guess")
 
 /* Why a walk ended (the `end` of a user record). */
 #define USTACK_END_NAMES(X)				\
@@ -40,7 +41,9 @@
 	X(USTACK_END_EXEC,	"exec")			\
 	X(USTACK_END_NOMEM,	"nomem")		\
 	X(USTACK_END_KTHREAD,	"kthread")		\
-	X(USTACK_END_BUDGET,	"budget")
+	X(USTACK_END_BUDGET,	"budget")		\
+	X(USTACK_END_SCAN_END,	"scan-end")		\
+	X(USTACK_END_SCAN_FAULT, "scan-fault")
 
 /*
  * What asked for a stack (the `event` of a sample).  A syscall event's

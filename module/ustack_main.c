@@ -89,6 +89,9 @@ MODULE_PARM_DESC(syscalls, "Comma-separated system calls to trace (empty = none)
 module_param_named(offcpu, ustack_sources_offcpu, bool, 0644);
 MODULE_PARM_DESC(offcpu, "Record off-CPU stacks at sched_switch (0/1)");
 
+module_param_named(guess, ustack_walk_guess, bool, 0644);
+MODULE_PARM_DESC(guess, "Scan the stack for return addresses where no unwind rule is known (0/1)");
+
 module_param_named(max_frames, ustack_deferred_max_frames, uint, 0444);
 MODULE_PARM_DESC(max_frames, "Frames per user stack (16..1024, at load)");
 

@@ -351,9 +351,16 @@ struct sframe_walk_ops {
 	struct sframe_cache *(*cache_begin)(struct sframe_walk *w,
 					    enum sframe_cache_use use);
 	void (*cache_end)(struct sframe_walk *w, enum sframe_cache_use use);
+	/*
+	 * @addr lies in an executable file-backed mapping.  The stack scan
+	 * (SFRAME_WALK_GUESS) needs it and read_code.
+	 */
+	bool (*is_text)(struct sframe_walk *w, u64 addr);
 };
 
 #define SFRAME_WALK_NO_FP	0x1	/* no frame-pointer fallback */
+/* Where the walk would end with no-info or bad-frame, scan the stack. */
+#define SFRAME_WALK_GUESS	0x2
 
 /* Nested signal frames in one walk (sigaltstack breaks the SP order). */
 #define SFRAME_WALK_MAX_SIGNALS	16
@@ -372,6 +379,7 @@ struct sframe_walk {
 	const struct sframe_budget *limit;	/* NULL: USTACK_WALK_MAX_* */
 	/* out */
 	u32 nr;			/* frames stored */
+	u32 scanned;		/* stack words the scan read */
 	u8 end;			/* enum ustack_end */
 	s8 err;			/* sframe_code that ended the walk, or 0 */
 	/* the walk's own */
@@ -389,6 +397,15 @@ struct sframe_walk {
  * own fields need no initialisation.
  */
 u32 ustack_sframe_walk(struct sframe_walk *w);
+
+/*
+ * The call instruction that ends where a return address @ret points:
+ * @b holds the SFRAME_CALL_MAX_LEN bytes before @ret.  Its length, E8
+ * rel32 (5; *@target set to its target) or FF /2 (2..7: register,
+ * memory, SIB, disp8, disp32, RIP-relative; *@target left alone), or 0.
+ */
+#define SFRAME_CALL_MAX_LEN	7
+u32 ustack_sframe_call_before(const u8 *b, u64 ret, u64 *target);
 
 #ifndef __KERNEL__
 /* read_code of local memory, through the walk's own find_sec. */

@@ -137,6 +137,7 @@ struct walk_ctx {
 	struct sframe_walk w;
 	struct mm_struct *mm;
 	struct walk_cache c;
+	u64 text_lo, text_hi, data_lo, data_hi;	/* walk_is_text()'s last */
 };
 
 static const struct sframe_sec *walk_find_sec(struct sframe_walk *sw, u64 pc,
@@ -155,6 +156,49 @@ static int walk_read_code(struct sframe_walk *sw, void *dst, u64 addr,
 	if (addr > TASK_SIZE - len)
 		return -EFAULT;
 	return copy_from_user(dst, (const void __user *)addr, len) ? -EFAULT : 0;
+}
+
+/*
+ * The stack scan's is_text: a VMA lookup under mmap_lock (task context,
+ * no lock held across the walk's user reads), the last answer's range
+ * remembered either way, as most scanned words are stack or data
+ * addresses of one mapping and return addresses cluster in a few.
+ */
+static bool walk_is_text(struct sframe_walk *sw, u64 addr)
+{
+	struct walk_ctx *x = container_of(sw, struct walk_ctx, w);
+	struct vm_area_struct *vma;
+	bool text;
+
+	if (addr >= x->text_lo && addr < x->text_hi)
+		return true;
+	if (addr >= x->data_lo && addr < x->data_hi)
+		return false;
+	if (addr < PAGE_SIZE || addr >= TASK_SIZE)
+		return false;
+	if (mmap_read_lock_killable(x->mm))
+		return false;
+	vma = find_vma(x->mm, addr);
+	if (!vma) {
+		x->data_lo = addr & PAGE_MASK;
+		x->data_hi = TASK_SIZE;
+		text = false;
+	} else if (vma->vm_start > addr) {
+		x->data_lo = addr & PAGE_MASK;
+		x->data_hi = vma->vm_start;
+		text = false;
+	} else {
+		text = (vma->vm_flags & VM_EXEC) && vma->vm_file;
+		if (text) {
+			x->text_lo = vma->vm_start;
+			x->text_hi = vma->vm_end;
+		} else {
+			x->data_lo = vma->vm_start;
+			x->data_hi = vma->vm_end;
+		}
+	}
+	mmap_read_unlock(x->mm);
+	return text;
 }
 
 /*
@@ -210,7 +254,11 @@ static const struct sframe_walk_ops walk_ops = {
 	.read_code = walk_read_code,
 	.cache_begin = walk_cache_begin,
 	.cache_end = walk_cache_end,
+	.is_text = walk_is_text,
 };
+
+/* Module parameter guess: scan the stack where no rule is known. */
+bool ustack_walk_guess;
 
 /**
  * ustack_walk_user() - walk the current task's user stack
@@ -256,6 +304,8 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 	x.w.methods = methods;
 	x.w.max_frames = max;
 	x.w.cache_burst = WALK_CACHED_BURST;
+	if (READ_ONCE(ustack_walk_guess))
+		x.w.flags |= SFRAME_WALK_GUESS;
 	ustack_sframe_walk(&x.w);
 	*end = x.w.end;
 	return x.w.nr;

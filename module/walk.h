@@ -18,6 +18,9 @@ struct pt_regs;
 u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 		     u8 *end);
 
+/* Parameter guess: scan the stack where no rule is known (0/1). */
+extern bool ustack_walk_guess;
+
 int ustack_walk_init(void);
 void ustack_walk_exit(void);
 

@@ -33,6 +33,7 @@ enum ustack_method {
 	USTACK_METHOD_FP	= 2,	/* frame pointer */
 	USTACK_METHOD_SIGNAL	= 3,	/* registers from a signal frame */
 	USTACK_METHOD_ENTRY	= 4,	/* reserved: never produced */
+	USTACK_METHOD_GUESS	= 5,	/* found by scanning the stack */
 	USTACK_METHOD_MAX
 };
 
@@ -48,6 +49,8 @@ enum ustack_end {
 	USTACK_END_NOMEM	= 7,	/* no memory for the walk */
 	USTACK_END_KTHREAD	= 8,	/* not a user task (kernel thread, io worker) */
 	USTACK_END_BUDGET	= 9,	/* the walk's work budget is spent */
+	USTACK_END_SCAN_END	= 10,	/* stack scan: no return address in its window */
+	USTACK_END_SCAN_FAULT	= 11,	/* stack scan: ran off the readable stack */
 	USTACK_END_MAX
 };
 
@@ -81,6 +84,21 @@ enum ustack_end {
 #define USTACK_WALK_MAX_FDES		65536U
 #define USTACK_WALK_MAX_FRES		262144U
 #define USTACK_WALK_MAX_BYTES		(4U << 20)
+
+/*
+ * The stack scan (module parameter guess=1): a walk that would end with
+ * no-info or bad-frame looks for the next return address at most
+ * USTACK_GUESS_MAX_WORDS 8-byte words above the last frame's slot, and
+ * reads at most USTACK_GUESS_WALK_WORDS words in all; each word read costs
+ * 8 bytes and each code read its length of USTACK_WALK_MAX_BYTES.  An E8
+ * call whose target lies at most USTACK_GUESS_MAX_FUNC bytes below the
+ * previous frame's PC is preferred over any other call found at most
+ * USTACK_GUESS_LOOKAHEAD words below it (README: "Stack scanning").
+ */
+#define USTACK_GUESS_MAX_WORDS		512U
+#define USTACK_GUESS_WALK_WORDS		16384U
+#define USTACK_GUESS_MAX_FUNC		(256U << 10)
+#define USTACK_GUESS_LOOKAHEAD		16U
 
 /* ---- /dev/sframe -------------------------------------------------------- */
 

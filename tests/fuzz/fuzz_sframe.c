@@ -5,7 +5,8 @@
  * the rules found on a stack made of input bytes, and whole walks with the
  * kernel's loop (signal trampolines, frame-pointer fallback; with the rule
  * cache, plain or through hooks, they must give the same frames as
- * without).  The
+ * without), and with the stack scan, whose call decoder also reads
+ * every window of the input.  The
  * input is the section itself, at its exact size, so ASan sees any read
  * past it; stack reads are bounded by stack_lo/stack_hi.
  */
@@ -57,6 +58,82 @@ static void fz_step(const struct sframe_rule *r, const u64 *stack, size_t n,
 	st.topmost = pc & 1;
 	st.gpr = (pc & 2) ? gpr : NULL;
 	(void)ustack_sframe_step(r, &st);
+}
+
+/*
+ * The stack scan: text is [VADDR, VADDR + 0x20000) as for fz_read_code(),
+ * but its bytes are the input's (wrapped), so that E8 and FF /2 calls
+ * appear before the stack's PCs often enough.
+ */
+static const uint8_t *fz_data;
+static size_t fz_size;
+
+static bool fz_is_text(struct sframe_walk *w, u64 addr)
+{
+	return addr >= VADDR && addr < VADDR + 0x20000;
+}
+
+static int fz_guess_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
+{
+	u8 *d = dst;
+	u32 i;
+
+	if (addr < VADDR || addr + len > VADDR + 0x20000 || !fz_size)
+		return -EFAULT;
+	for (i = 0; i < len; i++)
+		d[i] = fz_data[(addr - VADDR + i) % fz_size];
+	return 0;
+}
+
+static const struct sframe_walk_ops fz_guess_ops = {
+	.find_sec = fz_find,
+	.read_code = fz_guess_code,
+	.is_text = fz_is_text,
+};
+
+/* The call decoder over every 7-byte window of the input (at most 512). */
+static void fz_calls(const uint8_t *data, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i + SFRAME_CALL_MAX_LEN <= size && i < 512; i++) {
+		u64 t = 0, ret = VADDR + i + SFRAME_CALL_MAX_LEN;
+		u32 len = ustack_sframe_call_before(data + i, ret, &t);
+
+		if (len == 1 || len > SFRAME_CALL_MAX_LEN ||
+		    (len && data[i + SFRAME_CALL_MAX_LEN - len] !=
+		     (len == 5 ? 0xe8 : 0xff)) ||
+		    (len == 5 && t != ret + (u64)(s64)(s32)
+		     (data[i + 3] | data[i + 4] << 8 | data[i + 5] << 16 |
+		      (u32)data[i + 6] << 24)))
+			__builtin_trap();
+	}
+}
+
+/* A walk with the scan: bounded, and no rule's method after a guess. */
+static void fz_guess_walk(struct sframe_walk *w, const uint8_t *data,
+			  size_t size)
+{
+	u32 i;
+	bool guessed = false;
+
+	fz_data = data;
+	fz_size = size;
+	w->ops = &fz_guess_ops;
+	w->cache = NULL;
+	w->flags = SFRAME_WALK_GUESS | (size & 1 ? SFRAME_WALK_NO_FP : 0);
+	ustack_sframe_walk(w);
+	if (w->nr > w->max_frames || w->end >= USTACK_END_MAX ||
+	    w->scanned > USTACK_GUESS_WALK_WORDS)
+		__builtin_trap();
+	for (i = 1; i < w->nr; i++) {
+		if (guessed && w->methods[i] != USTACK_METHOD_GUESS)
+			__builtin_trap();
+		guessed |= w->methods[i] == USTACK_METHOD_GUESS;
+	}
+	if (guessed != (w->scanned > 0 && w->nr > 1 &&
+			w->methods[w->nr - 1] == USTACK_METHOD_GUESS))
+		__builtin_trap();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -133,5 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				__builtin_trap();
 		}
 	}
+	fz_calls(data, size);
+	fz_guess_walk(&w, data, size);
 	return 0;
 }

@@ -308,7 +308,7 @@ python3 scripts/ustack_names.py >"$T/names"
 	done <"$T/names"
 } >"$T/vocab.s"
 sed -e '1s/event=[a-z-]*/event=tick/' -e '0,/ end=[a-z-]*/s// end=finished/' \
-	-e '0,/@prog:leaf+0x4 regs/s//@prog:leaf+0x4 guess/' "$T/vocab.s" >"$T/bogus.s"
+	-e '0,/@prog:leaf+0x4 regs/s//@prog:leaf+0x4 divined/' "$T/vocab.s" >"$T/bogus.s"
 gen "$T/vocab.s" "$T/vocab.txt"
 genb "$T/vocab.s" "$T/vocab.bin"
 gen "$T/bogus.s" "$T/bogus.txt"
@@ -323,7 +323,7 @@ names_stream_check() {
 	out=$(awk -f tests/vm/stream-check.awk -v names="$T/names" -v comm=none \
 		-v syms=/dev/null -v ends=outermost,done "$T/bogus.txt")
 	local want
-	for want in "event 'tick'" "end 'finished'" "method 'guess'" "end 'done'"; do
+	for want in "event 'tick'" "end 'finished'" "method 'divined'" "end 'done'"; do
 		grep -q "^FAIL: $want is not in ustack_names.h" <<<"$out" ||
 			{ echo "no complaint about $want: $out"; return 1; }
 	done
@@ -342,7 +342,7 @@ names_report() {
 	$R --summary "$T/vocab.bin" >"$T/vs" || return 1
 	! grep -q 'names unknown' "$T/vs" || { grep 'names unknown' "$T/vs"; return 1; }
 	$R --summary "$T/bogus.txt" >"$T/vs" || return 1
-	grep -qx 'names unknown to ustack-report: event=tick end=finished method=guess' "$T/vs" ||
+	grep -qx 'names unknown to ustack-report: event=tick end=finished method=divined' "$T/vs" ||
 		{ echo "unknown names not flagged: $(grep -i unknown "$T/vs")"; return 1; }
 }
 t names-report names_report
@@ -1051,6 +1051,26 @@ pprof_guess() {
 	$R --speedscope "$T/guess.txt" | grep -q '{"name":"? middle"}' || { echo speedscope; return 1; }
 }
 t pprof-speedscope-guess-marked pprof_guess
+
+# And in perf-script text ("? " before the symbol, as the kernel marks its
+# unreliable frames), folded stacks, the SVG (its own dashed style) and
+# the summary's count.
+guess_marked() {
+	$R "$T/guess.txt" >"$T/g.perf" || return 1
+	grep -q ' ? middle+0x9 (' "$T/g.perf" && grep -q ' ? main+0x10 (' "$T/g.perf" &&
+		grep -q ' leaf+0x1 (' "$T/g.perf" && ! grep -q '? leaf' "$T/g.perf" ||
+		{ cat "$T/g.perf"; return 1; }
+	[ "$($R --folded "$T/guess.txt")" = 'p;[incomplete: no-info];? main;? middle;leaf;tick 1' ] ||
+		{ $R --folded "$T/guess.txt"; return 1; }
+	$R --svg "$T/guess.txt" >"$T/g.svg" || return 1
+	[ "$(grep -c 'class="guess"' "$T/g.svg")" = 2 ] &&
+		grep 'class="guess"' "$T/g.svg" | grep -q '? middle' &&
+		! grep '<title>leaf' "$T/g.svg" | grep -q 'class="guess"' ||
+		{ grep -n 'guess\|<title>' "$T/g.svg" | head; return 1; }
+	$R --summary "$T/guess.txt" | grep -qx 'guessed frames (stack scan): 2 (66.67%), in 1 samples (100.00%)' ||
+		{ $R --summary "$T/guess.txt"; return 1; }
+}
+t guess-marked-perf-svg-summary guess_marked
 
 # Interpreter frames: an `interp` record joins the user record of its
 # (tid, cookie) and its frames, with file and line, take the place of the

@@ -1106,6 +1106,208 @@ static void test_cache(void)
 	check("cache-refusals", ok, "wrong");
 }
 
+/* ---- the stack scan (SFRAME_WALK_GUESS) ------------------------------ */
+
+/* The call decoder: bytes right before a return address, and their length. */
+static void test_call_decode(void)
+{
+	static const struct {
+		const char *what;
+		u8 n, b[SFRAME_CALL_MAX_LEN];
+		u32 len;
+	} c[] = {
+		{ "e8", 5, { 0xe8, 0xfb, 0xff, 0xff, 0xff }, 5 },
+		{ "ff-reg", 2, { 0xff, 0xd0 }, 2 },		/* call *%rax */
+		{ "ff-rex-reg", 3, { 0x41, 0xff, 0xd3 }, 2 },	/* call *%r11 */
+		{ "ff-ind", 2, { 0xff, 0x10 }, 2 },		/* call *(%rax) */
+		{ "ff-sib", 3, { 0xff, 0x14, 0x24 }, 3 },	/* call *(%rsp) */
+		{ "ff-disp8", 3, { 0xff, 0x50, 0x08 }, 3 },	/* call *8(%rax) */
+		{ "ff-sib-disp8", 4, { 0xff, 0x54, 0x24, 0x08 }, 4 },
+		{ "ff-rip", 6, { 0xff, 0x15, 0x10, 0, 0, 0 }, 6 },
+		{ "ff-disp32", 6, { 0xff, 0x90, 0, 1, 0, 0 }, 6 },
+		{ "ff-sib-disp32", 7, { 0xff, 0x94, 0x24, 0, 1, 0, 0 }, 7 },
+		{ "ff-abs", 7, { 0xff, 0x14, 0x25, 0, 0x10, 0, 0 }, 7 },
+		{ "ff-index", 7, { 0xff, 0x14, 0xc5, 0, 0x10, 0, 0 }, 7 },
+		{ "jmp-reg", 2, { 0xff, 0xe0 }, 0 },		/* jmp *%rax */
+		{ "jmp-rip", 6, { 0xff, 0x25, 0x10, 0, 0, 0 }, 0 },
+		{ "ff-short", 2, { 0xff, 0x50 }, 0 },		/* disp8 missing */
+		{ "ff-long", 4, { 0xff, 0xd0, 0x90, 0x90 }, 0 },	/* ends early */
+		{ "nops", 1, { 0x90 }, 0 },
+	};
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		u8 b[SFRAME_CALL_MAX_LEN];
+		u64 t = 0, ret = 0x401000;
+		u32 len;
+
+		/* right-aligned, after bytes that decode as nothing */
+		memset(b, 0xcc, sizeof(b));
+		memcpy(b + sizeof(b) - c[i].n, c[i].b, c[i].n);
+		len = ustack_sframe_call_before(b, ret, &t);
+		if (len != c[i].len ||
+		    (!strcmp(c[i].what, "e8") && t != ret - 5)) {
+			printf("  %s: length %u, want %u; target %#llx\n",
+			       c[i].what, len, c[i].len,
+			       (unsigned long long)t);
+			bad++;
+		}
+	}
+	check("call-decode", !bad, "%d wrong", bad);
+}
+
+/*
+ * A fake text mapping for the scan: leaf at 0x400100, mid at 0x400200
+ * (calls leaf: E8 ending at 0x400250), top at 0x400300 (calls mid: E8
+ * ending at 0x400350; an indirect call ending at 0x400380; an E8 to
+ * 0x400700, unrelated to leaf, ending at 0x400390; an E8 to a PLT stub
+ * at 0x400800, ending at 0x4003a0; an E8 to 0x400050, below leaf, ending
+ * at 0x4003b0).
+ */
+#define GT_LO	0x400000ULL
+#define GT_LEN	0x1000
+static u8 guess_text[GT_LEN];
+static int guess_text_calls;
+
+static void guess_put_e8(u64 ret, u64 target)
+{
+	u8 *p = guess_text + (ret - GT_LO) - 5;
+	s32 rel = (s32)(target - ret);
+
+	p[0] = 0xe8;
+	memcpy(p + 1, &rel, 4);
+}
+
+static int guess_read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
+{
+	if (addr < GT_LO || addr + len > GT_LO + GT_LEN)
+		return -EFAULT;
+	memcpy(dst, guess_text + (addr - GT_LO), len);
+	return 0;
+}
+
+static bool guess_is_text(struct sframe_walk *w, u64 addr)
+{
+	guess_text_calls++;
+	return addr >= GT_LO && addr < GT_LO + GT_LEN;
+}
+
+static const struct sframe_walk_ops guess_ops = {
+	.find_sec = walk_find,
+	.read_code = guess_read_code,
+	.is_text = guess_is_text,
+};
+
+static void test_walk_guess(void)
+{
+	static u64 stack[1024];
+	u64 base = (u64)(unsigned long)stack, ips[16];
+	static const u64 want[] = { 0x400120, 0x400250, 0x400350, 0x400380 };
+	struct sframe_budget lim = { .fdes = 100, .fres = 100, .bytes = 60 };
+	u8 methods[16];
+	struct sframe_walk w;
+	int ok;
+
+	memset(guess_text, 0x90, sizeof(guess_text));
+	guess_put_e8(0x400250, 0x400100);
+	guess_put_e8(0x400350, 0x400200);
+	memcpy(guess_text + 0x380 - 2, "\xff\xd0", 2);
+	guess_put_e8(0x400390, 0x400700);
+	guess_put_e8(0x4003b0, 0x400050);
+	memset(stack, 0, sizeof(stack));
+	stack[0] = 0x4003b0;	/* stale, of a function below leaf: gives way */
+	stack[1] = 0x400390;	/* stale, contradicted: a plausible one follows */
+	stack[2] = 0x400250;	/* plausible: calls leaf */
+	stack[3] = base + 64;
+	stack[4] = 0x400120;	/* text, but no call before it */
+	stack[5] = 0x400350;	/* plausible: calls mid */
+	stack[8] = 0x400380;	/* indirect: target unknown, plausible */
+	stack[9] = 0x500000;	/* not text */
+
+	memset(&w, 0, sizeof(w));
+	w.st.ip = 0x400120;
+	w.st.sp = base;
+	w.st.fp = 0;
+	w.st.stack_lo = base;
+	w.st.stack_hi = base + sizeof(stack);
+	w.ops = &guess_ops;
+	w.ips = ips;
+	w.methods = methods;
+	w.max_frames = 16;
+
+	/* off: rbp 0 without a rule is the outermost frame, as before */
+	ustack_sframe_walk(&w);
+	check("guess-off", w.nr == 1 && w.end == USTACK_END_OUTERMOST &&
+	      !w.scanned, "nr %u end %u", w.nr, w.end);
+
+	w.flags = SFRAME_WALK_GUESS;
+	ustack_sframe_walk(&w);
+	ok = w.nr == 4 && w.end == USTACK_END_SCAN_END &&
+	     !memcmp(ips, want, sizeof(want)) &&
+	     methods[0] == USTACK_METHOD_REGS;
+	for (u32 i = 1; i < w.nr; i++)
+		ok &= methods[i] == USTACK_METHOD_GUESS;
+	check("guess-frames", ok, "nr %u end %u ips %#llx %#llx %#llx %#llx",
+	      w.nr, w.end, (unsigned long long)ips[1],
+	      (unsigned long long)ips[2], (unsigned long long)ips[3],
+	      (unsigned long long)ips[4]);
+	/*
+	 * An E8 pick looks on for a higher target: 17 words from the first
+	 * candidate, 19 (from slot 3: its first at slot 5), 3 (to an
+	 * indirect call, whose unknown target stays), a whole window.
+	 */
+	check("guess-window", w.scanned == 17 + 19 + 3 + USTACK_GUESS_MAX_WORDS,
+	      "scanned %u", w.scanned);
+
+	/*
+	 * a call through a PLT stub is no contradiction: taken before the
+	 * call of leaf (its target unknown, it stays)
+	 */
+	memcpy(guess_text + 0x800, "\xff\x25\x00\x10\x00\x00", 6);
+	guess_put_e8(0x4003a0, 0x400800);
+	stack[0] = 0;
+	stack[1] = 0x4003a0;
+	ustack_sframe_walk(&w);
+	check("guess-plt", w.nr >= 3 && ips[1] == 0x4003a0, "nr %u ips %#llx",
+	      w.nr, (unsigned long long)ips[1]);
+	stack[0] = 0x4003b0;
+	stack[1] = 0x400390;
+
+	/* the stack's end comes before the window's */
+	w.st.stack_hi = base + 12 * 8;
+	ustack_sframe_walk(&w);
+	check("guess-stack-end", w.nr == 4 && w.end == USTACK_END_SCAN_FAULT,
+	      "nr %u end %u", w.nr, w.end);
+	w.st.stack_hi = base + sizeof(stack);
+
+	/* no-info from the FP-less flag too; depth and budget still bound it */
+	w.flags = SFRAME_WALK_GUESS | SFRAME_WALK_NO_FP;
+	w.st.fp = base + 8;
+	w.max_frames = 3;
+	ustack_sframe_walk(&w);
+	check("guess-depth", w.nr == 3 && w.end == USTACK_END_DEPTH &&
+	      ips[2] == 0x400350, "nr %u end %u", w.nr, w.end);
+	w.max_frames = 16;
+	w.limit = &lim;
+	ustack_sframe_walk(&w);
+	check("guess-budget", w.end == USTACK_END_BUDGET && w.nr < 4 &&
+	      w.scanned <= 60 / 8, "nr %u end %u scanned %u", w.nr, w.end,
+	      w.scanned);
+	w.limit = NULL;
+
+	/* without is_text there is nothing to scan with */
+	{
+		static const struct sframe_walk_ops no_text = {
+			.find_sec = walk_find, .read_code = guess_read_code,
+		};
+
+		w.ops = &no_text;
+		ustack_sframe_walk(&w);
+		check("guess-needs-hooks", w.nr == 1 &&
+		      w.end == USTACK_END_NO_INFO, "nr %u end %u", w.nr, w.end);
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1120,5 +1322,7 @@ int main(void)
 	test_walk_sigreturn();
 	test_budget();
 	test_cache();
+	test_call_decode();
+	test_walk_guess();
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "ur.h"
+#include "uapi/ustack.h"
 
 static uint64_t hash(const void *key, size_t len)
 {
@@ -83,7 +84,13 @@ uint32_t ktab_id(struct ktab *t, const void *key, size_t len, int *added)
 
 static struct memo guessed;
 
-static const char *guess_name(const char *name)
+/* Method names are interned by the parsers: one pointer per name. */
+int frame_guessed(const struct uframe *f)
+{
+	return f->method == method_name(USTACK_METHOD_GUESS);
+}
+
+const char *guess_mark(const char *name)
 {
 	const char *r = memo_get(&guessed, name);
 	char *b;
@@ -190,14 +197,14 @@ size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap)
 		p = slot(v, cap, n++);
 		p->u = f;
 		p->kind = PK_USER;
-		p->guess = !strcmp(f->method, "guess");
+		p->guess = frame_guessed(f);
 		p->name = r && r->name ? internz(r->name) : user_frame_name(f);
 		if (r && r->file) {
 			p->file = internz(r->file);
 			p->line = r->line;
 		}
 		if (p->guess)
-			p->name = guess_name(p->name);
+			p->name = guess_mark(p->name);
 	}
 	if (in && !u->nr)
 		n = add_interp(in, v, cap, n);

@@ -11,6 +11,8 @@
  * "(<object>)", where those readers ignore them.  A missing user stack and
  * a walk that stopped short of the outermost frame show as pseudo-frames,
  * "[no user stack]" and "[incomplete: <end reason>]", at the bottom.
+ * A frame found by stack scanning (method guess) has "? " before its
+ * symbol, as the kernel prints its unreliable frames.
  * Names (comm, symbols, objects, files) are printed with control
  * characters, backslash and non-UTF-8 bytes as "\ooo" (esc_text()), and
  * a comm starting with a blank with that blank escaped: a user's program
@@ -49,13 +51,16 @@ static void user_line(FILE *f, const struct uframe *u,
 	const struct symres *r = u->res;
 	const char *obj = esc_text(u->obj);
 
+	/* a guess is marked as the kernel marks its unreliable frames */
+	const char *q = frame_guessed(u) ? "? " : "";
+
 	if (r && r->name)
-		fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)", u->ip,
+		fprintf(f, "\t%16" PRIx64 " %s%s+0x%" PRIx64 " (%s)", u->ip, q,
 			esc_text(r->name), r->symoff, obj);
 	else if (obj[0] == '[')	/* [vdso], [anon]: name the frame */
-		fprintf(f, "\t%16" PRIx64 " %s (%s)", u->ip, obj, obj);
+		fprintf(f, "\t%16" PRIx64 " %s%s (%s)", u->ip, q, obj, obj);
 	else
-		fprintf(f, "\t%16" PRIx64 " [unknown] (%s)", u->ip, obj);
+		fprintf(f, "\t%16" PRIx64 " %s[unknown] (%s)", u->ip, q, obj);
 	if (o->verbose) {
 		fprintf(f, " method=%s offset=0x%" PRIx64, esc_text(u->method),
 			u->off);

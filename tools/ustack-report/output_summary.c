@@ -4,7 +4,8 @@
  * user stack (joined, walk ended "outermost"), end reasons, user frames by
  * method, objects with build-ids and symbolization rate, and the top
  * functions: by self samples (innermost frame of the whole stack) and by
- * user leaf (innermost user frame, the code that ran or made the call).
+ * user leaf (innermost user frame, the code that ran or made the call);
+ * frames found by stack scanning (method guess) and the samples with one.
  * With interp records: the samples with an interpreter's own frames, and
  * those of the same processes whose answer never came.
  */
@@ -127,6 +128,7 @@ void output_summary(FILE *f, const struct recs *r,
 	struct counts self = { 0 }, uleaf = { 0 }, uends = { 0 };
 	uint64_t complete = 0, joined = 0, kthread = 0, uframes = 0;
 	uint64_t resolved = 0, answered = 0, unanswered = 0;
+	uint64_t guessed = 0, guessed_samples = 0;
 	int unknown = 0;
 	const char *outermost = end_name(USTACK_END_OUTERMOST);
 	const char *kth = end_name(USTACK_END_KTHREAD);
@@ -156,6 +158,11 @@ void output_summary(FILE *f, const struct recs *r,
 			vself[nself++] = user_frame_name(&u->f[0]);
 		if (u->nr)
 			vleaf[nleaf++] = user_frame_name(&u->f[0]);
+		for (j = 0; j < u->nr; j++)
+			if (frame_guessed(&u->f[j])) {
+				guessed_samples++;
+				break;
+			}
 	}
 	for (i = 0; i < r->nu; i++) {
 		add(&uends, r->u[i].end, 1);
@@ -164,6 +171,7 @@ void output_summary(FILE *f, const struct recs *r,
 
 			add(&methods, fr->method, 1);
 			uframes++;
+			guessed += frame_guessed(fr);
 			resolved += fr->res && fr->res->name;
 		}
 	}
@@ -219,6 +227,9 @@ void output_summary(FILE *f, const struct recs *r,
 	fprintf(f, "user frames: %" PRIu64 ", symbolized %" PRIu64
 		" (%.2f%%)\n", uframes, resolved, pct(resolved, uframes));
 	print_counts(f, "frames by method", &methods, uframes, (size_t)-1, 1);
+	fprintf(f, "guessed frames (stack scan): %" PRIu64 " (%.2f%%), in %"
+		PRIu64 " samples (%.2f%%)\n", guessed, pct(guessed, uframes),
+		guessed_samples, pct(guessed_samples, r->ns));
 	fprintf(f, "objects:\n");
 	for (i = 0; i < nobj; i++) {
 		const struct objstat *ob = symbolize_obj(i);

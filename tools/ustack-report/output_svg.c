@@ -6,7 +6,8 @@
  * and regex search (button or Ctrl-F) with the matched share.  URL
  * parameters ?s=REGEX (search) and ?f=NAME (zoom to the widest frame NAME)
  * apply on load.  User frames are warm, kernel frames blue-green, the
- * "[no user stack]" mark grey.  All text is XML-escaped and valid UTF-8.
+ * "[no user stack]" mark grey; frames found by stack scanning (method
+ * guess) pale violet with a dashed outline, named "? <function>".  All text is XML-escaped and valid UTF-8.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -128,6 +129,11 @@ static void color(const struct node *nd, int *r, int *g, int *b)
 		*g = 165 + 55 * v2;
 		*b = 165 + 55 * v2;
 		break;
+	case FK_GUESS:		/* pale violet, dashed: not a fact */
+		*r = 200 + 30 * v1;
+		*g = 190 + 30 * v1;
+		*b = 235 + 20 * v2;
+		break;
 	case FK_MARK:
 	case FK_ROOT:
 		*r = *g = *b = 160 + 40 * v1;
@@ -164,8 +170,10 @@ static void emit(struct layout *L, const struct node *nd, uint64_t start,
 	fprintf(L->f, " (%" PRIu64 " sample%s, %.2f%%)</title>", nd->count,
 		nd->count == 1 ? "" : "s", 100.0 * nd->count / L->total);
 	fprintf(L->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" "
-		"fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>", x, y, w,
-		FRAME_H - 1, r, g, b);
+		"fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"%s/>", x, y, w,
+		FRAME_H - 1, r, g, b, nd->kind == FK_GUESS ?
+		" class=\"guess\" stroke=\"rgb(90,60,160)\" "
+		"stroke-dasharray=\"3,2\"" : "");
 	fprintf(L->f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 10.5);
 	if (fit >= 3) {
 		if (nchars(nd->name) <= fit) {

@@ -183,8 +183,11 @@ struct fstack *stacks_build(const struct recs *r, size_t *nout)
 				st->name[d++] = kernel_frame_name(p->k);
 				break;
 			case PK_USER:
-				st->kind[d] = FK_USER;
-				st->name[d++] = user_frame_name(p->u);
+				st->kind[d] = p->guess ? FK_GUESS : FK_USER;
+				st->name[d] = user_frame_name(p->u);
+				if (p->guess)
+					st->name[d] = guess_mark(st->name[d]);
+				d++;
 				break;
 			case PK_INTERP:
 				st->kind[d] = FK_USER;

@@ -142,7 +142,7 @@ char *live_read(const char *dev, double seconds, size_t *len,
 		const char *save);
 
 /* stacks.c: one frame list per sample, outermost first, for folded/svg */
-enum fkind { FK_ROOT, FK_USER, FK_KERNEL, FK_MARK };
+enum fkind { FK_ROOT, FK_USER, FK_KERNEL, FK_MARK, FK_GUESS };
 struct fstack {
 	uint32_t n;
 	const char **name;	/* interned */
@@ -183,6 +183,9 @@ struct pframe {
 };
 /* s's frames, innermost first, in *v (grown as needed); returns how many. */
 size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap);
+/* "? <name>", interned: a frame found by stack scanning (method guess) */
+int frame_guessed(const struct uframe *f);
+const char *guess_mark(const char *name);
 /* "[kernel.kallsyms]" or the "[module]" a kernel symbol names */
 const char *kernel_object(const struct kframe *k);
 
