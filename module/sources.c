@@ -12,8 +12,10 @@
  *   self        SFRAME_IOC_SELF_STACK on /dev/sframe
  *   nmi-test    NMI IPIs on demand (nmi_test.c), for machines without a PMU
  *
- * They run between ustack_sources_start() and ustack_sources_stop() (while
- * /dev/ustack is open); parameter changes apply at once.
+ * They run from the first ustack_sources_start() to the last
+ * ustack_sources_stop() (while /dev/ustack is open or a ustack trace event
+ * is enabled); parameter changes apply at once.  Each sample also goes to
+ * the trace event ustack:sample.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,10 +28,12 @@
 #include <linux/tracepoint.h>
 #include "deferred.h"
 #include "internal.h"
+#include "render.h"
 #include "ring.h"
 #include "sources.h"
 #include "syscalls.h"
 #include "tp.h"
+#include "ustack_trace.h"
 
 int ustack_sources_pid;
 bool ustack_sources_offcpu;
@@ -37,6 +41,7 @@ unsigned int ustack_sources_hz = 99;
 
 static DECLARE_BITMAP(syscall_set, USTACK_SYSCALL_SLOTS);
 static DEFINE_MUTEX(sources_lock);
+static unsigned int users;	/* /dev/ustack's session, the trace events */
 static bool running;
 static struct tracepoint *tp_sys_enter, *tp_sched_switch;
 static bool sys_enter_on, sched_switch_on, offcpu_live;
@@ -56,34 +61,64 @@ static bool wanted(struct task_struct *t)
 struct sample_buf {
 	struct ustack_rec_sample rec;
 	u64 ips[USTACK_KSTACK_MAX];
+	char arg[USTACK_SOURCES_NAME_LEN];	/* tp, kprobe: its name */
 };
 
-/* NMIs do not nest: one buffer per CPU keeps ~600 bytes off the NMI stack. */
+/*
+ * One buffer per CPU keeps ~600 bytes off the NMI stack.  NMIs do not
+ * nest, but an int3 kprobe counts as NMI too and a real NMI may land in
+ * it: the later one goes without a sample.
+ */
 static DEFINE_PER_CPU(struct sample_buf, nmi_sample_buf);
+static DEFINE_PER_CPU(int, nmi_sample_busy);
+
+#define RECORD_IP_SLACK	16	/* bytes; see record() */
+
+/* The sample as a trace event (the name as the text record says it). */
+static void trace_one(const struct sample_buf *bp)
+{
+	char name[USTACK_TRACE_EVENT_LEN];
+
+	ustack_render_event(&bp->rec, name, sizeof(name));
+	trace_sample(bp->rec.cookie, name, bp->ips, bp->rec.nr_kernel);
+}
 
 /*
  * Record one event of the current task: request its user stack and write
  * the sample with its kernel stack.  @regs: the interrupted registers (a
- * sampling tick), or NULL (the kernel stack is where we are, less @skip).
+ * sampling tick, a kprobe), or NULL (the kernel stack is where we are,
+ * less @skip).  @arg: the name of a tp or kprobe event, else NULL.
  */
 static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
-		  unsigned int skip)
+		  unsigned int skip, const char *arg)
 {
+	u32 arg_len = 0;
 	struct sample_buf stack_buf, *bp = &stack_buf;
 	unsigned long *entries;
 	unsigned int nr = 0, first = 0, i;
 	u64 cookie;
 
 	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
-	if (in_nmi())
+	if (in_nmi()) {
+		if (this_cpu_inc_return(nmi_sample_busy) > 1) {
+			this_cpu_dec(nmi_sample_busy);
+			return 0;
+		}
 		bp = this_cpu_ptr(&nmi_sample_buf);
+	}
 	entries = (unsigned long *)bp->ips;
 	ustack_deferred_request(USTACK_CLIENT_STREAM, regs, &cookie);
 	if (!regs || !user_mode(regs)) {
 		nr = stack_trace_save(entries, USTACK_KSTACK_MAX, skip);
-		/* From a tick: start at the interrupted kernel code. */
+		/*
+		 * From a tick or a kprobe: start at the interrupted or
+		 * probed function.  A kprobe's IP is past its int3, and
+		 * the function appears as the return address of its
+		 * fentry call (ftrace-based kprobes): a few bytes after.
+		 */
 		for (i = 0; regs && i < nr; i++) {
-			if (entries[i] == instruction_pointer(regs)) {
+			if (entries[i] - instruction_pointer(regs) <
+			    RECORD_IP_SLACK) {
 				first = i;
 				break;
 			}
@@ -91,11 +126,17 @@ static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
 	}
 	nr -= first;
 	memmove(bp->ips, bp->ips + first, nr * sizeof(u64));
+	if (arg) {
+		/* Right after the frames, as the record carries it. */
+		arg_len = strscpy((char *)(bp->ips + nr), arg,
+				  sizeof(bp->arg)) + 1;
+	}
 
 	bp->rec = (struct ustack_rec_sample) {
 		.hdr = {
 			.type = USTACK_REC_SAMPLE,
-			.size = sizeof(bp->rec) + nr * sizeof(u64),
+			.size = ALIGN(sizeof(bp->rec) + nr * sizeof(u64) +
+				      arg_len, 8),
 		},
 		.cookie = cookie,
 		.time_ns = ktime_get_mono_fast_ns(),	/* NMI-safe */
@@ -108,7 +149,13 @@ static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
 	};
 	/* No task_lock: we may have interrupted its holder (exec). */
 	strscpy_pad(bp->rec.comm, current->comm, sizeof(bp->rec.comm));
-	ustack_ring_write(bp, bp->rec.hdr.size, NULL, 0);
+	if (trace_sample_enabled())
+		trace_one(bp);
+	if (ustack_ring_active())
+		ustack_ring_write(bp, sizeof(bp->rec) + nr * sizeof(u64) +
+				  arg_len, NULL, 0);
+	if (bp != &stack_buf)
+		this_cpu_dec(nmi_sample_busy);
 	return cookie;
 }
 
@@ -121,8 +168,8 @@ static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
  */
 void ustack_sources_sample(u16 event, struct pt_regs *regs)
 {
-	if (ustack_ring_active() && wanted(current))
-		record(event, -1, regs, 0);
+	if (READ_ONCE(running) && wanted(current))
+		record(event, -1, regs, 0, NULL);
 }
 
 /*
@@ -164,8 +211,8 @@ u64 ustack_sources_self(void)
 	 * reader the engine is not switched on for a self request: no user
 	 * can make every context switch of the machine pay for the probe.
 	 */
-	if (ustack_ring_active() && wanted(current) && self_allowed())
-		return record(USTACK_EVENT_SELF, -1, NULL, 1);
+	if (READ_ONCE(running) && wanted(current) && self_allowed())
+		return record(USTACK_EVENT_SELF, -1, NULL, 1, NULL);
 	ustack_deferred_request(USTACK_CLIENT_NONE, NULL, &cookie);
 	return cookie;
 }
@@ -269,7 +316,7 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	if (id >= 0 && id < USTACK_SYSCALL_SLOTS && test_bit(id, syscall_set) &&
 	    wanted(current))
-		record(USTACK_EVENT_SYSCALL, id, NULL, 2);
+		record(USTACK_EVENT_SYSCALL, id, NULL, 2, NULL);
 }
 
 static int syscalls_start(void)
@@ -343,7 +390,7 @@ static void probe_sched_switch(void *data, bool preempt,
 	    (prev_state & TASK_DEAD) || !READ_ONCE(ustack_sources_offcpu) ||
 	    !wanted(prev))
 		return;
-	record(USTACK_EVENT_OFFCPU, -1, NULL, 2);
+	record(USTACK_EVENT_OFFCPU, -1, NULL, 2, NULL);
 }
 
 /*
@@ -389,6 +436,10 @@ int ustack_sources_start(void)
 	int ret;
 
 	guard(mutex)(&sources_lock);
+	if (users) {
+		users++;
+		return 0;
+	}
 	ret = ustack_deferred_enable();
 	if (ret)
 		return ret;
@@ -402,6 +453,7 @@ int ustack_sources_start(void)
 	if (ret)
 		goto err_syscalls;
 	WRITE_ONCE(running, true);
+	users = 1;
 	return 0;
 
 err_syscalls:
@@ -411,10 +463,12 @@ err_sampling:
 	return ret;
 }
 
-/* Stop them all; no probe runs after it returns. */
+/* The last user stops them all; no probe runs after it returns. */
 void ustack_sources_stop(void)
 {
 	guard(mutex)(&sources_lock);
+	if (WARN_ON_ONCE(!users) || --users)
+		return;
 	WRITE_ONCE(running, false);
 	offcpu_stop();
 	syscalls_stop();
@@ -454,12 +508,13 @@ bool ustack_sources_running(void)
 	return READ_ONCE(running);
 }
 
-/* Module exit, after the last stop. */
+/* Module exit, after the last stop (or a failed init: twice is fine). */
 void ustack_sources_exit(void)
 {
 	if (sched_switch_on) {
 		tracepoint_probe_unregister(tp_sched_switch,
 					    probe_sched_switch, NULL);
 		tracepoint_synchronize_unregister();
+		sched_switch_on = false;
 	}
 }

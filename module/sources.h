@@ -19,6 +19,9 @@ int ustack_sources_start(void);
 void ustack_sources_stop(void);
 void ustack_sources_set_hz(unsigned int hz);
 int ustack_sources_set_syscalls(const char *list);
+
+/* The name a tp or kprobe sample carries, with its NUL. */
+#define USTACK_SOURCES_NAME_LEN	64
 void ustack_sources_sample(u16 event, struct pt_regs *regs);
 u64 ustack_sources_self(void);
 void ustack_sources_counters(int *cycles, int *cpu_clock, long *limited);

@@ -30,6 +30,7 @@
 #include "sources.h"
 #include "stats.h"
 #include "stream_dev.h"
+#include "trace_events.h"
 #include "user_record.h"
 #include "walk.h"
 
@@ -149,6 +150,8 @@ err_discovery:
 	ustack_discovery_exit();
 err_ring:
 	ustack_ring_exit();
+	ustack_trace_events_exit();
+	ustack_sources_exit();
 	return ret;
 }
 
@@ -162,6 +165,7 @@ static void __exit ustack_exit(void)
 	ustack_nmi_test_exit();
 	ustack_stream_dev_exit();
 	ustack_sframe_dev_exit();
+	ustack_trace_events_exit();
 	ustack_sources_exit();
 	ustack_coop_exit();
 	ustack_user_record_exit();
