@@ -9,7 +9,10 @@ tracer prints them, to test ustack-report's third input format:
                                            carry them)
 
 The payload is the events' print format (module/ustack_trace.h); the
-prefixes are perf script's, trace-cmd report's and trace_pipe's.
+prefixes are perf script's, trace-cmd report's and trace_pipe's.  Debian
+12's perf script prints the arrays as decimal numbers between blanks
+(kstack=18446744071589608958 18446744071591428390), the others as
+{0xffffffff81a43dfe,0xffffffff81c00126}.
 """
 import os
 import re
@@ -43,6 +46,12 @@ def records(lines):
     return recs
 
 
+def array(style, nums):
+    if style == "perf":
+        return " ".join("%d" % int(x, 16) for x in nums)
+    return "{" + ",".join("0x%x" % int(x, 16) for x in nums) + "}"
+
+
 def prefix(style, comm, pid, tid, cpu, ns, ev):
     t = "%d.%06d" % (ns // 10**9, ns % 10**9 // 1000)
     if style == "perf":
@@ -72,19 +81,19 @@ def main():
                 m = re.search(r"comm=(.*?)(?= [a-z_]+=|$)", line)
                 comm = unescape(m.group(1))
                 last[d["tid"]] = (comm, int(d["cpu"]), int(d["time"]))
-                ks = ",".join(f[1] for f in frames if f[0] == "kernel")
+                ks = array(style, [f[1] for f in frames if f[0] == "kernel"])
                 out.append(prefix(style, comm, d["pid"], d["tid"], int(d["cpu"]),
                                   int(d["time"]), "sample") +
-                           "cookie=%s pid=%s tid=%s event=%s kstack={%s}" %
+                           "cookie=%s pid=%s tid=%s event=%s kstack=%s" %
                            (d["cookie"], d["pid"], d["tid"], d["event"], ks))
             elif kind == "user":
                 comm, cpu, ns = last.get(d["tid"], ("prog", 0, 0))
                 us = [f for f in frames if f[0] == "user"]
                 out.append(prefix(style, comm, d["pid"], d["tid"], cpu, ns, "user_stack") +
-                           "cookie=%s pid=%s tid=%s end=%s frames=%d ips={%s} methods={%s}" %
+                           "cookie=%s pid=%s tid=%s end=%s frames=%d ips=%s methods=%s" %
                            (d["cookie"], d["pid"], d["tid"], d["end"], len(us),
-                            ",".join(f[1] for f in us),
-                            ",".join("0x%x" % METHODS[f[2]] for f in us)))
+                            array(style, [f[1] for f in us]),
+                            array(style, ["%x" % METHODS[f[2]] for f in us])))
     sys.stdout.buffer.write(("\n".join(out) + "\n").encode("latin-1"))
 
 

@@ -585,14 +585,22 @@ static void trace_prefix(char *pre, struct sample *s)
 		s->comm = comm_of(c, strlen(c));
 }
 
-/* "{0x1,0x2}": up to @max numbers into @out; the count. */
+/*
+ * An array: "{0x1,0x2}" (the kernel's and trace-cmd's print), or "1 2"
+ * (perf script's: the first number here, the rest as words of their own,
+ * see trace_more()).  Up to @max numbers into @out; the count.
+ */
 static size_t trace_array(const char *v, uint64_t *out, size_t max)
 {
 	size_t n = 0;
 	char *e;
 
-	if (*v != '{')
-		return 0;
+	if (*v != '{') {
+		if (!isdigit((unsigned char)*v) || !max)
+			return 0;
+		out[0] = strtoull(v, &e, 0);
+		return *e ? 0 : 1;
+	}
 	v++;
 	while (*v && *v != '}' && n < max) {
 		out[n++] = strtoull(v, &e, 0);
@@ -681,7 +689,8 @@ static void trace_uframe(struct uframe *f, uint64_t ip, const struct tpid *t)
 static void trace_line(struct recs *r, char *line, char *ev, int kind)
 {
 	static uint64_t a[MAX_FRAMES], m[MAX_FRAMES];
-	size_t na = 0, nm = 0, i;
+	size_t na = 0, nm = 0, i, *more = NULL;
+	uint64_t *more_to = NULL;
 	struct sample *s = NULL;
 	struct user *u = NULL;
 	const struct tpid *t;
@@ -700,11 +709,20 @@ static void trace_line(struct recs *r, char *line, char *ev, int kind)
 		u->end = internz("unknown");
 	}
 	while ((w = word(&p))) {
-		char *v = strchr(w, '=');
+		char *v = strchr(w, '='), *e;
 
-		if (!v)
+		if (!v) {
+			/* perf script: the next number of the last array */
+			if (more && *more && *more < MAX_FRAMES &&
+			    isdigit((unsigned char)*w)) {
+				more_to[*more] = strtoull(w, &e, 0);
+				if (!*e)
+					++*more;
+			}
 			continue;
+		}
 		*v++ = '\0';
+		more = NULL;
 		if (!strcmp(w, "cookie")) {
 			if (s)
 				s->cookie = num(v, 16);
@@ -725,12 +743,15 @@ static void trace_line(struct recs *r, char *line, char *ev, int kind)
 			s->event = internz(v);
 		} else if (s && !strcmp(w, "kstack")) {
 			na = trace_array(v, a, MAX_FRAMES);
+			more = &na, more_to = a;
 		} else if (u && !strcmp(w, "end")) {
 			u->end = internz(v);
 		} else if (u && !strcmp(w, "ips")) {
 			na = trace_array(v, a, MAX_FRAMES);
+			more = &na, more_to = a;
 		} else if (u && !strcmp(w, "methods")) {
 			nm = trace_array(v, m, MAX_FRAMES);
+			more = &nm, more_to = m;
 		}
 	}
 	if (s) {
