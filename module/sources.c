@@ -128,6 +128,15 @@ static u64 record(u16 event, int syscall_nr, struct pt_regs *regs,
 				break;
 			}
 		}
+		/*
+		 * Not found: the unwinder stopped short of it (an optimized
+		 * kprobe's trampoline has no unwind data).  The function
+		 * itself, then, not our own frames.
+		 */
+		if (regs && i == nr) {
+			entries[0] = instruction_pointer(regs);
+			nr = 1;
+		}
 	}
 	nr -= first;
 	memmove(bp->ips, bp->ips + first, nr * sizeof(u64));
