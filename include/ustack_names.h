@@ -47,7 +47,9 @@
 
 /*
  * What asked for a stack (the `event` of a sample).  A syscall event's
- * text adds ":<name>" (syscall:write).
+ * text adds ":<name>" (syscall:write); a tp or kprobe event's text adds
+ * the name its record carries (tp:sched:sched_process_exec,
+ * kprobe:vfs_write).
  */
 #define USTACK_EVENT_NAMES(X)				\
 	X(USTACK_EVENT_CPU_CLOCK,	"cpu-clock")	\
@@ -55,7 +57,9 @@
 	X(USTACK_EVENT_OFFCPU,		"offcpu")	\
 	X(USTACK_EVENT_SELF,		"self")		\
 	X(USTACK_EVENT_CYCLES,		"cycles")	\
-	X(USTACK_EVENT_NMI_TEST,	"nmi-test")
+	X(USTACK_EVENT_NMI_TEST,	"nmi-test")	\
+	X(USTACK_EVENT_TP,		"tp")		\
+	X(USTACK_EVENT_KPROBE,		"kprobe")
 
 /* The kind of a record: the first word of its text form. */
 #define USTACK_REC_NAMES(X)				\

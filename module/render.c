@@ -82,6 +82,53 @@ static void put_escaped(struct out *o, const char *s, size_t max)
 	o->buf[o->len] = 0;
 }
 
+/*
+ * The name a tp or kprobe sample carries after its kernel frames (bounded
+ * by the record's size, in case it lacks its NUL).
+ */
+static const char *sample_arg(const struct ustack_rec_sample *s, size_t *len)
+{
+	const char *arg = (const char *)((const u64 *)(s + 1) + s->nr_kernel);
+	size_t room = s->hdr.size - sizeof(*s) - s->nr_kernel * sizeof(u64);
+
+	if (s->hdr.size < sizeof(*s) + s->nr_kernel * sizeof(u64))
+		return NULL;
+	*len = strnlen(arg, room);
+	return *len ? arg : NULL;
+}
+
+/**
+ * ustack_render_event - the text of a sample's event (syscall:write)
+ * @s: a whole sample record
+ * @buf: where to write it, NUL-terminated
+ * @cap: bytes at @buf
+ *
+ * Return: the bytes written (no NUL counted).
+ */
+size_t ustack_render_event(const struct ustack_rec_sample *s, char *buf,
+			   size_t cap)
+{
+	struct out o = { .buf = buf, .cap = cap };
+	const char *arg;
+	size_t len;
+
+	put(&o, "%s", name_of(event_names, USTACK_EVENT_MAX, s->event));
+	if (s->event == USTACK_EVENT_SYSCALL) {
+		const char *sc = ustack_syscalls_name(s->syscall_nr);
+
+		if (sc)
+			put(&o, ":%s", sc);
+		else
+			put(&o, ":%d", s->syscall_nr);
+	} else if (s->event == USTACK_EVENT_TP ||
+		   s->event == USTACK_EVENT_KPROBE) {
+		arg = sample_arg(s, &len);
+		if (arg)
+			put(&o, ":%.*s", (int)len, arg);
+	}
+	return o.len;
+}
+
 static void render_sample(struct out *o, const struct ustack_rec_sample *s,
 			  u32 line)
 {
@@ -96,17 +143,9 @@ static void render_sample(struct out *o, const struct ustack_rec_sample *s,
 		put(o, "    kernel 0x%llx %s\n", ips[line - 1], sym);
 		return;
 	}
-	put(o, "sample cookie=0x%016llx pid=%u tid=%u cpu=%u time=%llu event=%s",
-	    s->cookie, s->pid, s->tid, s->cpu, s->time_ns,
-	    name_of(event_names, USTACK_EVENT_MAX, s->event));
-	if (s->event == USTACK_EVENT_SYSCALL) {
-		const char *sc = ustack_syscalls_name(s->syscall_nr);
-
-		if (sc)
-			put(o, ":%s", sc);
-		else
-			put(o, ":%d", s->syscall_nr);
-	}
+	put(o, "sample cookie=0x%016llx pid=%u tid=%u cpu=%u time=%llu event=",
+	    s->cookie, s->pid, s->tid, s->cpu, s->time_ns);
+	o->len += ustack_render_event(s, o->buf + o->len, o->cap - o->len);
 	put(o, " comm=");
 	put_escaped(o, s->comm, sizeof(s->comm));
 	put(o, "\n");

@@ -17,5 +17,8 @@ u32 ustack_render_lines(const void *rec);
 size_t ustack_render_line(const void *rec, u32 line, char *buf, size_t cap);
 const char *ustack_render_method(unsigned int m);
 const char *ustack_render_end(unsigned int e);
+struct ustack_rec_sample;
+size_t ustack_render_event(const struct ustack_rec_sample *s, char *buf,
+			   size_t cap);
 
 #endif /* USTACK_RENDER_H */

@@ -19,6 +19,12 @@ int ustack_sources_start(void);
 void ustack_sources_stop(void);
 void ustack_sources_set_hz(unsigned int hz);
 int ustack_sources_set_syscalls(const char *list);
+
+/* tracepoints=, kprobes=: a list's length, one name's (with its NUL). */
+#define USTACK_SOURCES_LIST_LEN	1024
+#define USTACK_SOURCES_NAME_LEN	64
+int ustack_sources_set_any(u16 event, const char *list);
+int ustack_sources_get_any(u16 event, char *buf);
 void ustack_sources_sample(u16 event, struct pt_regs *regs);
 u64 ustack_sources_self(void);
 void ustack_sources_counters(int *cycles, int *cpu_clock, long *limited);

@@ -63,6 +63,8 @@ static int stats_show(struct seq_file *m, void *v)
 	/* a session has begun once its sources run, not when its ring is made */
 	seq_printf(m, "active %d\n", ustack_ring_active() &&
 		   ustack_sources_running());
+	/* running for /dev/ustack or for the trace events */
+	seq_printf(m, "sources_on %d\n", ustack_sources_running());
 	seq_printf(m, "queued %llu\n", rs.written - rs.read);
 	seq_printf(m, "written_bytes %llu\n", rs.written);
 	seq_printf(m, "read_bytes %llu\n", rs.read);

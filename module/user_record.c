@@ -2,8 +2,9 @@
 /*
  * The user records of /dev/ustack: a client of the deferred engine that
  * turns each walk it asked for into one "user" record in the ring,
- * naming each frame's mapped object and file offset.  Runs in task
- * context (the walk's task_work), so it may sleep.
+ * naming each frame's mapped object and file offset, and into one trace
+ * event ustack:user_stack.  Runs in task context (the walk's task_work),
+ * so it may sleep.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,8 +16,10 @@
 #include "arch_x86.h"
 #include "deferred.h"
 #include "internal.h"
+#include "render.h"
 #include "ring.h"
 #include "user_record.h"
+#include "ustack_trace.h"
 
 /* One delivery's record, sized for its frames (slab, not vmalloc). */
 struct user_rec_buf {
@@ -109,6 +112,8 @@ static void deliver(const struct ustack_task *st)
 	struct mm_struct *mm = current->mm;
 	u32 strtab_len, alen;
 
+	trace_user_stack(st->cookie, ustack_render_end(st->end), st->nr,
+			 st->ips, st->methods);
 	if (!ustack_ring_active())
 		return;
 	b = kmalloc(struct_size(b, frames, st->nr), GFP_KERNEL);

@@ -30,6 +30,7 @@
 #include "sources.h"
 #include "stats.h"
 #include "stream_dev.h"
+#include "trace_events.h"
 #include "user_record.h"
 #include "walk.h"
 
@@ -85,6 +86,28 @@ static const struct kernel_param_ops syscalls_ops = {
 
 module_param_cb(syscalls, &syscalls_ops, NULL, 0644);
 MODULE_PARM_DESC(syscalls, "Comma-separated system calls to trace (empty = none)");
+
+static int set_any(const char *val, const struct kernel_param *kp)
+{
+	if (strlen(val) >= USTACK_SOURCES_LIST_LEN)
+		return -EINVAL;
+	return ustack_sources_set_any((unsigned long)kp->arg, val);
+}
+
+static int get_any(char *buf, const struct kernel_param *kp)
+{
+	return ustack_sources_get_any((unsigned long)kp->arg, buf);
+}
+
+static const struct kernel_param_ops any_ops = {
+	.set = set_any,
+	.get = get_any,
+};
+
+module_param_cb(tracepoints, &any_ops, (void *)USTACK_EVENT_TP, 0644);
+MODULE_PARM_DESC(tracepoints, "Comma-separated tracepoints system:name to trace (empty = none)");
+module_param_cb(kprobes, &any_ops, (void *)USTACK_EVENT_KPROBE, 0644);
+MODULE_PARM_DESC(kprobes, "Comma-separated kernel functions to trace with kprobes (empty = none)");
 
 module_param_named(offcpu, ustack_sources_offcpu, bool, 0644);
 MODULE_PARM_DESC(offcpu, "Record off-CPU stacks at sched_switch (0/1)");
@@ -152,6 +175,9 @@ err_discovery:
 	ustack_discovery_exit();
 err_ring:
 	ustack_ring_exit();
+	/* Parameters set at load may hold kprobes and trace events. */
+	ustack_trace_events_exit();
+	ustack_sources_exit();
 	return ret;
 }
 
@@ -165,6 +191,7 @@ static void __exit ustack_exit(void)
 	ustack_nmi_test_exit();
 	ustack_stream_dev_exit();
 	ustack_sframe_dev_exit();
+	ustack_trace_events_exit();
 	ustack_sources_exit();
 	ustack_coop_exit();
 	ustack_user_record_exit();

@@ -77,7 +77,11 @@ done
 [ -f "$top/tools/sframe-register/libsframe-register.so" ] &&
 	cp "$top/tools/sframe-register/libsframe-register.so" "$stage/usr/lib/"
 
-# Debian's perf, for the benchmarks that compare with it.
+# Debian's perf, for the benchmarks that compare with it, and for a test
+# that asks with a line "# perf: yes".
+for t in "${tests[@]}"; do
+	grep -qs '^# perf: yes' "$top/tests/vm/$t.sh" && USTACK_VM_PERF=1
+done
 if [ "${USTACK_VM_PERF:-0}" = 1 ] && [ -x /usr/bin/perf ]; then
 	cp /usr/bin/perf "$stage/usr/bin/"
 fi

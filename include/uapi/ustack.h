@@ -328,6 +328,8 @@ enum ustack_event {
 	USTACK_EVENT_SELF	= 4,	/* text: self */
 	USTACK_EVENT_CYCLES	= 5,	/* text: cycles */
 	USTACK_EVENT_NMI_TEST	= 6,	/* text: nmi-test (debugfs nmi_test) */
+	USTACK_EVENT_TP		= 7,	/* text: tp:<system>:<name> */
+	USTACK_EVENT_KPROBE	= 8,	/* text: kprobe:<function> */
 	USTACK_EVENT_MAX
 };
 
@@ -337,7 +339,12 @@ struct ustack_rec_hdr {
 	__u32 size;		/* bytes of the whole record, a multiple of 8 */
 };
 
-/* Followed by nr_kernel __u64 kernel return addresses, innermost first. */
+/*
+ * Followed by nr_kernel __u64 kernel return addresses, innermost first.
+ * For USTACK_EVENT_TP and USTACK_EVENT_KPROBE these are followed by the
+ * event's own name ("<system>:<name>", "<function>"), NUL-terminated, then
+ * zero padding to hdr.size.
+ */
 struct ustack_rec_sample {
 	struct ustack_rec_hdr hdr;
 	__u64 cookie;

@@ -15,8 +15,12 @@ byte.  Binary records carry the raw bytes.  --raw-names writes text as
 kernels before the escape did (raw bytes, spaces and all).  RECORDED may
 hold any bytes (it is written escaped too).
 
-  gen.py --obj prog=RECORDED[=REAL] ... [--binary] [--kallsyms OUT]
-         [--raw-names] < scenario
+  gen.py --obj prog=RECORDED[=REAL] ... [--base prog=0xADDR] [--binary]
+         [--kallsyms OUT] [--raw-names] < scenario
+
+--base sets where an object is loaded (its ELF addresses' bias), as in a
+live process; the default is made up.  A tp:* or kprobe:* event's binary
+record carries its name after its frames.
 """
 import argparse
 import os
@@ -123,8 +127,12 @@ def binary(lines, kallsyms):
             comm = unescape(comm).encode("latin-1")[:15]
             ev = d["event"]
             nr = -1
+            arg = b""
             if ev.startswith("syscall:"):
                 code, nr = EVENTS["syscall"], SYSCALLS[ev.split(":", 1)[1]]
+            elif ev.startswith("tp:") or ev.startswith("kprobe:"):
+                kind_, name = ev.split(":", 1)
+                code, arg = EVENTS[kind_], name.encode("latin-1") + b"\0"
             else:
                 code = EVENTS[ev]
             ks = []
@@ -136,13 +144,15 @@ def binary(lines, kallsyms):
                 if len(f) > 2:
                     name, off = f[2].rsplit("+", 1)
                     kallsyms[addr - int(off, 16)] = name
-            size = 64 + 8 * len(ks)
+            arg += b"\0" * ((-len(arg)) % 8)
+            size = 64 + 8 * len(ks) + len(arg)
             out += struct.pack("<HHIQQIIIHHiI16s", 1, 0, size,
                                int(d["cookie"], 16), int(d["time"]),
                                int(d["pid"]), int(d["tid"]), int(d["cpu"]),
                                code, len(ks), nr, 0, comm)
             for a in ks:
                 out += struct.pack("<Q", a)
+            out += arg
         elif kind == "user":
             d = kv(line.split())
             strtab = bytearray()
@@ -180,6 +190,7 @@ def main():
     ap.add_argument("--binary", action="store_true")
     ap.add_argument("--kallsyms")
     ap.add_argument("--raw-names", action="store_true")
+    ap.add_argument("--base", action="append", default=[])
     a = ap.parse_args()
     global RAW_NAMES
     RAW_NAMES = a.raw_names
@@ -190,6 +201,9 @@ def main():
         real = real or recorded
         objs[name] = Obj(recorded, os.fsdecode(real.encode("latin-1")),
                          0x555555554000 + i * 0x10000000)
+    for spec in a.base:
+        name, addr = spec.split("=", 1)
+        objs[name].base = int(addr, 16)
     lines = [expand(fix_comm(l.rstrip("\n")), objs)
              for l in sys.stdin.buffer.read().decode("latin-1").splitlines()]
     if a.binary:

@@ -34,7 +34,7 @@ def readme(vocab, path):
         return ["README: no \"`event` is ...; `method` is ...; `end` is ...\" sentence"]
     errs = []
     for kind, words in zip(("event", "method", "end"), m.groups()):
-        said = set(re.sub(r":<name>$", "", w) for w in re.findall(r"`([^`]+)`", words))
+        said = set(re.sub(r":<.*$", "", w) for w in re.findall(r"`([^`]+)`", words))
         have = set(vocab[kind])
         for n in sorted(said - have):
             errs.append("README: %s `%s` is not in ustack_names.h" % (kind, n))
@@ -50,11 +50,15 @@ def c_literals(path):
     return re.findall(r'"((?:[^"\\\n]|\\.)*)"', text)
 
 
+WITH_ARG = ("syscall", "tp", "kprobe")   # syscall:<name>, tp:<system>:<name>, ...
+
+
 def known(vocab, kind, name):
-    if kind == "event" and name.startswith("syscall:"):
-        return len(name) > len("syscall:")
-    if kind == "event" and name == "syscall":
-        return False        # never alone: syscall:<name>
+    if kind == "event" and ":" in name:
+        base, arg = name.split(":", 1)
+        return base in WITH_ARG and base in vocab[kind] and arg != ""
+    if kind == "event" and name in WITH_ARG:
+        return False        # never alone
     return name in vocab[kind]
 
 
@@ -70,7 +74,7 @@ def sources(vocab, extra=()):
                             "ustack_names.h" % (os.path.relpath(path, TOP), every[lit], lit))
     files = sorted(glob.glob(os.path.join(TOP, "tests/vm/*.sh")) +
                    glob.glob(os.path.join(TOP, "tests/vm/*.awk")) + list(extra))
-    pats = [("event", r"\bevent=([a-z][a-z0-9_-]*(?::[a-z0-9_]+)?)"),
+    pats = [("event", r"\bevent=([a-z][a-z0-9_-]*(?::[a-z0-9_.]+)*)"),
             ("end", r"\bend=([a-z][a-z-]*)"),
             ("end", r"\bends=([a-z][a-z,-]*)"),
             ("end", r'\bends = "([a-z][a-z,-]*)"'),

@@ -1,6 +1,8 @@
 /* Test program for ustack-report: known functions, no frame pointers. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 int lib_func(int x);
 
@@ -25,6 +27,9 @@ __attribute__((noinline)) int outer(int x)
 
 int main(int argc, char **argv)
 {
+	/* "wait": stay mapped for a test that reads /proc/PID/maps */
+	if (argc == 2 && !strcmp(argv[1], "wait"))
+		pause();
 	printf("%d\n", outer(argc));
 	return 0;
 }

@@ -294,6 +294,8 @@ python3 scripts/ustack_names.py >"$T/names"
 	while read -r kind name code; do
 		[ "$kind" = event ] || continue
 		[ "$name" = syscall ] && name=syscall:write
+		[ "$name" = tp ] && name=tp:sched:sched_switch
+		[ "$name" = kprobe ] && name=kprobe:vfs_write
 		printf 'sample cookie=0x%016x pid=100 tid=101 cpu=0 time=%d event=%s comm=prog\n' $c $((c * 1000)) "$name"
 		printf '    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a\n'
 		c=$((c + 1))
@@ -770,10 +772,11 @@ t garbage-input garbage_input
 sanitizers() {
 	make -C tools/ustack-report SAN_OUT="$T/ur-san" sanitize >"$T/san.log" 2>&1 ||
 		{ tail -n 3 "$T/san.log"; echo "sanitizer build failed"; return 1; }
+	python3 $D/trace_text.py perf <"$T/profile.txt" >"$T/profile.trace" || return 1
 	ASAN_OPTIONS=detect_leaks=0 python3 - "$T" <<-'EOF'
 	import json, os, random, subprocess, sys
 	T = sys.argv[1]
-	for src in ["profile.bin", "profile.txt"]:
+	for src in ["profile.bin", "profile.txt", "profile.trace"]:
 	    base = open(os.path.join(T, src), "rb").read()
 	    r = random.Random(src)
 	    for i in range(40):
@@ -1307,5 +1310,88 @@ help_and_man_pages() {
 	done
 }
 t help-and-man-pages help_and_man_pages
+
+# The trace events' text (perf script, trace-cmd report, trace_pipe) is a
+# third input format, told by its content: the profile rendered each way
+# reads as the text stream with its user frames stripped of their objects
+# (trace events carry addresses only), cookies, methods and ends included.
+trace_formats() {
+	local st
+	python3 $D/trace_text.py strip <"$T/profile.txt" >"$T/strip.txt" || return 1
+	$R -v "$T/strip.txt" >"$T/trs" || return 1
+	for st in perf trace-cmd pipe; do
+		python3 $D/trace_text.py $st <"$T/profile.txt" >"$T/tr.$st" || return 1
+		$R -v --kallsyms "$T/profile.bin.ks" "$T/tr.$st" >"$T/tr.$st.out" || { echo "$st: exit $?"; return 1; }
+		diff -u "$T/trs" "$T/tr.$st.out" || { echo "$st differs"; return 1; }
+		$R --summary "$T/tr.$st" | grep -qx 'format: trace events' ||
+			{ echo "$st: not read as trace events"; return 1; }
+	done
+	# Kernel addresses resolve with --kallsyms, as for binary records.
+	$R --folded --kallsyms "$T/profile.bin.ks" "$T/tr.perf" |
+		grep -q ';asm_sysvec_apic_timer_interrupt 5$' ||
+		{ echo "kstack not symbolized"; return 1; }
+	# Neither /dev/ustack stream is taken for trace events.
+	$R --summary "$T/profile.txt" | grep -qx 'format: text' &&
+		$R --summary "$T/profile.bin" | grep -qx 'format: binary'
+}
+t trace-formats trace_formats
+
+# A comm with blanks and '-' in each tracer's prefix; tp and kprobe events.
+cat >"$T/tce.s" <<'EOF'
+sample cookie=0x0000000100000001 pid=300 tid=301 cpu=3 time=1000000 event=tp:sched:sched_process_exec comm=my\040prog-x
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+user cookie=0x0000000100000001 pid=300 tid=301 frames=1 end=outermost
+    user @prog:leaf+0x4 regs
+sample cookie=0x0000000300000001 pid=300 tid=301 cpu=2 time=2000000 event=kprobe:vfs_write comm=my\040prog-x
+    kernel 0xffffffff81e00a1a asm_sysvec_apic_timer_interrupt+0x1a
+EOF
+gen "$T/tce.s" "$T/tce.txt"
+trace_comm_events() {
+	local st
+	for st in perf trace-cmd pipe; do
+		python3 $D/trace_text.py $st <"$T/tce.txt" >"$T/tce.$st" || return 1
+		$R "$T/tce.$st" >"$T/tce.out" || return 1
+		grep -qx 'my prog-x 300/301 \[003\] 0.001000: 1 tp:sched:sched_process_exec:' "$T/tce.out" &&
+		grep -qx 'my prog-x 300/301 \[002\] 0.002000: 1 kprobe:vfs_write:' "$T/tce.out" ||
+			{ echo "$st:"; cat "$T/tce.out"; return 1; }
+		[ "$($R --folded --event kprobe:vfs_write "$T/tce.$st" | wc -l)" = 1 ] ||
+			{ echo "$st: --event kprobe:vfs_write"; return 1; }
+	done
+}
+t trace-comm-events trace_comm_events
+
+# tp and kprobe events in binary records: their names follow the frames.
+binary_any_events() {
+	genb "$T/tce.s" "$T/tce.bin" || return 1
+	$R -v "$T/tce.txt" >"$T/tt" && $R -v --kallsyms "$T/tce.bin.ks" "$T/tce.bin" >"$T/tb" ||
+		return 1
+	grep -q 'kprobe:vfs_write' "$T/tb" || { echo "no kprobe:vfs_write"; cat "$T/tb"; return 1; }
+	diff -u "$T/tt" "$T/tb"
+}
+t binary-tp-kprobe-events binary_any_events
+
+# User frames of a process that is still running are named from its
+# /proc/PID/maps: objects, file offsets, then functions.
+trace_live_maps() {
+	local pid bias i
+	"$T/prog" wait </dev/null >/dev/null 2>&1 &
+	pid=$!
+	# prog is PIE: its first mapping (file offset 0) is its load bias.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		bias=$(awk -v p="$T/prog" '$6 == p && $3 == "00000000" { print $1; exit }' /proc/$pid/maps 2>/dev/null)
+		[ -n "$bias" ] && break
+		sleep 0.1
+	done
+	[ -n "$bias" ] || { kill $pid; echo "no mapping of prog"; return 1; }
+	bias=0x${bias%-*}
+	sed "s/pid=100 /pid=$pid /" "$T/profile.s" >"$T/live.s"
+	"${GEN[@]}" --base "prog=$bias" <"$T/live.s" | python3 $D/trace_text.py perf >"$T/live.tr" ||
+		{ kill $pid; return 1; }
+	$R --folded "$T/live.tr" >"$T/live.out"
+	kill $pid; wait $pid 2>/dev/null
+	grep -q "^prog;main;outer;middle;leaf;\[kernel.kallsyms\] 5$" "$T/live.out" ||
+		{ cat "$T/live.out"; return 1; }
+}
+t trace-live-maps trace_live_maps
 
 exit 0

@@ -45,9 +45,10 @@ function fail(msg) {
 }
 function known(kind, name,    base) {
 	base = name
-	# syscall:<name>: the event is "syscall"
-	if (kind == "event" && (name == "syscall" ||
-	    (sub(/:.*/, "", base) && base != "syscall"))) base = ""
+	# syscall:<name>, tp:<system>:<name>, kprobe:<function>: the event
+	# is "syscall", "tp", "kprobe", never alone
+	if (kind == "event" && (name ~ /^(syscall|tp|kprobe)$/ ||
+	    (sub(/:.*/, "", base) && base !~ /^(syscall|tp|kprobe)$/))) base = ""
 	if ((kind, base) in vocab) return 1
 	if (!((kind, name) in unknown)) fail(kind " '" name "' is not in ustack_names.h")
 	unknown[kind, name] = 1

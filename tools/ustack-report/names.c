@@ -51,10 +51,18 @@ const char *end_name(unsigned int e)
 	return code_name(end_names, N(end_names), e, "end");
 }
 
-const char *event_name(unsigned int ev, int nr)
+/*
+ * @arg: the name a tp or kprobe event's record carries after its frames,
+ * or NULL.
+ */
+const char *event_name(unsigned int ev, int nr, const char *arg)
 {
-	char b[64];
+	char b[160];
 
+	if ((ev == USTACK_EVENT_TP || ev == USTACK_EVENT_KPROBE) && arg && *arg) {
+		snprintf(b, sizeof(b), "%s:%s", event_names[ev], arg);
+		return internz(b);
+	}
 	if (ev != USTACK_EVENT_SYSCALL)
 		return code_name(event_names, N(event_names), ev, "event");
 	if (nr >= 0 && (size_t)nr < N(syscall_names) && syscall_names[nr])
@@ -82,14 +90,30 @@ int name_known(enum name_kind k, const char *s)
 	case NAME_END:
 		return in(end_names, N(end_names), s);
 	case NAME_EVENT:
-		/* syscall:<name or number>; the rest stand alone */
+		/*
+		 * syscall:<name or number>, tp:<system>:<name>,
+		 * kprobe:<function>; the rest stand alone
+		 */
 		colon = strchr(s, ':');
-		if (colon)
-			return colon - s == (ptrdiff_t)strlen(event_names[USTACK_EVENT_SYSCALL]) &&
-			       !strncmp(s, event_names[USTACK_EVENT_SYSCALL], colon - s) &&
-			       colon[1];
+		if (colon) {
+			static const unsigned int with_arg[] = {
+				USTACK_EVENT_SYSCALL, USTACK_EVENT_TP,
+				USTACK_EVENT_KPROBE,
+			};
+
+			for (size_t i = 0; i < N(with_arg); i++) {
+				const char *n = event_names[with_arg[i]];
+
+				if (colon - s == (ptrdiff_t)strlen(n) &&
+				    !strncmp(s, n, colon - s) && colon[1])
+					return 1;
+			}
+			return 0;
+		}
 		return in(event_names, N(event_names), s) &&
-		       strcmp(s, event_names[USTACK_EVENT_SYSCALL]);
+		       strcmp(s, event_names[USTACK_EVENT_SYSCALL]) &&
+		       strcmp(s, event_names[USTACK_EVENT_TP]) &&
+		       strcmp(s, event_names[USTACK_EVENT_KPROBE]);
 	}
 	return 0;
 }

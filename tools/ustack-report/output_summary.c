@@ -216,7 +216,8 @@ void output_summary(FILE *f, const struct recs *r,
 		r->lost_records);
 	if (r->skipped)
 		fprintf(f, "skipped records: %" PRIu64 "\n", r->skipped);
-	fprintf(f, "format: %s\n", r->binary ? "binary" : "text");
+	fprintf(f, "format: %s\n", r->binary ? "binary" :
+		r->trace ? "trace events" : "text");
 	print_unknown(f, "event", NAME_EVENT, &events, &unknown);
 	print_unknown(f, "end", NAME_END, &uends, &unknown);
 	print_unknown(f, "method", NAME_METHOD, &methods, &unknown);

@@ -351,7 +351,16 @@ static int bin_sample(struct recs *r, const char *p, size_t size)
 	s->pid = rs.pid;
 	s->tid = rs.tid;
 	s->cpu = rs.cpu;
-	s->event = event_name(rs.event, rs.syscall_nr);
+	s->event = event_name(rs.event, rs.syscall_nr, NULL);
+	if (rs.event == USTACK_EVENT_TP || rs.event == USTACK_EVENT_KPROBE) {
+		/* The event's own name follows the frames, to hdr.size. */
+		size_t at = sizeof(rs) + 8 * (size_t)rs.nr_kernel;
+		const char *arg = p + at;
+		size_t n = strnlen(arg, size - at);
+
+		if (n && n < size - at)
+			s->event = event_name(rs.event, -1, intern(arg, n));
+	}
 	s->comm = comm_of(rs.comm, strnlen(rs.comm, sizeof(rs.comm)));
 	s->nk = rs.nr_kernel;
 	s->k = xalloc(rs.nr_kernel * sizeof(*s->k));
@@ -445,6 +454,346 @@ static void parse_binary(struct recs *r, const char *buf, size_t len)
 		r->skipped++;
 }
 
+/* ---- trace events: perf script, trace-cmd report, trace_pipe ------------- */
+
+/*
+ * The module's trace events ustack:sample and ustack:user_stack, as the
+ * tracers print them (their print format, after each tool's own prefix):
+ *
+ *   perf script:       comm  tid [cpu] secs.usecs: ustack:sample: cookie=...
+ *   trace-cmd report:  comm-tid [cpu] secs.usecs: sample:    cookie=...
+ *   trace_pipe:        comm-tid [cpu] flags secs.usecs: sample: cookie=...
+ *
+ * then "pid=.. tid=.. event=.. kstack={0x..,..}" or "pid=.. tid=.. end=..
+ * frames=.. ips={0x..,..} methods={0x1,..}".  User frames carry addresses
+ * only: their objects come from /proc/<pid>/maps when the process is still
+ * there, else they are "[unknown]".
+ */
+
+#define TRACE_EV_SAMPLE	1
+#define TRACE_EV_USER	2
+
+/* Where the event's name starts in @line (*kind set), or NULL. */
+static char *trace_event_at(char *line, int *kind)
+{
+	static const char *const names[] = { "user_stack:", "sample:" };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		char *p = line;
+
+		while ((p = strstr(p, names[k]))) {
+			char *q = p + strlen(names[k]);
+
+			if (p == line || p[-1] == ' ' || p[-1] == '\t' || p[-1] == ':') {
+				q = skip_ws(q);
+				if (!strncmp(q, "cookie=0x", 9)) {
+					*kind = k ? TRACE_EV_SAMPLE : TRACE_EV_USER;
+					return p;
+				}
+			}
+			p++;
+		}
+	}
+	return NULL;
+}
+
+/* Is this the trace events' text?  The /dev/ustack text never has "X: cookie". */
+static int is_trace_text(char *buf, size_t len)
+{
+	char *p = buf, *end = buf + len;
+	int kind, lines = 0;
+
+	while (p < end && lines++ < 1000) {
+		char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
+		char save = *le;
+		int hit;
+
+		*le = '\0';
+		hit = trace_event_at(p, &kind) != NULL;
+		*le = save;
+		if (hit)
+			return 1;
+		p = le + 1;
+	}
+	return 0;
+}
+
+/* "secs.frac" to ns; 0 when it is not such a number. */
+static uint64_t trace_time(const char *t)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+
+	if (!isdigit((unsigned char)*t))
+		return 0;
+	while (isdigit((unsigned char)*t))
+		sec = sec * 10 + (*t++ - '0');
+	if (*t++ != '.')
+		return 0;
+	while (isdigit((unsigned char)*t) && digits < 9) {
+		frac = frac * 10 + (*t++ - '0');
+		digits++;
+	}
+	while (digits++ < 9)
+		frac *= 10;
+	return sec * 1000000000ull + frac;
+}
+
+/*
+ * The tool's prefix: comm (may hold blanks and '-'), tid, [cpu], time.
+ * Only comm, cpu and time are taken: pid and tid are the event's own.
+ */
+static void trace_prefix(char *pre, struct sample *s)
+{
+	char *br = NULL, *p, *w, *c, *e;
+
+	for (p = pre; (p = strchr(p, '[')); p++) {
+		char *q = p + 1;
+
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (q > p + 1 && *q == ']')
+			br = p;
+	}
+	if (!br)
+		return;
+	s->cpu = strtoul(br + 1, NULL, 10);
+	p = strchr(br, ']') + 1;
+	while ((w = word(&p))) {
+		size_t n = strlen(w);
+
+		if (n > 1 && w[n - 1] == ':' && trace_time(w))
+			s->time = trace_time(w);
+	}
+	*br = '\0';
+	c = skip_ws(pre);
+	e = c + strlen(c);
+	while (e > c && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	/* perf: "comm tid" or "comm pid/tid"; ftrace: "comm-tid" */
+	p = e;
+	while (p > c && (isdigit((unsigned char)p[-1]) || p[-1] == '/'))
+		p--;
+	if (p < e && p > c && (p[-1] == ' ' || p[-1] == '\t' || p[-1] == '-')) {
+		p[-1] = '\0';
+		e = p - 1;
+		while (e > c && (e[-1] == ' ' || e[-1] == '\t'))
+			*--e = '\0';
+	}
+	if (*c)
+		s->comm = comm_of(c, strlen(c));
+}
+
+/*
+ * An array: "{0x1,0x2}" (the kernel's and trace-cmd's print), or "1 2"
+ * (perf script's: the first number here, the rest as words of their own,
+ * see trace_more()).  Up to @max numbers into @out; the count.
+ */
+static size_t trace_array(const char *v, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+	char *e;
+
+	if (*v != '{') {
+		if (!isdigit((unsigned char)*v) || !max)
+			return 0;
+		out[0] = strtoull(v, &e, 0);
+		return *e ? 0 : 1;
+	}
+	v++;
+	while (*v && *v != '}' && n < max) {
+		out[n++] = strtoull(v, &e, 0);
+		if (e == v)
+			break;
+		v = e;
+		if (*v == ',')
+			v++;
+	}
+	return n;
+}
+
+/* A process's executable mappings, read once, for user frames' objects. */
+struct tmap {
+	uint64_t start, end, off;
+	const char *path;
+};
+
+static struct tpid {
+	uint32_t pid;
+	struct tmap *m;
+	size_t n;
+} *tpids;
+static size_t ntpids;
+
+static const struct tpid *trace_maps(uint32_t pid)
+{
+	char path[64], line[4096];
+	struct tpid *t;
+	size_t i, cap = 0;
+	FILE *f;
+
+	for (i = 0; i < ntpids; i++)
+		if (tpids[i].pid == pid)
+			return &tpids[i];
+	tpids = xrealloc(tpids, (ntpids + 1) * sizeof(*tpids));
+	t = &tpids[ntpids++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return t;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, off;
+		char perms[8], *nm, *nl;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &a, &b, perms,
+			   &off, &pos) < 4 || !strchr(perms, 'x'))
+			continue;
+		if (t->n == cap) {
+			cap = cap ? 2 * cap : 32;
+			t->m = xrealloc(t->m, cap * sizeof(*t->m));
+		}
+		nm = skip_ws(line + pos);
+		nl = strchr(nm, '\n');
+		if (nl)
+			*nl = '\0';
+		t->m[t->n++] = (struct tmap){ a, b, off,
+			internz(*nm ? nm : "[anon]") };
+	}
+	fclose(f);
+	return t;
+}
+
+static void trace_uframe(struct uframe *f, uint64_t ip, const struct tpid *t)
+{
+	size_t i;
+
+	f->ip = ip;
+	f->off = ip;
+	f->obj = internz("[unknown]");
+	for (i = 0; i < t->n; i++) {
+		if (ip < t->m[i].start || ip >= t->m[i].end)
+			continue;
+		f->obj = t->m[i].path;
+		if (!strcmp(f->obj, "[vdso]"))
+			f->off = ip - t->m[i].start;
+		else if (f->obj[0] == '/')
+			f->off = ip - t->m[i].start + t->m[i].off;
+		break;
+	}
+}
+
+static void trace_line(struct recs *r, char *line, char *ev, int kind)
+{
+	static uint64_t a[MAX_FRAMES], m[MAX_FRAMES];
+	size_t na = 0, nm = 0, i, *more = NULL;
+	uint64_t *more_to = NULL;
+	struct sample *s = NULL;
+	struct user *u = NULL;
+	const struct tpid *t;
+	char *p, *w, *pre_end = ev;
+
+	/* "ustack:sample:" in perf: the prefix ends before "ustack:" */
+	if (ev - line >= 7 && !strncmp(ev - 7, "ustack:", 7))
+		pre_end = ev - 7;
+	p = strchr(ev, ':') + 1;
+	if (kind == TRACE_EV_SAMPLE) {
+		s = new_sample(r);
+		s->event = internz("unknown");
+		s->comm = internz("[unknown]");
+	} else {
+		u = new_user(r);
+		u->end = internz("unknown");
+	}
+	while ((w = word(&p))) {
+		char *v = strchr(w, '='), *e;
+
+		if (!v) {
+			/* perf script: the next number of the last array */
+			if (more && *more && *more < MAX_FRAMES &&
+			    isdigit((unsigned char)*w)) {
+				more_to[*more] = strtoull(w, &e, 0);
+				if (!*e)
+					++*more;
+			}
+			continue;
+		}
+		*v++ = '\0';
+		more = NULL;
+		if (!strcmp(w, "cookie")) {
+			if (s)
+				s->cookie = num(v, 16);
+			else
+				u->cookie = num(v, 16);
+		} else if (!strcmp(w, "pid") || !strcmp(w, "tid")) {
+			uint32_t x = num(v, 10);
+
+			if (s && w[0] == 'p')
+				s->pid = x;
+			else if (s)
+				s->tid = x;
+			else if (w[0] == 'p')
+				u->pid = x;
+			else
+				u->tid = x;
+		} else if (s && !strcmp(w, "event")) {
+			s->event = internz(v);
+		} else if (s && !strcmp(w, "kstack")) {
+			na = trace_array(v, a, MAX_FRAMES);
+			more = &na, more_to = a;
+		} else if (u && !strcmp(w, "end")) {
+			u->end = internz(v);
+		} else if (u && !strcmp(w, "ips")) {
+			na = trace_array(v, a, MAX_FRAMES);
+			more = &na, more_to = a;
+		} else if (u && !strcmp(w, "methods")) {
+			nm = trace_array(v, m, MAX_FRAMES);
+			more = &nm, more_to = m;
+		}
+	}
+	if (s) {
+		*pre_end = '\0';
+		trace_prefix(line, s);
+		s->nk = na;
+		s->k = xalloc(na * sizeof(*s->k));
+		for (i = 0; i < na; i++) {
+			s->k[i].addr = a[i];
+			s->k[i].sym = NULL;
+		}
+		return;
+	}
+	t = trace_maps(u->pid);
+	u->nr = na;
+	u->f = xalloc(na * sizeof(*u->f));
+	for (i = 0; i < na; i++) {
+		memset(&u->f[i], 0, sizeof(u->f[i]));
+		trace_uframe(&u->f[i], a[i], t);
+		u->f[i].method = method_name(i < nm ? m[i] : USTACK_METHOD_MAX);
+	}
+}
+
+static void parse_trace(struct recs *r, char *buf, size_t len)
+{
+	char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end, *ev;
+		int kind;
+
+		*le = '\0';
+		if (le > p && le[-1] == '\r')
+			le[-1] = '\0';
+		ev = trace_event_at(p, &kind);
+		/* other events and the tools' headers are not ours */
+		if (ev)
+			trace_line(r, p, ev, kind);
+		p = le + 1;
+	}
+}
+
 void parse_buffer(struct recs *r, char *buf, size_t len)
 {
 	unsigned char c = len ? (unsigned char)buf[0] : 'x';
@@ -454,6 +803,9 @@ void parse_buffer(struct recs *r, char *buf, size_t len)
 	    c != ' ' && buf[1] == 0) {
 		r->binary = 1;
 		parse_binary(r, buf, len);
+	} else if (is_trace_text(buf, len)) {
+		r->trace = 1;
+		parse_trace(r, buf, len);
 	} else {
 		parse_text(r, buf, len);
 	}

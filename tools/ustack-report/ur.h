@@ -99,6 +99,7 @@ struct recs {
 	uint64_t skipped;	/* unknown or malformed records */
 	uint64_t seq;
 	int binary;
+	int trace;		/* the trace events' text (perf script, ...) */
 };
 
 /* parse.c: text or binary (detected from the first bytes) */
@@ -208,7 +209,7 @@ void output_speedscope(FILE *f, const struct recs *r,
 /* names.c: the names of binary codes, from include/ustack_names.h */
 const char *method_name(unsigned int m);	/* interned */
 const char *end_name(unsigned int e);		/* interned */
-const char *event_name(unsigned int ev, int syscall_nr);	/* interned */
+const char *event_name(unsigned int ev, int syscall_nr, const char *arg);	/* interned */
 enum name_kind { NAME_METHOD, NAME_END, NAME_EVENT };
 int name_known(enum name_kind k, const char *name);	/* in the header? */
 
