@@ -1,7 +1,8 @@
 # The SFrame store's ioctls: EPERM for an unprivileged user, EBADMSG for a
 # section that is not SFrame, EINVAL for an object that is not ELF and a
 # range past the store file's end, ENOSPC at store_max (counted), STORE_ADD
-# again replaces, STORE_DEL (ENOENT the second time), STORE_FLUSH; kernel
+# again replaces, STORE_DEL (ENOENT the second time), STORE_FLUSH; an
+# object replaced or rewritten on disk no longer matches its entry; kernel
 # bytes per entry; the miss queue names an uncovered object once; rmmod
 # with thousands of entries.
 # kernels: 6.1 debug
@@ -50,6 +51,18 @@ $S add $obj /tmp/store/w.elf || fail "add again"
 $S del $obj || fail "del"
 expect ENOENT $S del $obj
 [ "$(stat_of store_entries)" = 0 ] || fail "del: entries $(stat_of store_entries)"
+# an object replaced on disk (a new inode) or written in place is not the
+# entry's object any more
+cp $obj /tmp/store/copy
+$S add /tmp/store/copy /tmp/store/w.elf || fail "add copy"
+cp $obj /tmp/store/copy.new && mv /tmp/store/copy.new /tmp/store/copy
+expect ENOENT $S del /tmp/store/copy
+$S flush || fail "flush"
+$S add /tmp/store/copy /tmp/store/w.elf || fail "add copy"
+sleep 0.1
+cat $obj >/tmp/store/copy
+expect ENOENT $S del /tmp/store/copy
+$S flush || fail "flush"
 
 # the miss queue: an uncovered program, sampled, is queued once
 record_start /tmp/rec

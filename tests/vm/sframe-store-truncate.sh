@@ -32,13 +32,12 @@ n=$(grep -c '^user .*end=' /tmp/rec)
 echo "$n user records while truncating: $(grep -o 'end=[a-z_]*' /tmp/rec | sort | uniq -c | tr '\n' ' ')"
 # whole again: complete stacks
 record_start /tmp/rec2
-ev=$(sampling_event)
 sleep 2
-record_stop
 kill $pid; wait $pid 2>/dev/null
+record_stop
 awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
 	-v obj=$obj -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
-	-v event=$ev -v min_samples=100 /tmp/rec2 || fail "stacks after the file is whole"
+	-v min_samples=100 /tmp/rec2 || fail "stacks after the file is whole"
 grep '^store_' /sys/kernel/debug/ustack/stats
 ustack_unload
 echo "ok"

@@ -20,13 +20,13 @@ bin/sframe_store add $obj /tmp/store/w.elf || fail "add $obj"
 bin/sframe_store add $libc /tmp/store/libc.elf || fail "add $libc"
 [ "$(stat_of store_entries)" = 2 ] || fail "store_entries $(stat_of store_entries)"
 record_start /tmp/rec
-ev=$(sampling_event)
 sleep 3
-record_stop
+# stopped before the recording, so that no walk of it is still on its way
 kill $pid; wait $pid 2>/dev/null
+record_stop
 if ! awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
 	-v obj=$obj -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
-	-v event=$ev -v min_samples=200 /tmp/rec; then
+	-v min_samples=200 /tmp/rec; then
 	grep -A12 '^user.*end=' /tmp/rec | head -40
 	fail "stream check"
 fi

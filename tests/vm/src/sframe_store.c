@@ -128,7 +128,10 @@ static int fill(const char *dir, long n, const char *elf)
 		snprintf(path, sizeof(path), "%s/obj%ld", dir, i);
 		r.object_fd = make_obj(path);
 		if (ioctl(dev, SFRAME_IOC_STORE_ADD, &r)) {
+			int e = errno;
+
 			printf("added %ld\n", i);
+			errno = e;
 			return refused();
 		}
 		close(r.object_fd);
