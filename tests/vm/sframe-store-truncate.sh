@@ -13,7 +13,7 @@ cp /tmp/store/w.elf /tmp/store/w.whole
 cp /tmp/store/libc.elf /tmp/store/libc.whole
 bin/sframe_store add $obj /tmp/store/w.elf || fail "add $obj"
 bin/sframe_store add $libc /tmp/store/libc.elf || fail "add $libc"
-$obj cpu 60 &
+$obj cpu 600 &
 pid=$!
 record_start /tmp/rec
 i=0

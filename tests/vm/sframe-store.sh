@@ -13,7 +13,7 @@ libc=$(realpath /lib/x86_64-linux-gnu/libc.so.6)
 mkdir -p /tmp/store
 sframe-register gen $obj -o /tmp/store/w.elf --version 3 || fail "gen $obj"
 sframe-register gen $libc -o /tmp/store/libc.elf --version 3 || fail "gen $libc"
-$obj cpu 60 &
+$obj cpu 600 &
 pid=$!
 sleep 0.5
 bin/sframe_store add $obj /tmp/store/w.elf || fail "add $obj"
