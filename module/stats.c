@@ -10,6 +10,7 @@
 #include "sources.h"
 #include "stats.h"
 #include "walk.h"
+#include "store.h"
 
 static struct dentry *dir;
 
@@ -58,6 +59,7 @@ static int stats_show(struct seq_file *m, void *v)
 #undef SHOW
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	seq_printf(m, "rule_cache_flushes %ld\n", ustack_walk_cache_flushes());
+	ustack_store_show(m);
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);
 	/* a session has begun once its sources run, not when its ring is made */

@@ -246,11 +246,19 @@ struct ustack_coop_answer {
  *
  * STORE_ADD replaces an earlier entry for the same object.  Errors:
  * EPERM not privileged; EBADF a descriptor not open for reading; EINVAL
- * bad size/flags/reserved, object not a regular ELF file, store file not
- * a regular file, empty or wrapping range; EBADMSG the section is not
- * valid SFrame (validated once, at STORE_ADD, with the budgets above);
- * EOPNOTSUPP version or ABI not supported; ENOSPC the store is full
- * (module parameter store_max); ENOMEM; EINTR.
+ * bad size/flags/reserved, object not a regular x86-64 ELF file with an
+ * executable PT_LOAD, store file not a regular file or on a filesystem
+ * whose pages cannot be read through the page cache, empty or wrapping
+ * range, range past the store file's end; EBADMSG the section is not
+ * valid SFrame or longer than USTACK_SFRAME_MAX_BYTES (validated once, at
+ * STORE_ADD, with the budgets above); EOPNOTSUPP version or ABI not
+ * supported; EFAULT the store file could not be read; ENOSPC the store is
+ * full (module parameter store_max); ENOMEM; EINTR.
+ * The key is the object's device, inode number, generation, ctime and
+ * size at STORE_ADD: an object replaced or written to since has another
+ * key and is not covered (it is queued as a miss when walked).  A store
+ * file truncated after STORE_ADD is read as far as it goes: walks that
+ * need what is gone stop there as at a fault.
  * STORE_DEL: by object_fd (other fields ignored); ENOENT if the object
  * has no entry.  STORE_FLUSH drops every entry (argument ignored).
  */
@@ -268,7 +276,8 @@ struct sframe_store_reg {
  * Objects walked without unwind info: when a walk meets an executable file
  * mapping with no registration, no PT_GNU_SFRAME and no store entry, the
  * module queues it once per object (a bounded, lossy queue; drops are
- * counted) so that ustackd can generate and register its SFrame.  The
+ * counted; a STORE_ADD for the object lets it be queued again) so that
+ * ustackd can generate and register its SFrame.  The
  * mapping is named by process and address range, which is enough to open
  * the exact file through /proc/<pid>/map_files/<start>-<end> from any
  * mount namespace.  STORE_MISSES (CAP_SYS_ADMIN or CAP_PERFMON) moves up

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The SFrame store (tests/vm/_bench-store.sh), in a guest of Debian's 6.1
+# kernel under QEMU TCG (times are emulated; compare the two):
+#   bench kwalk_store_per_frame   kernel self-walk, SFrame from the store's
+#                                 page cache, ns per frame
+#   bench kwalk_user_per_frame    the same through PT_GNU_SFRAME in user
+#                                 memory (discovery), ns per frame
+#   bench kmem_per_store_entry    kernel bytes per store entry
+# Usage: tests/bench/store.sh [KERNEL]   (default 6.1)
+top=$(cd "$(dirname "$0")/../.." && pwd)
+exec bash "$top/tests/bench/lib/vm-bench.sh" "${1:-6.1}" _bench-store

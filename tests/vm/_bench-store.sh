@@ -1,0 +1,16 @@
+# The kernel self-walk per frame through the SFrame store (page cache)
+# next to ELF discovery (user memory), both looked up on every frame;
+# kernel bytes per store entry.  tests/bench/store.sh collects the lines.
+. ./lib.sh
+ustack_load
+obj=/tests/vm/bin/store_bench
+libc=$(realpath /lib/x86_64-linux-gnu/libc.so.6)
+mkdir -p /tmp/store
+sframe-register gen $obj -o /tmp/store/b.elf --version 3 >/dev/null || fail "gen $obj"
+sframe-register gen $libc -o /tmp/store/libc.elf --version 3 >/dev/null || fail "gen $libc"
+bin/sframe_store add $obj /tmp/store/b.elf || fail "add $obj"
+bin/sframe_store add $libc /tmp/store/libc.elf || fail "add $libc"
+bin/store_bench store || fail "store walk"
+bin/store_bench_sf user || fail "discovery walk"
+echo "bench kmem_per_store_entry $(($(stat_of store_bytes) / $(stat_of store_entries))) bytes"
+ustack_unload

@@ -1,0 +1,86 @@
+# The SFrame store's ioctls: EPERM for an unprivileged user, EBADMSG for a
+# section that is not SFrame, EINVAL for an object that is not ELF and a
+# range past the store file's end, ENOSPC at store_max (counted), STORE_ADD
+# again replaces, STORE_DEL (ENOENT the second time), STORE_FLUSH; an
+# object replaced or rewritten on disk no longer matches its entry; kernel
+# bytes per entry; the miss queue names an uncovered object once; rmmod
+# with thousands of entries.
+# kernels: 6.1 debug
+. ./lib.sh
+ustack_load store_max=8 sample_hz=999
+S=bin/sframe_store
+obj=/tests/vm/bin/workload_nofp
+mkdir -p /tmp/store /tmp/store/objs /tmp/store/many
+sframe-register gen $obj -o /tmp/store/w.elf --version 3 >/dev/null || fail "gen"
+chmod 644 /tmp/store/w.elf
+head -c 4096 $obj >/tmp/store/garbage
+echo "not an ELF file" >/tmp/store/text
+
+# expect ERRNO CMD...: the request is refused with ERRNO.
+expect() {
+	want=$1; shift
+	got=$("$@" 2>&1)
+	[ "$got" = "error $want" ] || fail "$*: '$got', want error $want"
+	echo "$want: $*"
+}
+expect EPERM su -s /bin/sh nobody -c "$S add $obj /tmp/store/w.elf"
+expect EPERM su -s /bin/sh nobody -c "$S misses"
+expect EPERM su -s /bin/sh nobody -c "$S flush"
+expect EBADMSG $S raw $obj /tmp/store/garbage 0 4096 0
+expect EBADMSG $S raw $obj /tmp/store/garbage 0 16 0
+expect EINVAL $S add /tmp/store/text /tmp/store/w.elf
+expect EINVAL $S raw $obj /tmp/store/garbage 4000 200 0
+expect EINVAL $S raw $obj /tmp/store/garbage 0 0 0
+[ "$(stat_of store_entries)" = 0 ] || fail "refusals left entries"
+
+# the cap
+out=$($S fill /tmp/store/objs 20 /tmp/store/w.elf)
+[ "$out" = "added 8
+error ENOSPC" ] || fail "fill: $out"
+[ "$(stat_of store_entries)" = 8 ] || fail "entries $(stat_of store_entries)"
+[ "$(stat_of store_full)" -ge 1 ] || fail "store_full not counted"
+per=$(($(stat_of store_bytes) / 8))
+echo "bytes per entry: $per (struct $(stat_of store_entry_size))"
+[ $per -le 256 ] || fail "$per bytes per entry"
+# replace, delete, flush
+$S flush || fail "flush"
+[ "$(stat_of store_entries)" = 0 ] || fail "flush left $(stat_of store_entries)"
+$S add $obj /tmp/store/w.elf || fail "add"
+$S add $obj /tmp/store/w.elf || fail "add again"
+[ "$(stat_of store_entries)" = 1 ] || fail "replace: entries $(stat_of store_entries)"
+$S del $obj || fail "del"
+expect ENOENT $S del $obj
+[ "$(stat_of store_entries)" = 0 ] || fail "del: entries $(stat_of store_entries)"
+# an object replaced on disk (a new inode) or written in place is not the
+# entry's object any more
+cp $obj /tmp/store/copy
+$S add /tmp/store/copy /tmp/store/w.elf || fail "add copy"
+cp $obj /tmp/store/copy.new && mv /tmp/store/copy.new /tmp/store/copy
+expect ENOENT $S del /tmp/store/copy
+$S flush || fail "flush"
+$S add /tmp/store/copy /tmp/store/w.elf || fail "add copy"
+sleep 0.1
+cat $obj >/tmp/store/copy
+expect ENOENT $S del /tmp/store/copy
+$S flush || fail "flush"
+
+# the miss queue: an uncovered program, sampled, is queued once
+record_start /tmp/rec
+$obj cpu 1
+$obj cpu 1
+record_stop
+$S misses >/tmp/misses || fail "misses: $(cat /tmp/misses)"
+cat /tmp/misses
+ino=$(stat -c %i $obj)
+n=$(grep -c "^miss [0-9]* 0x[0-9a-f]* 0x[0-9a-f]* $ino " /tmp/misses)
+[ "$n" = 1 ] || fail "$obj (inode $ino) queued $n times"
+$S misses | grep -q "^miss [0-9]* 0x[0-9a-f]* 0x[0-9a-f]* $ino " && fail "$obj queued again"
+
+# rmmod with thousands of entries
+ustack_load store_max=3000
+out=$($S fill /tmp/store/many 3000 /tmp/store/w.elf)
+[ "$out" = "added 3000" ] || fail "fill 3000: $out"
+[ "$(stat_of store_entries)" = 3000 ] || fail "entries $(stat_of store_entries)"
+echo "store_bytes $(stat_of store_bytes) for 3000"
+ustack_unload
+echo "ok"
