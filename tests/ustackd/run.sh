@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/ustackd: ustackd's store, on the host (no module: `--prepare` writes
+# the entries the daemon would register).  The daemon itself, against the
+# module, is tests/vm/ustackd-*.sh.
+# Run from anywhere: bash tests/ustackd/run.sh [NAME...] (tests/select.sh).
+# Needs root (the store is root's: ownership is what is tested).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+. tests/select.sh ustackd "$@"
+D=$ROOT/tools/ustackd/ustackd
+SR=$ROOT/tools/sframe-register/sframe-register
+W=$(mktemp -d /tmp/ustack-ustackd.XXXXXX)
+on_exit 'rm -rf "$W"'
+
+pass() { echo "PASS: ustackd/$1"; }
+fail() { echo "FAIL: ustackd/$1: $2"; }
+
+if [ "$(id -u)" != 0 ]; then
+	fail build "needs root: the store must be root's"
+	exit 0
+fi
+if ! make -s -C tools/ustackd -j2 >"$W/build.log" 2>&1 ||
+   ! make -s -C tools/sframe-register sframe-register >>"$W/build.log" 2>&1; then
+	fail build "make failed: $(tail -3 "$W/build.log" | tr '\n' ' ')"
+	exit 0
+fi
+pass build
+
+LIBC=/lib/x86_64-linux-gnu/libc.so.6
+LIBZ=/lib/x86_64-linux-gnu/libz.so.1
+bid() { readelf -n "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n1; }
+# prep STORE ARGS...: ustackd --prepare, its log in $W/log
+prep() { local s=$1; shift; "$D" --prepare --store "$s" "$@" >"$W/log" 2>&1; }
+summary() { grep -E '^ustackd: [0-9]+ objects' "$W/log"; }
+
+if want help; then
+	if "$D" --help | grep -q '^usage: ustackd' && ! "$D" --bogus 2>/dev/null; then
+		pass help
+	else
+		fail help "--help or a bad option"
+	fi
+fi
+
+# The entry of a root-owned object is named by its build-id, root's, 0644,
+# and is the shim's cache entry byte for byte: one generator.
+S=$W/store
+if want 'prepare-*' 'restart-*' atomic-rename; then
+	mkdir -p "$S.parent" && chmod 755 "$S.parent"
+	if ! prep "$S" "$LIBC" "$LIBZ"; then
+		fail prepare-libc "exit $?: $(tail -n2 "$W/log")"
+	else
+		e=$S/$(bid "$LIBC").v3.sframe
+		"$SR" gen --cache "$W/shim.entry" --build-id "$(bid "$LIBC")" "$LIBC"
+		if [ ! -f "$e" ] || [ "$(stat -c '%u %a' "$e" "$S" | paste -sd' ')" != "0 644 0 755" ]; then
+			fail prepare-libc "no entry $e, or not root's 0644 in a 0755 store"
+		elif ! cmp -s "$e" "$W/shim.entry"; then
+			fail prepare-libc "the entry differs from sframe-register gen --cache's"
+		else
+			pass prepare-libc
+		fi
+	fi
+fi
+
+# A restart reuses every entry: nothing generated, no file rewritten.
+if want restart-reuses; then
+	before=$(stat -c '%n %i %Y' "$S"/*.sframe)
+	sleep 1
+	if ! prep "$S" "$LIBC" "$LIBZ"; then
+		fail restart-reuses "exit $?"
+	elif ! summary | grep -q '(0 generated, 2 reused)'; then
+		fail restart-reuses "$(summary)"
+	elif [ "$(stat -c '%n %i %Y' "$S"/*.sframe)" != "$before" ]; then
+		fail restart-reuses "entries rewritten"
+	else
+		pass restart-reuses
+	fi
+fi
+
+# Written to a temporary file, synced, renamed over the entry.
+if want atomic-rename; then
+	rm -f "$S"/*.sframe
+	strace -f -qq -e trace=openat,fsync,rename,renameat,renameat2 -o "$W/strace" \
+		"$D" --prepare --store "$S" "$LIBZ" 2>/dev/null
+	name=$(bid "$LIBZ").v3.sframe
+	# the order: create .NAME.*.tmp, fsync, rename it to NAME
+	order=$(grep -E "\\.$name\\.[0-9]+\\.tmp|fsync|rename" "$W/strace" |
+		sed -E 's/^[0-9]+ +//; s/\(.*//' | uniq | paste -sd' ')
+	if ! grep -qE "rename(at2?)?\\(.*\\.$name\\.[0-9]+\\.tmp\".*\"$name\"" "$W/strace"; then
+		fail atomic-rename "no rename of a temporary file to $name"
+	elif [[ $order != *"fsync rename"* ]]; then
+		fail atomic-rename "not created, synced, renamed: $order"
+	elif ls -A "$S" | grep -q '\.tmp$'; then
+		fail atomic-rename "a temporary file left"
+	else
+		pass atomic-rename
+	fi
+fi
+
+# A store that is a symbolic link, someone else's, or writable by others, or
+# under a directory others may write, is refused whole: nothing written.
+store_refused() { # name store-path
+	if prep "$2" "$LIBZ"; then
+		fail "$1" "accepted"
+	elif ! grep -q 'store refused' "$W/log"; then
+		fail "$1" "no reason: $(head -n1 "$W/log")"
+	elif [ -n "$(find "$W/target" -name '*.sframe' 2>/dev/null)" ]; then
+		fail "$1" "wrote through it"
+	else
+		pass "$1"
+	fi
+}
+if want 'store-*'; then
+	mkdir -p "$W/target" "$W/gw"
+	ln -s "$W/target" "$W/link"
+	store_refused store-symlink "$W/link"
+	ln -s "$W/target" "$W/gw/link2"
+	store_refused store-symlink-parent "$W/gw/link2/sub"
+	chown nobody "$W/target"
+	store_refused store-not-root "$W/target"
+	chown root "$W/target"
+	chmod 777 "$W/target"
+	store_refused store-world-writable "$W/target"
+	chmod 755 "$W/target"
+	chmod 775 "$W/gw"
+	chgrp nogroup "$W/gw"
+	store_refused store-parent-writable "$W/gw/store"
+	store_refused store-relative "relative/store"
+fi
+
+# An entry it did not write (a symbolic link, someone else's file, one
+# others may write, a corrupt header) is never used: it is made again.
+entry_replaced() { # name
+	if ! prep "$S" "$LIBZ"; then
+		fail "$1" "exit $?"
+	elif ! summary | grep -q '(1 generated, 0 reused)'; then
+		fail "$1" "$(summary)"
+	elif [ -L "$e" ] || [ "$(stat -c '%u %a %h' "$e")" != "0 644 1" ]; then
+		fail "$1" "the entry was not replaced by a real one"
+	else
+		pass "$1"
+	fi
+}
+if want 'entry-*'; then
+	prep "$S" "$LIBZ"
+	e=$S/$(bid "$LIBZ").v3.sframe
+	cp "$e" "$W/good"
+	rm "$e" && ln -s "$W/good" "$e"
+	entry_replaced entry-symlink
+	chown nobody "$e"
+	entry_replaced entry-not-root
+	chmod 666 "$e"
+	entry_replaced entry-writable
+	ln "$e" "$W/hardlink"
+	entry_replaced entry-hardlink
+	rm -f "$W/hardlink"
+	printf 'XXXXXXXX' | dd of="$e" conv=notrunc status=none
+	entry_replaced entry-bad-magic
+	truncate -s 100 "$e"
+	entry_replaced entry-truncated
+fi
+
+# A user's object may carry any build-id: its entry is keyed by its
+# identity, never by the build-id root's objects share.
+if want user-object; then
+	mkdir -p "$W/u" && cp "$LIBZ" "$W/u/libz.so" && chown nobody "$W/u/libz.so"
+	rm -f "$S"/*.sframe
+	prep "$S" "$W/u/libz.so"
+	n=$(ls "$S" | grep -c '^u-[0-9a-f]\{16\}\.v3\.sframe$')
+	if [ -e "$S/$(bid "$LIBZ").v3.sframe" ] || [ "$n" != 1 ]; then
+		fail user-object "entries: $(ls "$S" | paste -sd' ')"
+	else
+		# and a copy with a new identity does not reuse it
+		touch "$W/u/libz.so"
+		prep "$S" "$W/u/libz.so"
+		if summary | grep -q '(1 generated, 0 reused)'; then
+			pass user-object
+		else
+			fail user-object "a changed file reused: $(summary)"
+		fi
+	fi
+fi
+
+# Without a build-id: a hash of the contents names the entry.
+if want no-build-id; then
+	printf 'int main(void) { return 0; }\n' >"$W/nb.c"
+	gcc -O1 -Wl,--build-id=none -o "$W/nb" "$W/nb.c"
+	prep "$S" "$W/nb"
+	c=$(ls "$S" | grep '^c-[0-9a-f]\{16\}\.v3\.sframe$')
+	cp "$W/nb" "$W/nb2"
+	prep "$S" "$W/nb2"
+	if [ -z "$c" ] || ! summary | grep -q '(0 generated, 1 reused)'; then
+		fail no-build-id "entry '$c'; a copy: $(summary)"
+	else
+		pass no-build-id
+	fi
+fi
+
+# Bad objects are refused with a reason, the others still covered; scripts
+# and other files that are no ELF objects are passed over in silence.
+if want bad-objects; then
+	mkdir -p "$W/bad"
+	head -c 3000 "$LIBC" >"$W/bad/trunc.so"
+	head -c 200000 "$LIBC" >"$W/bad/trunc2.so"
+	head -c 65536 /dev/urandom >"$W/bad/random.so"
+	printf '\177ELF\002\001\001' >"$W/bad/tiny.so"
+	python3 - "$LIBZ" "$W/bad/ehframe.so" <<'PYEOF'
+import sys, random
+b = bytearray(open(sys.argv[1], 'rb').read())
+random.seed(7)
+# scribble over the middle of the file: .eh_frame and text alike
+for _ in range(2000):
+    b[random.randrange(len(b) // 4, len(b))] = random.randrange(256)
+open(sys.argv[2], 'wb').write(b)
+PYEOF
+	printf '#!/bin/sh\necho hi\n' >"$W/bad/script"
+	cp "$LIBZ" "$W/bad/good.so"
+	cp /usr/bin/true "$W/bad/"
+	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr \
+		"$W/bad/true" "$W/bad/noeh" 2>/dev/null
+	prep "$S" "$W/bad"
+	rc=$?
+	if [ $rc -ne 0 ] || grep -qiE 'segfault|abort|core' "$W/log"; then
+		fail bad-objects "exit $rc: $(tail -n2 "$W/log" | paste -sd' ')"
+	elif ! grep -q 'bad/trunc.so: refused' "$W/log" || ! grep -q 'bad/noeh: refused' "$W/log" ||
+	     grep -q 'bad/script' "$W/log" || ! grep -q 'good.so: generated\|good.so: reused' "$W/log" ||
+	     ! grep -q 'bad/true: ' "$W/log"; then
+		fail bad-objects "$(paste -sd'|' "$W/log")"
+	else
+		pass bad-objects
+	fi
+fi
+
+# The daemon without the module says what is missing and stops.
+if want no-module; then
+	if [ -e /dev/sframe ]; then
+		pass no-module	# a host with the module: nothing to prove here
+	elif "$D" --store "$S" 2>"$W/log"; then
+		fail no-module "ran without /dev/sframe"
+	elif ! grep -q 'modprobe ustack' "$W/log"; then
+		fail no-module "$(cat "$W/log")"
+	else
+		pass no-module
+	fi
+fi
