@@ -35,11 +35,21 @@ bid() { readelf -n "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n1
 prep() { local s=$1; shift; "$D" --prepare --store "$s" "$@" >"$W/log" 2>&1; }
 summary() { grep -E '^ustackd: [0-9]+ objects' "$W/log"; }
 
+# --help and the manual page name every option of the option table.
 if want help; then
-	if "$D" --help | grep -q '^usage: ustackd' && ! "$D" --bogus 2>/dev/null; then
-		pass help
+	opts=$(sed -n 's/^\t\t{ "\([a-z-]*\)", .*/\1/p' tools/ustackd/ustackd.c)
+	"$D" --help >"$W/help"
+	bad=
+	for o in $opts; do
+		grep -q -- "--$o\b" "$W/help" || bad="$bad help:--$o"
+		grep -q -- "\\\\-\\\\-$o\b" man/ustackd.8 || bad="$bad man:--$o"
+	done
+	if [ "$(echo "$opts" | wc -w)" -lt 8 ]; then
+		fail help "option table not found: $opts"
+	elif [ -n "$bad" ] || ! grep -q '^usage: ustackd' "$W/help" || "$D" --bogus 2>/dev/null; then
+		fail help "--help or a bad option:$bad"
 	else
-		fail help "--help or a bad option"
+		pass help
 	fi
 fi
 

@@ -841,7 +841,8 @@ static void usage(FILE *f)
 		"  --prepare       write the store's entries for the running processes,\n"
 		"                  or for the files PATH (directories: their files),\n"
 		"                  without registering them\n"
-		"  --flush         drop every store entry from the kernel\n");
+		"  --flush         drop every store entry from the kernel\n"
+		"  -h, --help      this text\n");
 }
 
 int main(int argc, char **argv)
