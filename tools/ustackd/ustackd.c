@@ -91,6 +91,16 @@ static void logmsg(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The peak resident memory of the daemon and of its largest generator, KiB. */
+static void log_rss(void)
+{
+	struct rusage self, gen;
+
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &gen);
+	logmsg("max RSS %ld KiB, generator %ld KiB", self.ru_maxrss, gen.ru_maxrss);
+}
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -755,6 +765,7 @@ static int run_daemon(void)
 	logmsg("%zu objects: %lu covered (%lu generated, %lu reused), %lu own .sframe, "
 	       "%lu refused, in %llu ms", tab_used, cnt.covered, cnt.generated,
 	       cnt.reused, cnt.own, cnt.refused, (unsigned long long)(now_ms() - t0));
+	log_rss();
 	write_status("ready");
 	logmsg("ready");
 	while (!stopping) {
@@ -806,6 +817,7 @@ static int run_prepare(int argc, char **argv)
 	logmsg("%zu objects: %lu prepared (%lu generated, %lu reused), %lu own .sframe, "
 	       "%lu refused, in %llu ms", tab_used, cnt.prepared, cnt.generated,
 	       cnt.reused, cnt.own, cnt.refused, (unsigned long long)(now_ms() - t0));
+	log_rss();
 	return stopping ? 1 : 0;
 }
 
