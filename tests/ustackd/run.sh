@@ -254,3 +254,105 @@ if want no-module; then
 		pass no-module
 	fi
 fi
+
+# The daemon against a stand-in for the module's store ioctls (fakestore.c:
+# the kernel's decoder validates each section), in a PID namespace of its
+# own so that it sees only the processes started here: every object of a
+# running program registered before `ustackd: ready`, --status, an object
+# named by the miss queue covered within a second, SIGTERM, a restart that
+# generates nothing, an entry the kernel refuses made again.
+if want 'daemon-*'; then
+	if ! gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
+		tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"; then
+		fail daemon-build "$(head -n3 "$W/fs.log")"
+	else
+		cp /usr/bin/sleep "$W/sleepy"
+		cp /usr/bin/sleep "$W/late"
+		cat >"$W/ns.sh" <<NSEOF
+set -u
+W=$W D=$D
+export LD_PRELOAD=\$W/fakestore.so FAKESTORE_LOG=\$W/adds FAKESTORE_MISSES=\$W/misses
+NSEOF
+		cat >>"$W/ns.sh" <<'NSEOF'
+res() { echo "$1" >>"$W/results"; }
+ready() { # LOG: wait up to 60 s for ready
+	for _ in $(seq 600); do
+		grep -q '^ustackd: ready$' "$1" && return 0
+		kill -0 $UD 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+key() { stat -L -c '%d %i' "$1"; }
+"$W/sleepy" 100 & S=$!
+"$D" --store "$W/dstore" --interval 50 2>"$W/d1.log" & UD=$!
+if ! ready "$W/d1.log"; then
+	res "FAIL: ustackd/daemon-ready: $(tail -n3 "$W/d1.log" | paste -sd' ')"
+	kill $UD $S; exit
+fi
+libc=$(sed -n 's|.* \(/.*libc.so.6\)$|\1|p' /proc/$S/maps | head -n1)
+if grep -q "^add $(key "$W/sleepy") " "$W/adds" && grep -q "^add $(key "$libc") " "$W/adds"; then
+	res "PASS: ustackd/daemon-ready"
+else
+	res "FAIL: ustackd/daemon-ready: sleepy or libc not registered: $(paste -sd' ' "$W/adds")"
+fi
+"$D" --status --store "$W/dstore" >"$W/status" 2>&1
+if grep -q "^ustackd pid $UD: running" "$W/status" &&
+   grep -q "^covered [0-9]*:[0-9]*:[0-9]* $W/sleepy [0-9a-f]*\.v3\.sframe$" "$W/status"; then
+	res "PASS: ustackd/daemon-status"
+else
+	res "FAIL: ustackd/daemon-status: $(head -n5 "$W/status" | paste -sd'|')"
+fi
+# A new object, named by the miss queue (the scan would find it in 10 s).
+"$W/late" 100 & L=$!
+sleep 0.2
+set -- $(awk '$2 ~ /x/ && $6 ~ /late$/ { split($1, r, "-"); print r[1], r[2]; exit }' /proc/$L/maps)
+t0=$(date +%s%N)
+echo "$L $1 $2 $(key "$W/late")" >"$W/misses"
+ok=
+for _ in $(seq 100); do
+	grep -q "^add $(key "$W/late") " "$W/adds" && { ok=1; break; }
+	sleep 0.01
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ -n "$ok" ] && [ $ms -le 1000 ]; then
+	res "PASS: ustackd/daemon-miss"
+else
+	res "FAIL: ustackd/daemon-miss: late not registered ($ms ms): $(tail -n3 "$W/d1.log" | paste -sd' ')"
+fi
+kill -TERM $UD
+wait $UD; rc=$?
+if [ $rc = 0 ] && grep -q '^ustackd: stopped; [0-9]* objects stay registered' "$W/d1.log" &&
+   grep -q '^ustackd [0-9]* stopped' "$W/dstore/status"; then
+	res "PASS: ustackd/daemon-sigterm"
+else
+	res "FAIL: ustackd/daemon-sigterm: exit $rc: $(tail -n2 "$W/d1.log" | paste -sd' ')"
+fi
+# Restart: every entry reused.  And an entry the kernel would not take (a
+# valid header, garbage SFrame) is made again.
+e=$W/dstore/$(readelf -n "$W/sleepy" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p').v3.sframe
+size=$(stat -c %s "$e")
+dd if=/dev/urandom of="$e" bs=1 seek=200 count=$((size - 200)) conv=notrunc status=none
+: >"$W/adds"
+"$D" --store "$W/dstore" --interval 50 2>"$W/d2.log" & UD=$!
+if ! ready "$W/d2.log"; then
+	res "FAIL: ustackd/daemon-restart: $(tail -n3 "$W/d2.log" | paste -sd' ')"
+elif ! grep -q ' (1 generated, [1-9][0-9]* reused)' "$W/d2.log" ||
+     ! grep -q 'refused by the kernel; generating it again' "$W/d2.log" ||
+     ! grep -q "^add $(key "$W/sleepy") " "$W/adds"; then
+	res "FAIL: ustackd/daemon-restart: $(grep -E 'objects:|again' "$W/d2.log" | paste -sd' ')"
+else
+	res "PASS: ustackd/daemon-restart"
+fi
+kill -TERM $UD; wait $UD
+kill $S $L
+NSEOF
+		: >"$W/results"
+		unshare --pid --fork --mount-proc sh "$W/ns.sh" >"$W/ns.log" 2>&1
+		if [ -s "$W/results" ]; then
+			cat "$W/results"
+		else
+			fail daemon-ready "no result: $(tail -n3 "$W/ns.log" | paste -sd' ')"
+		fi
+	fi
+fi
