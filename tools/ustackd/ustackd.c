@@ -52,6 +52,8 @@
 #define GEN_AS_LIMIT	(4ull << 30)
 #define GEN_SECONDS	60
 #define MISS_BATCH	64
+/* A miss for an object registered longer ago than this registers it again. */
+#define RECOVER_MS	10000
 
 enum obj_state { OBJ_COVERED, OBJ_OWN, OBJ_REFUSED, OBJ_PREPARED };
 static const char *const state_names[] = { "covered", "own", "refused", "prepared" };
@@ -59,6 +61,7 @@ static const char *const state_names[] = { "covered", "own", "refused", "prepare
 struct obj {
 	uint64_t dev, ino;	/* 0/0: free slot */
 	uint8_t state;
+	uint64_t when_ms;	/* of the last outcome */
 	char *path;		/* as a process mapped it, for the logs */
 	char *what;		/* store entry, or why refused */
 };
@@ -171,6 +174,7 @@ static struct obj *tab_add(uint64_t dev, uint64_t ino)
 static void set_state(struct obj *o, int state, const char *path, const char *what)
 {
 	o->state = state;
+	o->when_ms = now_ms();
 	free(o->path);
 	free(o->what);
 	o->path = strdup(path ? path : "?");
@@ -463,16 +467,28 @@ static void cover_fd(int fd, const struct stat *st, const char *path,
 	cnt.refused++;
 }
 
+/*
+ * A miss names an object the kernel has no entry for: one registered
+ * earlier lost it (a flush, an entry the kernel dropped) and is registered
+ * again, at most once per RECOVER_MS.
+ */
+static bool lost_entry(const struct obj *o)
+{
+	return o->state == OBJ_COVERED && now_ms() - o->when_ms >= RECOVER_MS;
+}
+
 /* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
 static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
-			  uint64_t ino, const char *path)
+			  uint64_t ino, const char *path, bool miss)
 {
 	char mf[96], link[512];
+	struct obj *o, *a;
 	struct stat st;
-	struct obj *o;
+	bool again;
 	int fd;
 
-	if (tab_find(dev, ino))
+	o = tab_find(dev, ino);
+	if (o && !(miss && lost_entry(o)))
 		return;
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
 		 (unsigned long long)start, (unsigned long long)end);
@@ -494,7 +510,11 @@ static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		return;
 	}
 	o = tab_find(st.st_dev, st.st_ino);
-	if (!o) {
+	again = o && miss && lost_entry(o);
+	if (again) {
+		logmsg("%s: missed again: registering it again", path);
+		cover_fd(fd, &st, path, o, false);
+	} else if (!o) {
 		o = tab_add(st.st_dev, st.st_ino);
 		if (!o) {
 			static bool said;
@@ -510,8 +530,9 @@ static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 	}
 	/* the map's device may name the file otherwise than stat (btrfs) */
 	if (st.st_dev != dev || st.st_ino != ino) {
-		struct obj *a = tab_add(dev, ino);
-
+		a = tab_find(dev, ino);
+		if (!a)
+			a = tab_add(dev, ino);
 		if (a)
 			set_state(a, o->state, o->path, o->what);
 	}
@@ -542,7 +563,7 @@ static void scan_pid(int pid)
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		cover_mapping(pid, start, end, makedev(maj, min), ino,
-			      n ? line + n : NULL);
+			      n ? line + n : NULL, false);
 	}
 	free(line);
 	fclose(f);
@@ -730,7 +751,7 @@ static bool poll_misses(bool *rescan)
 		}
 		for (uint32_t i = 0; i < q.nr_misses && i < MISS_BATCH && !stopping; i++)
 			cover_mapping((int)m[i].pid, m[i].start, m[i].end, m[i].dev,
-				      m[i].ino, NULL);
+				      m[i].ino, NULL, true);
 	} while (q.nr_misses == MISS_BATCH && !stopping);
 	return true;
 }
