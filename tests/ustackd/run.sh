@@ -320,6 +320,30 @@ if [ -n "$ok" ] && [ $ms -le 1000 ]; then
 else
 	res "FAIL: ustackd/daemon-miss: late not registered ($ms ms): $(tail -n3 "$W/d1.log" | paste -sd' ')"
 fi
+# A miss for a registered object: written to since (the kernel's key has
+# its ctime), it is registered again at once; unchanged, it is not (the
+# kernel lost it: again at most every 10 s).
+misses_for() { # PID FILE: a miss line for FILE's executable mapping in PID
+	set -- $1 "$2" $(awk -v f="$2" '$2 ~ /x/ && $6 == f { split($1, r, "-"); print r[1], r[2]; exit }' /proc/$1/maps)
+	echo "$1 $3 $4 $(key "$2")"
+}
+adds_of() { grep -c "^add $(key "$1") " "$W/adds"; }
+n0=$(adds_of "$W/late")
+misses_for $L "$W/late" >"$W/misses"
+sleep 0.5
+n1=$(adds_of "$W/late")
+touch "$W/late"
+misses_for $L "$W/late" >"$W/misses"
+for _ in $(seq 100); do
+	[ "$(adds_of "$W/late")" -gt "$n1" ] && break
+	sleep 0.01
+done
+n2=$(adds_of "$W/late")
+if [ "$n1" = "$n0" ] && [ "$n2" -gt "$n1" ]; then
+	res "PASS: ustackd/daemon-changed"
+else
+	res "FAIL: ustackd/daemon-changed: registrations $n0, after a miss $n1, after a change $n2"
+fi
 kill -TERM $UD
 wait $UD; rc=$?
 if [ $rc = 0 ] && grep -q '^ustackd: stopped; [0-9]* objects stay registered' "$W/d1.log" &&

@@ -62,6 +62,7 @@ struct obj {
 	uint64_t dev, ino;	/* 0/0: free slot */
 	uint8_t state;
 	uint64_t when_ms;	/* of the last outcome */
+	struct cache_src src;	/* the file as it was then */
 	char *path;		/* as a process mapped it, for the logs */
 	char *what;		/* store entry, or why refused */
 };
@@ -468,13 +469,21 @@ static void cover_fd(int fd, const struct stat *st, const char *path,
 }
 
 /*
- * A miss names an object the kernel has no entry for: one registered
- * earlier lost it (a flush, an entry the kernel dropped) and is registered
- * again, at most once per RECOVER_MS.
+ * A miss names an object the kernel has no entry for.  For one registered
+ * earlier: written to since (the kernel's key holds its size and ctime),
+ * it is registered again at once; else the kernel lost the entry (a
+ * flush, an entry dropped), and it is registered again at most once per
+ * RECOVER_MS, so that a kernel that keeps refusing costs little.
  */
-static bool lost_entry(const struct obj *o)
+static bool lost_entry(const struct obj *o, const struct stat *st)
 {
-	return o->state == OBJ_COVERED && now_ms() - o->when_ms >= RECOVER_MS;
+	struct cache_src now;
+
+	if (o->state != OBJ_COVERED)
+		return false;
+	cache_src_of(&now, st);
+	return memcmp(&now, &o->src, sizeof(now)) ||
+	       now_ms() - o->when_ms >= RECOVER_MS;
 }
 
 /* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
@@ -488,7 +497,7 @@ static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 	int fd;
 
 	o = tab_find(dev, ino);
-	if (o && !(miss && lost_entry(o)))
+	if (o && !(miss && o->state == OBJ_COVERED))
 		return;
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
 		 (unsigned long long)start, (unsigned long long)end);
@@ -510,9 +519,10 @@ static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		return;
 	}
 	o = tab_find(st.st_dev, st.st_ino);
-	again = o && miss && lost_entry(o);
+	again = o && miss && lost_entry(o, &st);
 	if (again) {
 		logmsg("%s: missed again: registering it again", path);
+		cache_src_of(&o->src, &st);
 		cover_fd(fd, &st, path, o, false);
 	} else if (!o) {
 		o = tab_add(st.st_dev, st.st_ino);
@@ -526,6 +536,7 @@ static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 			close(fd);
 			return;
 		}
+		cache_src_of(&o->src, &st);
 		cover_fd(fd, &st, path, o, false);
 	}
 	/* the map's device may name the file otherwise than stat (btrfs) */
