@@ -18,6 +18,7 @@
 #include "registry.h"
 #include "sframe_dev.h"
 #include "sources.h"
+#include "store.h"
 #include "walk.h"
 
 static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)
@@ -101,6 +102,11 @@ static long sframe_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return sframe_coop_ioctl(cmd, uarg);
 	case SFRAME_IOC_COOP_ANSWER:
 		return ustack_coop_answer(uarg);
+	case SFRAME_IOC_STORE_ADD:
+	case SFRAME_IOC_STORE_DEL:
+	case SFRAME_IOC_STORE_FLUSH:
+	case SFRAME_IOC_STORE_MISSES:
+		return ustack_store_ioctl(cmd, uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -55,6 +55,14 @@ static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
 }
 
 /*
+ * A section that is not in user memory (a file of the SFrame store, read
+ * through the page cache: store_read.c) has a reader: copy @len bytes at
+ * section offset @off; 0 or -EFAULT.  Faultable task context only.
+ */
+struct sf_reader;
+int sf_reader_copy(struct sf_reader *rd, void *dst, u64 off, size_t len);
+
+/*
  * Between frames of a walk and every so many entries of a validation, in
  * task context that may sleep: let others run; true if the task has a
  * fatal signal pending (it is dying: stop the work).
@@ -101,6 +109,18 @@ static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
 {
 	memcpy(dst, (const void *)addr, sizeof(*dst));
 	return 0;
+}
+
+/* The tools' sections are local memory: none has a reader. */
+struct sf_reader;
+static inline int sf_reader_copy(struct sf_reader *rd, void *dst, u64 off,
+				 size_t len)
+{
+	(void)rd;
+	(void)dst;
+	(void)off;
+	(void)len;
+	return -EFAULT;
 }
 
 /*

@@ -9,6 +9,7 @@
 #include "ring.h"
 #include "sources.h"
 #include "stats.h"
+#include "store.h"
 
 static struct dentry *dir;
 
@@ -56,6 +57,7 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(send_failed);
 #undef SHOW
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
+	ustack_store_show(m);
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);
 	/* a session has begun once its sources run, not when its ring is made */

@@ -29,6 +29,7 @@
 #include "sframe_dev.h"
 #include "sources.h"
 #include "stats.h"
+#include "store.h"
 #include "stream_dev.h"
 #include "user_record.h"
 #include "walk.h"
@@ -167,6 +168,7 @@ static void __exit ustack_exit(void)
 	ustack_user_record_exit();
 	ustack_deferred_exit();
 	ustack_walk_exit();
+	ustack_store_exit();
 	ustack_registry_exit();
 	ustack_discovery_exit();
 	ustack_ring_exit();

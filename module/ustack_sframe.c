@@ -42,16 +42,38 @@ static const u8 sf_known_flags[4] = {
 	SFRAME_F_FDE_SORTED | SFRAME_F_FDE_FUNC_START_PCREL,
 };
 
+/*
+ * @len bytes at section offset @off: user (or local) memory at sec->base,
+ * or through the section's reader (a store file's page cache).
+ */
+static __always_inline int sf_sec_copy(const struct sframe_sec *sec, void *dst,
+				       u32 off, size_t len)
+{
+	if (unlikely(sec->rd))
+		return sf_reader_copy(sec->rd, dst, off, len);
+	return sf_copy(dst, sec->base + off, len);
+}
+
 int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 		    u64 vaddr, u64 text_lo, u64 text_hi)
+{
+	return ustack_sframe_sec_init_rd(sec, NULL, base, len, vaddr, text_lo,
+					 text_hi);
+}
+
+int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sf_reader *rd,
+			      unsigned long base, u64 len, u64 vaddr,
+			      u64 text_lo, u64 text_hi)
 {
 	u8 h[SFRAME_HDR_SIZE];
 	u64 hdr_end, fde_beg, fde_end, fre_beg, fre_end;
 
 	memset(sec, 0, sizeof(*sec));
+	sec->base = base;
+	sec->rd = rd;
 	if (len < SFRAME_HDR_SIZE)
 		return SFRAME_E_HDR_TRUNC;
-	if (sf_copy(h, base, sizeof(h)))
+	if (sf_sec_copy(sec, h, 0, sizeof(h)))
 		return SFRAME_E_FAULT;
 	if (sf_le16(h) != SFRAME_MAGIC)
 		return SFRAME_E_MAGIC;
@@ -94,7 +116,6 @@ int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 	if (text_lo > text_hi)
 		return SFRAME_E_FUNC_RANGE;
 
-	sec->base = base;
 	sec->vaddr = vaddr;
 	sec->text_lo = text_lo;
 	sec->text_hi = text_hi;
@@ -109,7 +130,6 @@ int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		    struct sframe_fde *fde)
 {
 	u8 b[SFRAME_FDE_SIZE_V2];
-	unsigned long at;
 	u32 off, freoff;
 	u64 rel;
 	int err;
@@ -117,14 +137,13 @@ int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 	if (idx >= sec->num_fdes)
 		return SFRAME_E_FDE_OFF;
 	off = sec->fde_off + idx * sec->fde_size;
-	at = sec->base + off;
 	/* constant sizes: inline copies, not a memcpy call */
 	if (sec->version == SFRAME_VERSION_1)
-		err = sf_copy(b, at, SFRAME_FDE_SIZE_V1);
+		err = sf_sec_copy(sec, b, off, SFRAME_FDE_SIZE_V1);
 	else if (sec->version == SFRAME_VERSION_2)
-		err = sf_copy(b, at, SFRAME_FDE_SIZE_V2);
+		err = sf_sec_copy(sec, b, off, SFRAME_FDE_SIZE_V2);
 	else
-		err = sf_copy(b, at, SFRAME_FDE_SIZE_V3);
+		err = sf_sec_copy(sec, b, off, SFRAME_FDE_SIZE_V3);
 	if (err)
 		return SFRAME_E_FAULT;
 	fde->info2 = 0;
@@ -136,7 +155,7 @@ int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		freoff = sf_le32(b + 12);
 		if ((u64)freoff + SFRAME_FDE_ATTR_SIZE_V3 > sec->fre_len)
 			return SFRAME_E_FDE_FRES;
-		if (sf_copy(a, sec->base + sec->fre_off + freoff, sizeof(a)))
+		if (sf_sec_copy(sec, a, sec->fre_off + freoff, sizeof(a)))
 			return SFRAME_E_FAULT;
 		fde->num_fres = sf_le16(a);
 		fde->info = a[2];
@@ -192,10 +211,10 @@ static int sf_win_fill(const struct sframe_sec *sec, struct sf_win *w,
 	u32 n = end - pos;
 
 	if (n >= SF_WIN) {
-		if (sf_copy(w->buf, sec->base + pos, SF_WIN))
+		if (sf_sec_copy(sec, w->buf, pos, SF_WIN))
 			return SFRAME_E_FAULT;
 		n = SF_WIN;
-	} else if (sf_copy(w->buf, sec->base + pos, n)) {
+	} else if (sf_sec_copy(sec, w->buf, pos, n)) {
 		return SFRAME_E_FAULT;
 	}
 	w->at = pos;
@@ -442,7 +461,6 @@ static void sf_plt_entry(struct sframe_rule *r)
 static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 		     struct sframe_budget *bud)
 {
-	const unsigned long at = sec->base;
 	const u32 fde_off = sec->fde_off, fde_size = sec->fde_size;
 	const bool v3 = sec->version == SFRAME_VERSION_3;
 	const bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
@@ -487,11 +505,11 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 		bud->fdes--;
 		bud->bytes -= probe;
 		if (v3) {
-			if (sf_copy(b, at + off, 8))
+			if (sf_sec_copy(sec, b, off, 8))
 				return SFRAME_E_FAULT;
 			s = sf_le64(b);
 		} else {
-			if (sf_copy(b, at + off, 4))
+			if (sf_sec_copy(sec, b, off, 4))
 				return SFRAME_E_FAULT;
 			s = (u64)(s64)(s32)sf_le32(b);
 		}

@@ -161,6 +161,7 @@ struct sframe_rule {
 /* A decoded section; fill with ustack_sframe_sec_init(), then read only. */
 struct sframe_sec {
 	unsigned long base;	/* where its bytes are read (see env) */
+	struct sf_reader *rd;	/* or, if set, who reads them (see env) */
 	u64 vaddr;		/* where it is mapped: base of PC arithmetic */
 	u64 text_lo, text_hi;	/* PCs outside are no-info; 0, 0: no limit */
 	u32 len;		/* bytes used: header to end of last part */
@@ -215,6 +216,10 @@ struct sframe_budget {
 
 int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 		    u64 vaddr, u64 text_lo, u64 text_hi);
+/* The same for a section read by @rd (sframe_env.h), if not NULL. */
+int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sf_reader *rd,
+			      unsigned long base, u64 len, u64 vaddr,
+			      u64 text_lo, u64 text_hi);
 /* FDE @idx, checked against the section (not against its neighbours). */
 int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 		    struct sframe_fde *fde);

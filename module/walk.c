@@ -9,7 +9,9 @@
  * file's PT_GNU_SFRAME (discovery); the core falls back to frame pointers
  * and steps signal frames (glibc's __restore_rt, arch_x86.h), reading code
  * with copy_from_user().  No lock is held across a user memory read; the
- * registry is read under RCU and copied out first.
+ * registry is read under RCU and copied out first.  Last comes the
+ * system-wide store (store.c), whose sections are read through the page
+ * cache by the walk's reader.
  *
  * Rules of registered sections are kept in a per-CPU rule cache (the core's
  * struct sframe_cache), tagged with the mm and the registry generation it
@@ -35,6 +37,7 @@
 #include <uapi/ustack.h>
 #include "internal.h"
 #include "registry.h"
+#include "store.h"
 #include "walk.h"
 
 /* Frames taken from the rule cache per preemption-off stretch. */
@@ -80,6 +83,7 @@ struct walk_cache {
 	u64 gen;		/* registry generation read before the lookup */
 	bool valid, have;
 	bool reg;		/* @sec is a registered section */
+	struct sf_reader rd;	/* reads a store section */
 };
 
 static const struct sframe_sec *walk_find(struct walk_cache *c,
@@ -99,7 +103,8 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 		c->hi = c->sec.text_hi;
 		return &c->sec;
 	}
-	c->have = !ustack_discovery_lookup(pc, &c->sec, &dlo, &dhi);
+	c->have = !ustack_discovery_lookup(pc, &c->sec, &dlo, &dhi) ||
+		  !ustack_store_lookup(pc, &c->sec, &c->rd, &dlo, &dhi);
 	if (c->have) {
 		dlo = c->sec.text_lo;
 		dhi = c->sec.text_hi;
@@ -239,6 +244,7 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 	x.w.max_frames = max;
 	x.w.cache_burst = WALK_CACHED_BURST;
 	ustack_sframe_walk(&x.w);
+	ustack_store_rd_release(&x.c.rd);
 	*end = x.w.end;
 	return x.w.nr;
 }

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The system-wide SFrame store: unwind data for ELF objects, keyed by file
+ * (device, inode number, generation, ctime and size, as ELF discovery keys
+ * files; no reference to the object is held), so that every process
+ * mapping an object is covered, in any mount namespace.
+ *
+ * An entry holds a reference to its store file and the section's decoded
+ * header, never its bytes: walks read them through the page cache
+ * (store_read.c).  A file replaced on disk, or written since STORE_ADD,
+ * has another key and never matches the entry.  Entries are in an RCU
+ * hash; a removed entry's file reference is dropped after a grace period
+ * (call_rcu), so a walk that found it under RCU can still take one.  Store
+ * rules never enter the per-CPU rule cache (walk.c): a mapping can change
+ * without any generation telling it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cleanup.h>
+#include <linux/elf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <uapi/ustack.h>
+#include "internal.h"
+#include "store.h"
+
+static unsigned int store_max = 16384;
+module_param(store_max, uint, 0644);
+MODULE_PARM_DESC(store_max, "most objects in the SFrame store (STORE_ADD: ENOSPC beyond)");
+
+#define STORE_HASH_BITS		10
+#define STORE_MAX_PHDRS		64
+#define STORE_MAX_LOADS		2
+
+struct store_key {
+	dev_t dev;
+	u32 gen;
+	unsigned long ino;
+	s64 ctime_sec;
+	long ctime_nsec;
+	loff_t size;
+};
+
+/* An executable PT_LOAD of the object: what maps a mapping to ELF addresses. */
+struct store_load {
+	u64 offset, vaddr, filesz;
+};
+
+struct store_ent {
+	struct hlist_node node;
+	struct store_key key;
+	struct file *file;	/* the store file, referenced */
+	u64 off;		/* the section's offset in it */
+	struct sframe_sec sec;	/* decoded at STORE_ADD, vaddr = sframe_vaddr */
+	struct store_load load[STORE_MAX_LOADS];
+	u32 nloads;
+	struct rcu_head rcu;
+};
+
+static DEFINE_MUTEX(store_lock);	/* serialises changes */
+static struct hlist_head store_hash[1U << STORE_HASH_BITS];
+static unsigned int store_count;	/* under store_lock */
+static atomic_long_t store_bytes, store_lookups, store_hits, store_full;
+
+static void store_key_of(struct inode *inode, struct store_key *k)
+{
+	struct timespec64 ct = ustack_inode_ctime(inode);
+
+	memset(k, 0, sizeof(*k));
+	k->dev = inode->i_sb->s_dev;
+	k->ino = inode->i_ino;
+	k->gen = inode->i_generation;
+	k->ctime_sec = ct.tv_sec;
+	k->ctime_nsec = ct.tv_nsec;
+	k->size = i_size_read(inode);
+}
+
+static bool store_key_eq(const struct store_key *a, const struct store_key *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->gen == b->gen &&
+	       a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec &&
+	       a->size == b->size;
+}
+
+static struct hlist_head *store_bucket(const struct store_key *k)
+{
+	return &store_hash[hash_64((u64)k->dev << 32 ^ k->ino, STORE_HASH_BITS)];
+}
+
+/* Under RCU or store_lock. */
+static struct store_ent *store_find(const struct store_key *k)
+{
+	struct store_ent *e;
+
+	hlist_for_each_entry_rcu(e, store_bucket(k), node,
+				 lockdep_is_held(&store_lock))
+		if (store_key_eq(&e->key, k))
+			return e;
+	return NULL;
+}
+
+/* fput() defers the final release itself when called from softirq. */
+static void store_free_rcu(struct rcu_head *head)
+{
+	struct store_ent *e = container_of(head, struct store_ent, rcu);
+
+	fput(e->file);
+	kfree(e);
+}
+
+static void store_remove(struct store_ent *e)
+{
+	lockdep_assert_held(&store_lock);
+	hlist_del_rcu(&e->node);
+	store_count--;
+	atomic_long_sub(ksize(e), &store_bytes);
+	call_rcu(&e->rcu, store_free_rcu);
+}
+
+/* The executable PT_LOADs of the ELF object @obj into @e. */
+static int store_read_loads(struct file *obj, struct store_ent *e)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	loff_t pos = 0;
+	u32 i;
+
+	if (kernel_read(obj, &eh, sizeof(eh), &pos) != sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh.e_machine != EM_X86_64 ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    !eh.e_phnum || eh.e_phnum > STORE_MAX_PHDRS)
+		return -EINVAL;
+	for (i = 0; i < eh.e_phnum && e->nloads < STORE_MAX_LOADS; i++) {
+		pos = eh.e_phoff + (u64)i * sizeof(ph);
+		if (kernel_read(obj, &ph, sizeof(ph), &pos) != sizeof(ph))
+			return -EINVAL;
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		e->load[e->nloads++] = (struct store_load) {
+			.offset = ph.p_offset,
+			.vaddr = ph.p_vaddr,
+			.filesz = ph.p_filesz,
+		};
+	}
+	return e->nloads ? 0 : -EINVAL;
+}
+
+/* A file of @fd open for reading: the reference, or an ERR_PTR. */
+static struct file *store_fget(int fd)
+{
+	struct file *f = fget(fd);
+
+	if (!f)
+		return ERR_PTR(-EBADF);
+	if (!(f->f_mode & FMODE_READ)) {
+		fput(f);
+		return ERR_PTR(-EBADF);
+	}
+	if (!S_ISREG(file_inode(f)->i_mode)) {
+		fput(f);
+		return ERR_PTR(-EINVAL);
+	}
+	return f;
+}
+
+/* Decode and validate the section of @e's store file, read as walks do. */
+static int store_check_section(struct store_ent *e, u64 len, u64 vaddr)
+{
+	struct sf_reader rd = {};
+	int err;
+
+	ustack_store_rd_bind(&rd, get_file(e->file), e->off, len);
+	err = ustack_sframe_sec_init_rd(&e->sec, &rd, 0, len, vaddr, 0, 0);
+	if (!err)
+		err = ustack_sframe_validate(&e->sec);
+	ustack_store_rd_release(&rd);
+	e->sec.rd = NULL;
+	return err;
+}
+
+static int store_refuse(int err, const char *why, int code)
+{
+	pr_info_ratelimited("pid %d (%s): store entry refused: %s\n",
+			    task_tgid_nr(current), current->comm,
+			    code ? ustack_sframe_strerror(code) : why);
+	return err;
+}
+
+/* Insert @e, replacing an entry of the same object. */
+static int store_insert(struct store_ent *e)
+{
+	struct store_ent *old;
+
+	guard(mutex)(&store_lock);
+	old = store_find(&e->key);
+	if (old) {
+		store_remove(old);
+	} else if (store_count >= READ_ONCE(store_max)) {
+		atomic_long_inc(&store_full);
+		return -ENOSPC;
+	}
+	hlist_add_head_rcu(&e->node, store_bucket(&e->key));
+	store_count++;
+	atomic_long_add(ksize(e), &store_bytes);
+	return 0;
+}
+
+static int store_add(const struct sframe_store_reg *r)
+{
+	struct file *obj __free(fput) = NULL;
+	struct store_ent *e;
+	u64 end;
+	int err;
+
+	obj = store_fget(r->object_fd);
+	if (IS_ERR(obj))
+		return store_refuse(PTR_ERR(obj), "object fd", 0);
+	if (!r->sframe_len || check_add_overflow(r->sframe_off, r->sframe_len, &end))
+		return store_refuse(-EINVAL, "empty or wrapping range", 0);
+	if (r->sframe_len > USTACK_SFRAME_MAX_BYTES)
+		return store_refuse(-EBADMSG, "section too large", 0);
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	e->off = r->sframe_off;
+	err = store_read_loads(obj, e);
+	if (err) {
+		kfree(e);
+		return store_refuse(err, "object not an x86-64 ELF file", 0);
+	}
+	e->file = store_fget(r->sframe_fd);
+	if (IS_ERR(e->file)) {
+		err = PTR_ERR(e->file);
+		kfree(e);
+		return store_refuse(err, "store fd", 0);
+	}
+	if (!ustack_store_rd_usable(e->file)) {
+		err = store_refuse(-EINVAL, "store file not readable through the page cache", 0);
+		goto fail;
+	}
+	if (end > i_size_read(file_inode(e->file))) {
+		err = store_refuse(-EINVAL, "range past the store file's end", 0);
+		goto fail;
+	}
+	err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
+	if (err) {
+		err = store_refuse(ustack_sframe_errno(err, -EBADMSG), NULL, err);
+		goto fail;
+	}
+	store_key_of(file_inode(obj), &e->key);
+	err = store_insert(e);
+	if (err)
+		goto fail;
+	ustack_store_miss_forget(e->key.dev, e->key.ino);
+	return 0;
+fail:
+	fput(e->file);
+	kfree(e);
+	return err;
+}
+
+static int store_del(const struct sframe_store_reg *r)
+{
+	struct file *obj __free(fput) = store_fget(r->object_fd);
+	struct store_key k;
+	struct store_ent *e;
+
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	store_key_of(file_inode(obj), &k);
+	guard(mutex)(&store_lock);
+	e = store_find(&k);
+	if (!e)
+		return -ENOENT;
+	store_remove(e);
+	return 0;
+}
+
+static void store_flush(void)
+{
+	struct store_ent *e;
+	struct hlist_node *t;
+	u32 i;
+
+	guard(mutex)(&store_lock);
+	for (i = 0; i < ARRAY_SIZE(store_hash); i++)
+		hlist_for_each_entry_safe(e, t, &store_hash[i], node)
+			store_remove(e);
+}
+
+/**
+ * ustack_store_ioctl() - the store's /dev/sframe ioctls
+ * @cmd: SFRAME_IOC_STORE_ADD, _DEL, _FLUSH or _MISSES
+ * @uarg: its argument
+ *
+ * Return: 0 or a negative errno (include/uapi/ustack.h).
+ */
+long ustack_store_ioctl(unsigned int cmd, void __user *uarg)
+{
+	struct sframe_store_reg r;
+
+	if (!perfmon_capable())
+		return -EPERM;
+	if (cmd == SFRAME_IOC_STORE_MISSES)
+		return ustack_store_misses_ioctl(uarg);
+	if (cmd == SFRAME_IOC_STORE_FLUSH) {
+		store_flush();
+		return 0;
+	}
+	if (copy_from_user(&r, uarg, sizeof(r)))
+		return -EFAULT;
+	if (r.size < sizeof(r) || r.flags)
+		return -EINVAL;
+	if (cmd == SFRAME_IOC_STORE_ADD)
+		return store_add(&r);
+	return store_del(&r);
+}
+
+/* The ELF load bias of the mapping at @start of file offset @off, if any. */
+static bool store_bias(const struct store_ent *e, u64 start, u64 off, u64 *bias)
+{
+	u32 i;
+
+	for (i = 0; i < e->nloads; i++) {
+		const struct store_load *l = &e->load[i];
+
+		if (off >= (l->offset & PAGE_MASK) && off < l->offset + l->filesz) {
+			*bias = start - (off - l->offset + l->vaddr);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Under RCU: @e's section for the mapping [start, end) at file offset
+ * @off into @sec and its offset in the store file into *@sf_off; its
+ * store file, referenced, or NULL.
+ */
+static struct file *store_use(struct store_ent *e, u64 start, u64 end,
+			      u64 off, struct sframe_sec *sec, u64 *sf_off)
+{
+	u64 bias;
+
+	if (!store_bias(e, start, off, &bias))
+		return NULL;
+	*sec = e->sec;
+	sec->vaddr += bias;
+	sec->text_lo = start;
+	sec->text_hi = end;
+	*sf_off = e->off;
+	return get_file(e->file);
+}
+
+/**
+ * ustack_store_lookup() - the store's section covering a PC
+ * @pc: a user address of current->mm
+ * @sec: set to the section, its text range the mapping of @pc
+ * @rd: the walk's reader, bound to the entry's store file
+ * @lo: set to the start of the range known to have the same answer
+ * @hi: set to its end
+ *
+ * An executable file mapping without an entry is queued as a miss.
+ * Sleeps (mmap_lock).
+ *
+ * Return: 0, or -ENOENT, -EINTR.
+ */
+int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
+			u64 *lo, u64 *hi)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *file __free(fput) = NULL;
+	struct file *sf = NULL;
+	struct vm_area_struct *vma;
+	struct store_ent *e;
+	struct store_key k;
+	u64 off = 0, sf_off = 0;
+
+	might_sleep();
+	*lo = pc;
+	*hi = pc + 1;
+	if (!mm)
+		return -ENOENT;
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	vma = find_vma(mm, pc);
+	if (vma && vma->vm_start <= pc) {
+		*lo = vma->vm_start;
+		*hi = vma->vm_end;
+		if ((vma->vm_flags & VM_EXEC) && vma->vm_file)
+			file = get_file(vma->vm_file);
+		off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	}
+	mmap_read_unlock(mm);
+	if (!file)
+		return -ENOENT;
+	atomic_long_inc(&store_lookups);
+	store_key_of(file_inode(file), &k);
+	scoped_guard(rcu) {
+		e = store_find(&k);
+		if (e)
+			sf = store_use(e, *lo, *hi, off, sec, &sf_off);
+	}
+	if (!e)
+		ustack_store_miss(file, *lo, *hi);
+	if (!sf)
+		return -ENOENT;
+	sec->rd = rd;
+	ustack_store_rd_bind(rd, sf, sf_off, sec->len);
+	atomic_long_inc(&store_hits);
+	return 0;
+}
+
+/**
+ * ustack_store_show() - the store's lines of the stats file
+ * @m: the stats file
+ */
+void ustack_store_show(struct seq_file *m)
+{
+	unsigned int n;
+
+	scoped_guard(mutex, &store_lock)
+		n = store_count;
+	seq_printf(m, "store_entries %u\n", n);
+	seq_printf(m, "store_bytes %ld\n", atomic_long_read(&store_bytes));
+	seq_printf(m, "store_entry_size %zu\n", sizeof(struct store_ent));
+	seq_printf(m, "store_lookups %ld\n", atomic_long_read(&store_lookups));
+	seq_printf(m, "store_hits %ld\n", atomic_long_read(&store_hits));
+	seq_printf(m, "store_full %ld\n", atomic_long_read(&store_full));
+	seq_printf(m, "store_miss_dropped %llu\n", ustack_store_miss_dropped());
+}
+
+/**
+ * ustack_store_exit() - drop every entry
+ *
+ * Called by module exit after the last walk and ioctl.
+ */
+void ustack_store_exit(void)
+{
+	store_flush();
+	rcu_barrier();	/* store_free_rcu() is this module's code */
+}

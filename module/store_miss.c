@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The miss queue: executable file mappings a walk met with no unwind info
+ * (no registration, no PT_GNU_SFRAME, no store entry), for ustackd to
+ * cover.  Bounded and lossy: a full queue drops (counted).  An object is
+ * queued once: a small direct-mapped table remembers the objects queued
+ * (a collision forgets one, which may then be queued again), and a
+ * STORE_ADD for an object forgets it, so a later replacement on disk is
+ * queued anew.
+ */
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/kdev_t.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <uapi/ustack.h>
+#include "store.h"
+
+#define MISS_QUEUE	256
+#define MISS_SEEN_BITS	10
+#define MISS_DRAIN_MAX	MISS_QUEUE
+
+static DEFINE_SPINLOCK(miss_lock);
+static struct sframe_store_miss miss_q[MISS_QUEUE];
+static unsigned int miss_head, miss_len;
+static u64 miss_seen[1U << MISS_SEEN_BITS];
+static atomic64_t miss_dropped;
+
+/* Never 0, so an empty slot matches no object. */
+static u64 miss_key(dev_t dev, unsigned long ino)
+{
+	return ((u64)dev << 40 ^ (u64)ino) | 1ULL << 63;
+}
+
+static u64 *miss_slot(u64 key)
+{
+	return &miss_seen[hash_64(key, MISS_SEEN_BITS)];
+}
+
+/**
+ * ustack_store_miss() - queue an object walked without unwind info
+ * @file: the object, mapped executable in current
+ * @start: the mapping's start
+ * @end: its end
+ *
+ * Once per object; any context a walk runs in.
+ */
+void ustack_store_miss(struct file *file, u64 start, u64 end)
+{
+	struct inode *inode = file_inode(file);
+	u64 key = miss_key(inode->i_sb->s_dev, inode->i_ino);
+	struct sframe_store_miss *m;
+
+	if (READ_ONCE(*miss_slot(key)) == key)
+		return;
+	guard(spinlock)(&miss_lock);
+	if (*miss_slot(key) == key)
+		return;
+	if (miss_len == MISS_QUEUE) {
+		atomic64_inc(&miss_dropped);
+		return;
+	}
+	*miss_slot(key) = key;
+	m = &miss_q[(miss_head + miss_len++) % MISS_QUEUE];
+	*m = (struct sframe_store_miss) {
+		.pid = task_tgid_nr(current),
+		.start = start,
+		.end = end,
+		.ino = inode->i_ino,
+		.dev = new_encode_dev(inode->i_sb->s_dev),
+	};
+}
+
+/**
+ * ustack_store_miss_forget() - let an object be queued again
+ * @dev: its device
+ * @ino: its inode number
+ */
+void ustack_store_miss_forget(dev_t dev, unsigned long ino)
+{
+	u64 key = miss_key(dev, ino);
+
+	guard(spinlock)(&miss_lock);
+	if (*miss_slot(key) == key)
+		*miss_slot(key) = 0;
+}
+
+/* Drops since load. */
+u64 ustack_store_miss_dropped(void)
+{
+	return atomic64_read(&miss_dropped);
+}
+
+/* Move up to @max queued misses to @out; the count moved. */
+static u32 miss_take(struct sframe_store_miss *out, u32 max)
+{
+	u32 n = 0;
+
+	guard(spinlock)(&miss_lock);
+	while (n < max && miss_len) {
+		out[n++] = miss_q[miss_head];
+		miss_head = (miss_head + 1) % MISS_QUEUE;
+		miss_len--;
+	}
+	return n;
+}
+
+/**
+ * ustack_store_misses_ioctl() - SFRAME_IOC_STORE_MISSES
+ * @uarg: struct sframe_store_misses
+ *
+ * Privilege is checked by the caller.  Entries moved to a buffer that
+ * then faults are lost (as a full queue's), not queued again.
+ *
+ * Return: 0, -EFAULT, -EINVAL or -ENOMEM.
+ */
+long ustack_store_misses_ioctl(void __user *uarg)
+{
+	struct sframe_store_misses a;
+	struct sframe_store_miss *buf;
+	u32 max;
+	long ret = 0;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if (a.size < sizeof(a) || a.flags)
+		return -EINVAL;
+	max = min_t(u32, a.max_misses, MISS_DRAIN_MAX);
+	if (max && !a.misses)
+		return -EINVAL;
+	buf = kcalloc(max ?: 1, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	a.nr_misses = miss_take(buf, max);
+	a.dropped = ustack_store_miss_dropped();
+	if (copy_to_user(u64_to_user_ptr(a.misses), buf,
+			 (size_t)a.nr_misses * sizeof(*buf)) ||
+	    copy_to_user(uarg, &a, sizeof(a)))
+		ret = -EFAULT;
+	kfree(buf);
+	return ret;
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading a store section at walk time: through the store file's page
+ * cache, a page at a time, with the last STORE_RD_PAGES pages kept mapped
+ * for the walk (a binary search and its FRE reads touch few pages).  Only
+ * in faultable task context: a page not cached is read from the disk.
+ *
+ * Every read is bounded by the section length validated at STORE_ADD and
+ * by the file's size now: a store file truncated since is a fault, never
+ * a read past its end; a page truncated away while referenced here is
+ * still memory of ours.
+ *
+ * tmpfs has no read_folio (its pages may be in swap): its own reader.
+ * Other filesystems without one cannot hold store files.
+ */
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/shmem_fs.h>
+#include <uapi/linux/magic.h>
+#include "store.h"
+
+static void rd_put_pages(struct sf_reader *rd)
+{
+	int i;
+
+	for (i = 0; i < STORE_RD_PAGES; i++) {
+		if (rd->page[i])
+			put_page(rd->page[i]);
+		rd->page[i] = NULL;
+	}
+}
+
+/**
+ * ustack_store_rd_bind() - point a walk's reader at a store section
+ * @rd: the walk's reader
+ * @file: the store file; the reference passes to @rd
+ * @off: the section's offset in @file
+ * @len: its length
+ */
+void ustack_store_rd_bind(struct sf_reader *rd, struct file *file, u64 off,
+			  u32 len)
+{
+	if (rd->file == file) {
+		fput(file);	/* the window stays valid: same file */
+	} else {
+		ustack_store_rd_release(rd);
+		rd->file = file;
+	}
+	rd->off = off;
+	rd->len = len;
+}
+
+/**
+ * ustack_store_rd_release() - drop a reader's pages and file
+ * @rd: the reader; zeroed, reusable
+ */
+void ustack_store_rd_release(struct sf_reader *rd)
+{
+	rd_put_pages(rd);
+	if (rd->file)
+		fput(rd->file);
+	rd->file = NULL;
+	rd->next = 0;
+}
+
+static bool rd_is_shmem(struct file *file)
+{
+	return file_inode(file)->i_sb->s_magic == TMPFS_MAGIC;
+}
+
+/**
+ * ustack_store_rd_usable() - whether @file can be read as a store file
+ * @file: a regular file
+ *
+ * Return: true if its pages can be read through its page cache.
+ */
+bool ustack_store_rd_usable(struct file *file)
+{
+	return rd_is_shmem(file) || file->f_mapping->a_ops->read_folio;
+}
+
+static struct page *rd_read_page(struct file *file, pgoff_t idx)
+{
+	struct address_space *m = file->f_mapping;
+
+	if (rd_is_shmem(file))
+		return shmem_read_mapping_page_gfp(m, idx, mapping_gfp_mask(m));
+	return read_mapping_page(m, idx, file);
+}
+
+static struct page *rd_page(struct sf_reader *rd, pgoff_t idx)
+{
+	struct page *p;
+	int i;
+
+	for (i = 0; i < STORE_RD_PAGES; i++)
+		if (rd->page[i] && rd->idx[i] == idx)
+			return rd->page[i];
+	p = rd_read_page(rd->file, idx);
+	if (IS_ERR(p))
+		return p;
+	i = rd->next;
+	rd->next = (rd->next + 1) % STORE_RD_PAGES;
+	if (rd->page[i])
+		put_page(rd->page[i]);
+	rd->page[i] = p;
+	rd->idx[i] = idx;
+	return p;
+}
+
+/**
+ * sf_reader_copy() - the SFrame core's reader of a store section
+ * @rd: the reader (bound)
+ * @dst: where to copy
+ * @off: section offset
+ * @len: bytes
+ *
+ * Return: 0, or -EFAULT past the section, past the file's end, or for a
+ * page that cannot be read.
+ */
+int sf_reader_copy(struct sf_reader *rd, void *dst, u64 off, size_t len)
+{
+	loff_t pos = rd->off + off;
+	struct page *p;
+	size_t in, n;
+
+	might_sleep();
+	if (!rd->file || off > rd->len || len > rd->len - off ||
+	    pos + len > i_size_read(file_inode(rd->file)))
+		return -EFAULT;
+	while (len) {
+		in = offset_in_page(pos);
+		n = min_t(size_t, len, PAGE_SIZE - in);
+		p = rd_page(rd, pos >> PAGE_SHIFT);
+		if (IS_ERR(p))
+			return -EFAULT;
+		memcpy_from_page(dst, p, in, n);
+		dst += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
