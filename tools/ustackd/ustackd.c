@@ -71,7 +71,7 @@ static struct {
 	const char *store;
 	long interval_ms, rescan_s;
 	int verbose;
-} opt = { STORE_DEFAULT, 150, 10, 0 };
+} opt = { STORE_DEFAULT, 100, 10, 0 };
 
 static struct obj *tab;
 static size_t tab_cap, tab_used;
@@ -760,9 +760,20 @@ static bool poll_misses(bool *rescan)
 			*rescan = true;
 			status_dirty = true;
 		}
-		for (uint32_t i = 0; i < q.nr_misses && i < MISS_BATCH && !stopping; i++)
+		for (uint32_t i = 0; i < q.nr_misses && i < MISS_BATCH && !stopping; i++) {
+			uint64_t t = now_ms();
+
 			cover_mapping((int)m[i].pid, m[i].start, m[i].end, m[i].dev,
 				      m[i].ino, NULL, true);
+			/* CLOCK_MONOTONIC, as the records' time= */
+			if (opt.verbose)
+				logmsg("miss: pid %u %llx-%llx read at %llu.%03llu s, done in %llu ms",
+				       m[i].pid, (unsigned long long)m[i].start,
+				       (unsigned long long)m[i].end,
+				       (unsigned long long)(t / 1000),
+				       (unsigned long long)(t % 1000),
+				       (unsigned long long)(now_ms() - t));
+		}
 	} while (q.nr_misses == MISS_BATCH && !stopping);
 	return true;
 }
@@ -878,7 +889,7 @@ static void usage(FILE *f)
 		"running at its start is covered; SIGTERM or SIGINT stop it (entries\n"
 		"stay registered).\n"
 		"  --store DIR     the store: a root-owned directory, no symbolic link\n"
-		"  --interval MS   how often the module's miss queue is read (150)\n"
+		"  --interval MS   how often the module's miss queue is read (100)\n"
 		"  --rescan SEC    how often every process's maps are read (10; 0: never)\n"
 		"  -v, --verbose   also log reused entries\n"
 		"  --status        print what is covered and what was refused\n"
