@@ -308,7 +308,7 @@ fi
 sleep 0.2
 set -- $(awk '$2 ~ /x/ && $6 ~ /late$/ { split($1, r, "-"); print r[1], r[2]; exit }' /proc/$L/maps)
 t0=$(date +%s%N)
-echo "$L $1 $2 $(key "$W/late")" >"$W/misses"
+echo "$L $1 $2 $(key "$W/late")" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
 ok=
 for _ in $(seq 100); do
 	grep -q "^add $(key "$W/late") " "$W/adds" && { ok=1; break; }
@@ -329,11 +329,11 @@ misses_for() { # PID FILE: a miss line for FILE's executable mapping in PID
 }
 adds_of() { grep -c "^add $(key "$1") " "$W/adds"; }
 n0=$(adds_of "$W/late")
-misses_for $L "$W/late" >"$W/misses"
+misses_for $L "$W/late" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
 sleep 0.5
 n1=$(adds_of "$W/late")
 touch "$W/late"
-misses_for $L "$W/late" >"$W/misses"
+misses_for $L "$W/late" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
 for _ in $(seq 100); do
 	[ "$(adds_of "$W/late")" -gt "$n1" ] && break
 	sleep 0.01
