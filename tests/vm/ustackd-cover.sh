@@ -1,5 +1,7 @@
 # ustackd covers every process without the shim: a C program built without
-# frame pointers, bash and python3.11, all started before the module, reach
+# frame pointers, the same in a private mount namespace where libc is its
+# own copy (a file ustackd can reach only through /proc/PID/map_files/),
+# bash and python3.11, all started before the module, reach
 # the outermost frame in >= 99% of their sampled stacks once ustackd says
 # ready; a program started afterwards (a new object) is covered within a
 # second of its first sample; ustackd killed with SIGKILL leaves the
@@ -19,6 +21,10 @@ rm -rf /var/cache/ustack
 # Before the module: no shim, no frame pointers (bin/workload: -O2).
 bin/workload cpu 600 >/dev/null & PC=$!
 bash -c 'f() { while :; do :; done; }; f' & PB=$!
+libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+mkdir -p /tmp/ns && cp $libc /tmp/ns/libc.so.6
+unshare -m sh -c "mount --bind /tmp/ns/libc.so.6 $libc && rm /tmp/ns/libc.so.6 &&
+	exec /tests/vm/bin/workload cpu 600" >/dev/null & PN=$!
 PY=
 if [ -x /usr/bin/python3.11 ]; then
 	python3.11 -c '
@@ -29,8 +35,12 @@ def outer():
     spin(0)
 outer()' & PY=$!
 fi
-trap 'kill $PC $PB $PY $UD 2>/dev/null' EXIT
+trap 'kill $PC $PB $PY $PN $UD 2>/dev/null' EXIT
 sleep 1
+# its libc: not the file at that path here, and unlinked
+ns_libc=$(awk '$2 ~ /x/ && $6 ~ /libc.so.6/ { print $5; exit }' /proc/$PN/maps)
+[ -n "$ns_libc" ] && [ "$ns_libc" != "$(stat -c %i $libc)" ] ||
+	fail "the namespace's libc is not its own copy: inode '$ns_libc'"
 
 ustack_load sample_hz=199 buffer_kb=16384
 
@@ -64,7 +74,7 @@ complete() {
 record_start /tmp/rec0
 sleep 2
 record_stop
-complete "$PC $PB $PY" /tmp/rec0 | while read -r _ pid ok tot; do
+complete "$PC $PN $PB $PY" /tmp/rec0 | while read -r _ pid ok tot; do
 	echo "before ustackd: pid $pid ($(cat /proc/$pid/comm)): $ok of $tot stacks outermost"
 	[ "$tot" -gt 0 ] && [ $((ok * 100)) -lt $((tot * 50)) ] ||
 		fail "before ustackd: pid $pid: $ok of $tot complete already"
@@ -83,7 +93,7 @@ done
 
 # check_complete WHAT REC: each program >= 99% complete, >= 50 stacks
 check_complete() {
-	complete "$PC $PB $PY" "$2" >/tmp/complete
+	complete "$PC $PN $PB $PY" "$2" >/tmp/complete
 	while read -r _ pid ok tot; do
 		echo "$1: pid $pid ($(cat /proc/$pid/comm)): $ok of $tot stacks outermost"
 		[ "$tot" -ge 50 ] || fail "$1: only $tot stacks of pid $pid"
@@ -102,7 +112,7 @@ check_complete "after ready" /tmp/rec1
 # A program started now: its executable is an object nobody covered.
 cp bin/workload /tmp/late
 record_start /tmp/rec2
-/tmp/late cpu 4 >/dev/null & PL=$!
+/tmp/late cpu 6 >/dev/null & PL=$!
 wait $PL
 record_stop
 # From its first sample on, the last stack that did not reach the outermost
@@ -123,7 +133,7 @@ END { printf "late %d %d %d %.3f\n", bad / 1000000, ok, tot, t0 / 1e9 }' /tmp/re
 read -r _ bad ok tot first </tmp/late
 echo "late program: first sample at $first s; last incomplete stack $bad ms after it; $ok of $tot stacks outermost after 1 s"
 grep -E "miss: pid $PL |/tmp/late" /tmp/ud1.log
-[ "$tot" -ge 50 ] || fail "late program: only $tot stacks after its first second"
+[ "$tot" -ge 20 ] || fail "late program: only $tot stacks after its first second"
 [ $((ok * 100)) -ge $((tot * 99)) ] || fail "late program: $ok of $tot stacks complete after 1 s (< 99%)"
 grep -q '/tmp/late: \(generated\|reused\)' /tmp/ud1.log || fail "ustackd did not say it covered /tmp/late"
 
@@ -152,7 +162,7 @@ wait $UD; rc=$?
 grep -q '^ustackd: stopped' /tmp/ud2.log || fail "no stop message"
 UD=
 grep -i '^store' /sys/kernel/debug/ustack/stats
-kill $PC $PB $PY 2>/dev/null
+kill $PC $PN $PB $PY 2>/dev/null
 wait 2>/dev/null
 # entries registered: rmmod drops them
 ustack_unload
