@@ -25,7 +25,7 @@ check)	pkgs=("${demo[@]}"
 		python3 bc flex bison libssl-dev dwarves
 		linux-source-6.1 chromium linux-perf libxml2-utils
 		dkms debhelper dh-dkms lintian devscripts
-		debian-archive-keyring golang-go python3-jsonschema)
+		debian-archive-keyring golang-go python3-jsonschema strace)
 	# npm fetches speedscope's schema for the report tests; a Node.js
 	# installed from elsewhere brings its own npm, which Debian's would
 	# conflict with.

@@ -76,6 +76,11 @@ for t in tools/sframe-register/sframe-register tools/ustack-report/ustack-report
 done
 [ -f "$top/tools/sframe-register/libsframe-register.so" ] &&
 	cp "$top/tools/sframe-register/libsframe-register.so" "$stage/usr/lib/"
+# ustackd, where it is built; bash for a test that profiles it ("# bash: yes").
+[ -x "$top/tools/ustackd/ustackd" ] && install -D "$top/tools/ustackd/ustackd" "$stage/usr/sbin/ustackd"
+for t in "${tests[@]}"; do
+	grep -qs '^# bash: yes' "$top/tests/vm/$t.sh" && cp /bin/bash "$stage/usr/bin/bash"
+done
 
 # Debian's perf, for the benchmarks that compare with it, and for a test
 # that asks with a line "# perf: yes".

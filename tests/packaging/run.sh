@@ -97,6 +97,12 @@ else
 		else
 			echo "FAIL: packaging/tools-report: ustack-report --help"
 		fi
+		if /usr/sbin/ustackd --help 2>&1 | grep -q '^usage: ustackd' &&
+		   [ -f /lib/systemd/system/ustackd.service ]; then
+			echo "PASS: packaging/tools-ustackd"
+		else
+			echo "FAIL: packaging/tools-ustackd: ustackd --help, or no ustackd.service"
+		fi
 		printf 'int f(int x) { return x * 2; }\n' >"$tmp/t.c"
 		if gcc -O1 -Wa,--gsframe -c "$tmp/t.c" -o "$tmp/t.o" &&
 		   /usr/bin/sframe-register dump "$tmp/t.o" 2>&1 | grep -q 'Num FDEs: 1'; then
@@ -129,7 +135,8 @@ elif git -C "$top" ls-files -z --cached --others --exclude-standard |
 	make -s -C "$tmp/inst-src" KDIR="$KDIR" install DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1; then
 	missing=
 	for f in "lib/modules/$KREL/updates/ustack.ko" usr/bin/sframe-register usr/bin/ustack-report \
-		 usr/lib/libsframe-register.so usr/include/ustack.h usr/include/linux/ustack.h; do
+		 usr/lib/libsframe-register.so usr/include/ustack.h usr/include/linux/ustack.h \
+		 usr/sbin/ustackd lib/systemd/system/ustackd.service; do
 		[ -f "$tmp/root/$f" ] || missing="$missing $f"
 	done
 	if [ -z "$missing" ]; then

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fakestore.so - a user-space stand-in for /dev/sframe's store ioctls, for
+ * host tests of ustackd.  open("/dev/sframe") gives a /dev/null descriptor;
+ * on it SFRAME_IOC_STORE_ADD reads the section from the store file and
+ * checks it with the kernel's own decoder (module/ustack_sframe.c), EBADMSG
+ * if it is not valid, and appends "add DEV INO LEN" to $FAKESTORE_LOG;
+ * SFRAME_IOC_STORE_MISSES hands out the lines "PID START END DEV INO" (hex
+ * addresses) of $FAKESTORE_MISSES once (the file is then removed);
+ * SFRAME_IOC_STORE_FLUSH appends "flush".
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/ioctl.h>
+#include "ustack_sframe.h"
+#include "uapi/ustack.h"
+
+static unsigned char fake[1024];
+static int (*real_open)(const char *, int, ...);
+static int (*real_ioctl)(int, unsigned long, ...);
+
+static void resolve(void)
+{
+	if (!real_open) {
+		real_open = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+		real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+	}
+}
+
+static int do_open(const char *path, int flags, mode_t mode)
+{
+	resolve();
+	if (path && !strcmp(path, "/dev/sframe")) {
+		int fd = real_open("/dev/null", flags & ~O_CREAT);
+
+		if (fd >= 0 && fd < (int)sizeof(fake))
+			fake[fd] = 1;
+		return fd;
+	}
+	return real_open(path, flags, mode);
+}
+
+int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = va_arg(ap, mode_t);
+	va_end(ap);
+	return do_open(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+static void logline(const char *fmt, ...)
+{
+	const char *p = getenv("FAKESTORE_LOG");
+	va_list ap;
+	FILE *f;
+
+	if (!p || !(f = fopen(p, "ae")))
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static int store_add(const struct sframe_store_reg *r)
+{
+	struct sframe_sec s;
+	struct stat st;
+	void *buf;
+	int bad;
+
+	if (r->size != sizeof(*r) || r->flags || !r->sframe_len ||
+	    r->sframe_len > (64u << 20) || fstat(r->object_fd, &st))
+		return -EINVAL;
+	buf = malloc(r->sframe_len);
+	if (!buf)
+		return -ENOMEM;
+	bad = pread(r->sframe_fd, buf, r->sframe_len, r->sframe_off) !=
+	      (ssize_t)r->sframe_len ||
+	      ustack_sframe_sec_init(&s, (unsigned long)buf, r->sframe_len,
+				     r->sframe_vaddr, 0, ~0ul >> 1) ||
+	      ustack_sframe_validate(&s);
+	free(buf);
+	if (bad)
+		return -EBADMSG;
+	logline("add %llu %llu %llu\n", (unsigned long long)st.st_dev,
+		(unsigned long long)st.st_ino, (unsigned long long)r->sframe_len);
+	return 0;
+}
+
+static int store_misses(struct sframe_store_misses *q)
+{
+	struct sframe_store_miss *m = (void *)(uintptr_t)q->misses;
+	const char *p = getenv("FAKESTORE_MISSES");
+	unsigned long long start, end, dev, ino;
+	FILE *f;
+	int pid;
+
+	q->nr_misses = 0;
+	q->dropped = 0;
+	if (!p || !(f = fopen(p, "re")))
+		return 0;
+	while (q->nr_misses < q->max_misses &&
+	       fscanf(f, "%d %llx %llx %llu %llu", &pid, &start, &end, &dev, &ino) == 5) {
+		memset(&m[q->nr_misses], 0, sizeof(*m));
+		m[q->nr_misses].pid = pid;
+		m[q->nr_misses].start = start;
+		m[q->nr_misses].end = end;
+		m[q->nr_misses].dev = dev;
+		m[q->nr_misses].ino = ino;
+		q->nr_misses++;
+	}
+	fclose(f);
+	unlink(p);
+	return 0;
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+	int ret;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	resolve();
+	if (fd < 0 || fd >= (int)sizeof(fake) || !fake[fd])
+		return real_ioctl(fd, req, arg);
+	if (req == SFRAME_IOC_STORE_ADD)
+		ret = store_add(arg);
+	else if (req == SFRAME_IOC_STORE_MISSES)
+		ret = store_misses(arg);
+	else if (req == SFRAME_IOC_STORE_FLUSH)
+		ret = (logline("flush\n"), 0);
+	else
+		ret = -ENOTTY;
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,382 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/ustackd: ustackd's store, on the host (no module: `--prepare` writes
+# the entries the daemon would register).  The daemon itself, against the
+# module, is tests/vm/ustackd-*.sh.
+# Run from anywhere: bash tests/ustackd/run.sh [NAME...] (tests/select.sh).
+# Needs root (the store is root's: ownership is what is tested).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+ROOT=$PWD
+. tests/select.sh ustackd "$@"
+D=$ROOT/tools/ustackd/ustackd
+SR=$ROOT/tools/sframe-register/sframe-register
+W=$(mktemp -d /tmp/ustack-ustackd.XXXXXX)
+on_exit 'rm -rf "$W"'
+
+pass() { echo "PASS: ustackd/$1"; }
+fail() { echo "FAIL: ustackd/$1: $2"; }
+
+if [ "$(id -u)" != 0 ]; then
+	fail build "needs root: the store must be root's"
+	exit 0
+fi
+if ! make -s -C tools/ustackd -j2 >"$W/build.log" 2>&1 ||
+   ! make -s -C tools/sframe-register sframe-register >>"$W/build.log" 2>&1; then
+	fail build "make failed: $(tail -3 "$W/build.log" | tr '\n' ' ')"
+	exit 0
+fi
+pass build
+
+LIBC=/lib/x86_64-linux-gnu/libc.so.6
+LIBZ=/lib/x86_64-linux-gnu/libz.so.1
+bid() { readelf -n "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n1; }
+# prep STORE ARGS...: ustackd --prepare, its log in $W/log
+prep() { local s=$1; shift; "$D" --prepare --store "$s" "$@" >"$W/log" 2>&1; }
+summary() { grep -E '^ustackd: [0-9]+ objects' "$W/log"; }
+
+# --help and the manual page name every option of the option table.
+if want help; then
+	opts=$(sed -n 's/^\t\t{ "\([a-z-]*\)", .*/\1/p' tools/ustackd/ustackd.c)
+	"$D" --help >"$W/help"
+	bad=
+	for o in $opts; do
+		grep -q -- "--$o\b" "$W/help" || bad="$bad help:--$o"
+		grep -q -- "\\\\-\\\\-$o\b" man/ustackd.8 || bad="$bad man:--$o"
+	done
+	if [ "$(echo "$opts" | wc -w)" -lt 8 ]; then
+		fail help "option table not found: $opts"
+	elif [ -n "$bad" ] || ! grep -q '^usage: ustackd' "$W/help" || "$D" --bogus 2>/dev/null; then
+		fail help "--help or a bad option:$bad"
+	else
+		pass help
+	fi
+fi
+
+# The entry of a root-owned object is named by its build-id, root's, 0644,
+# and is the shim's cache entry byte for byte: one generator.
+S=$W/store
+if want 'prepare-*' 'restart-*' atomic-rename; then
+	mkdir -p "$S.parent" && chmod 755 "$S.parent"
+	if ! prep "$S" "$LIBC" "$LIBZ"; then
+		fail prepare-libc "exit $?: $(tail -n2 "$W/log")"
+	else
+		e=$S/$(bid "$LIBC").v3.sframe
+		"$SR" gen --cache "$W/shim.entry" --build-id "$(bid "$LIBC")" "$LIBC"
+		if [ ! -f "$e" ] || [ "$(stat -c '%u %a' "$e" "$S" | paste -sd' ')" != "0 644 0 755" ]; then
+			fail prepare-libc "no entry $e, or not root's 0644 in a 0755 store"
+		elif ! cmp -s "$e" "$W/shim.entry"; then
+			fail prepare-libc "the entry differs from sframe-register gen --cache's"
+		else
+			pass prepare-libc
+		fi
+	fi
+fi
+
+# A restart reuses every entry: nothing generated, no file rewritten.
+if want restart-reuses; then
+	before=$(stat -c '%n %i %Y' "$S"/*.sframe)
+	sleep 1
+	if ! prep "$S" "$LIBC" "$LIBZ"; then
+		fail restart-reuses "exit $?"
+	elif ! summary | grep -q '(0 generated, 2 reused)'; then
+		fail restart-reuses "$(summary)"
+	elif [ "$(stat -c '%n %i %Y' "$S"/*.sframe)" != "$before" ]; then
+		fail restart-reuses "entries rewritten"
+	else
+		pass restart-reuses
+	fi
+fi
+
+# Written to a temporary file, synced, renamed over the entry.
+if want atomic-rename; then
+	rm -f "$S"/*.sframe
+	strace -f -qq -e trace=openat,fsync,rename,renameat,renameat2 -o "$W/strace" \
+		"$D" --prepare --store "$S" "$LIBZ" 2>/dev/null
+	name=$(bid "$LIBZ").v3.sframe
+	# the order: create .NAME.*.tmp, fsync, rename it to NAME
+	order=$(grep -E "\\.$name\\.[0-9]+\\.tmp|fsync|rename" "$W/strace" |
+		sed -E 's/^[0-9]+ +//; s/\(.*//' | uniq | paste -sd' ')
+	if ! grep -qE "rename(at2?)?\\(.*\\.$name\\.[0-9]+\\.tmp\".*\"$name\"" "$W/strace"; then
+		fail atomic-rename "no rename of a temporary file to $name"
+	elif [[ $order != *"fsync rename"* ]]; then
+		fail atomic-rename "not created, synced, renamed: $order"
+	elif ls -A "$S" | grep -q '\.tmp$'; then
+		fail atomic-rename "a temporary file left"
+	else
+		pass atomic-rename
+	fi
+fi
+
+# A store that is a symbolic link, someone else's, or writable by others, or
+# under a directory others may write, is refused whole: nothing written.
+store_refused() { # name store-path
+	if prep "$2" "$LIBZ"; then
+		fail "$1" "accepted"
+	elif ! grep -q 'store refused' "$W/log"; then
+		fail "$1" "no reason: $(head -n1 "$W/log")"
+	elif [ -n "$(find "$W/target" -name '*.sframe' 2>/dev/null)" ]; then
+		fail "$1" "wrote through it"
+	else
+		pass "$1"
+	fi
+}
+if want 'store-*'; then
+	mkdir -p "$W/target" "$W/gw"
+	ln -s "$W/target" "$W/link"
+	store_refused store-symlink "$W/link"
+	ln -s "$W/target" "$W/gw/link2"
+	store_refused store-symlink-parent "$W/gw/link2/sub"
+	chown nobody "$W/target"
+	store_refused store-not-root "$W/target"
+	chown root "$W/target"
+	chmod 777 "$W/target"
+	store_refused store-world-writable "$W/target"
+	chmod 755 "$W/target"
+	chmod 775 "$W/gw"
+	chgrp nogroup "$W/gw"
+	store_refused store-parent-writable "$W/gw/store"
+	store_refused store-relative "relative/store"
+fi
+
+# An entry it did not write (a symbolic link, someone else's file, one
+# others may write, a corrupt header) is never used: it is made again.
+entry_replaced() { # name
+	if ! prep "$S" "$LIBZ"; then
+		fail "$1" "exit $?"
+	elif ! summary | grep -q '(1 generated, 0 reused)'; then
+		fail "$1" "$(summary)"
+	elif [ -L "$e" ] || [ "$(stat -c '%u %a %h' "$e")" != "0 644 1" ]; then
+		fail "$1" "the entry was not replaced by a real one"
+	else
+		pass "$1"
+	fi
+}
+if want 'entry-*'; then
+	prep "$S" "$LIBZ"
+	e=$S/$(bid "$LIBZ").v3.sframe
+	cp "$e" "$W/good"
+	rm "$e" && ln -s "$W/good" "$e"
+	entry_replaced entry-symlink
+	chown nobody "$e"
+	entry_replaced entry-not-root
+	chmod 666 "$e"
+	entry_replaced entry-writable
+	ln "$e" "$W/hardlink"
+	entry_replaced entry-hardlink
+	rm -f "$W/hardlink"
+	printf 'XXXXXXXX' | dd of="$e" conv=notrunc status=none
+	entry_replaced entry-bad-magic
+	truncate -s 100 "$e"
+	entry_replaced entry-truncated
+fi
+
+# A user's object may carry any build-id: its entry is keyed by its
+# identity, never by the build-id root's objects share.
+if want user-object; then
+	mkdir -p "$W/u" && cp "$LIBZ" "$W/u/libz.so" && chown nobody "$W/u/libz.so"
+	rm -f "$S"/*.sframe
+	prep "$S" "$W/u/libz.so"
+	n=$(ls "$S" | grep -c '^u-[0-9a-f]\{16\}\.v3\.sframe$')
+	if [ -e "$S/$(bid "$LIBZ").v3.sframe" ] || [ "$n" != 1 ]; then
+		fail user-object "entries: $(ls "$S" | paste -sd' ')"
+	else
+		# and a copy with a new identity does not reuse it
+		touch "$W/u/libz.so"
+		prep "$S" "$W/u/libz.so"
+		if summary | grep -q '(1 generated, 0 reused)'; then
+			pass user-object
+		else
+			fail user-object "a changed file reused: $(summary)"
+		fi
+	fi
+fi
+
+# Without a build-id: a hash of the contents names the entry.
+if want no-build-id; then
+	printf 'int main(void) { return 0; }\n' >"$W/nb.c"
+	gcc -O1 -Wl,--build-id=none -o "$W/nb" "$W/nb.c"
+	prep "$S" "$W/nb"
+	c=$(ls "$S" | grep '^c-[0-9a-f]\{16\}\.v3\.sframe$')
+	cp "$W/nb" "$W/nb2"
+	prep "$S" "$W/nb2"
+	if [ -z "$c" ] || ! summary | grep -q '(0 generated, 1 reused)'; then
+		fail no-build-id "entry '$c'; a copy: $(summary)"
+	else
+		pass no-build-id
+	fi
+fi
+
+# Bad objects are refused with a reason, the others still covered; scripts
+# and other files that are no ELF objects are passed over in silence.
+if want bad-objects; then
+	mkdir -p "$W/bad"
+	head -c 3000 "$LIBC" >"$W/bad/trunc.so"
+	head -c 200000 "$LIBC" >"$W/bad/trunc2.so"
+	head -c 65536 /dev/urandom >"$W/bad/random.so"
+	printf '\177ELF\002\001\001' >"$W/bad/tiny.so"
+	python3 - "$LIBZ" "$W/bad/ehframe.so" <<'PYEOF'
+import sys, random
+b = bytearray(open(sys.argv[1], 'rb').read())
+random.seed(7)
+# scribble over the middle of the file: .eh_frame and text alike
+for _ in range(2000):
+    b[random.randrange(len(b) // 4, len(b))] = random.randrange(256)
+open(sys.argv[2], 'wb').write(b)
+PYEOF
+	printf '#!/bin/sh\necho hi\n' >"$W/bad/script"
+	cp "$LIBZ" "$W/bad/good.so"
+	cp /usr/bin/true "$W/bad/"
+	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr \
+		"$W/bad/true" "$W/bad/noeh" 2>/dev/null
+	prep "$S" "$W/bad"
+	rc=$?
+	if [ $rc -ne 0 ] || grep -qiE 'segfault|abort|core' "$W/log"; then
+		fail bad-objects "exit $rc: $(tail -n2 "$W/log" | paste -sd' ')"
+	elif ! grep -q 'bad/trunc.so: refused' "$W/log" || ! grep -q 'bad/noeh: refused' "$W/log" ||
+	     grep -q 'bad/script' "$W/log" || ! grep -q 'good.so: generated\|good.so: reused' "$W/log" ||
+	     ! grep -q 'bad/true: ' "$W/log"; then
+		fail bad-objects "$(paste -sd'|' "$W/log")"
+	else
+		pass bad-objects
+	fi
+fi
+
+# The daemon without the module says what is missing and stops.
+if want no-module; then
+	if [ -e /dev/sframe ]; then
+		pass no-module	# a host with the module: nothing to prove here
+	elif "$D" --store "$S" 2>"$W/log"; then
+		fail no-module "ran without /dev/sframe"
+	elif ! grep -q 'modprobe ustack' "$W/log"; then
+		fail no-module "$(cat "$W/log")"
+	else
+		pass no-module
+	fi
+fi
+
+# The daemon against a stand-in for the module's store ioctls (fakestore.c:
+# the kernel's decoder validates each section), in a PID namespace of its
+# own so that it sees only the processes started here: every object of a
+# running program registered before `ustackd: ready`, --status, an object
+# named by the miss queue covered within a second, SIGTERM, a restart that
+# generates nothing, an entry the kernel refuses made again.
+if want 'daemon-*'; then
+	if ! gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
+		tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"; then
+		fail daemon-build "$(head -n3 "$W/fs.log")"
+	else
+		cp /usr/bin/sleep "$W/sleepy"
+		cp /usr/bin/sleep "$W/late"
+		cat >"$W/ns.sh" <<NSEOF
+set -u
+W=$W D=$D
+export LD_PRELOAD=\$W/fakestore.so FAKESTORE_LOG=\$W/adds FAKESTORE_MISSES=\$W/misses
+NSEOF
+		cat >>"$W/ns.sh" <<'NSEOF'
+res() { echo "$1" >>"$W/results"; }
+ready() { # LOG: wait up to 60 s for ready
+	for _ in $(seq 600); do
+		grep -q '^ustackd: ready$' "$1" && return 0
+		kill -0 $UD 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+key() { stat -L -c '%d %i' "$1"; }
+"$W/sleepy" 100 & S=$!
+"$D" --store "$W/dstore" --interval 50 2>"$W/d1.log" & UD=$!
+if ! ready "$W/d1.log"; then
+	res "FAIL: ustackd/daemon-ready: $(tail -n3 "$W/d1.log" | paste -sd' ')"
+	kill $UD $S; exit
+fi
+libc=$(sed -n 's|.* \(/.*libc.so.6\)$|\1|p' /proc/$S/maps | head -n1)
+if grep -q "^add $(key "$W/sleepy") " "$W/adds" && grep -q "^add $(key "$libc") " "$W/adds"; then
+	res "PASS: ustackd/daemon-ready"
+else
+	res "FAIL: ustackd/daemon-ready: sleepy or libc not registered: $(paste -sd' ' "$W/adds")"
+fi
+"$D" --status --store "$W/dstore" >"$W/status" 2>&1
+if grep -q "^ustackd pid $UD: running" "$W/status" &&
+   grep -q "^covered [0-9]*:[0-9]*:[0-9]* $W/sleepy [0-9a-f]*\.v3\.sframe$" "$W/status"; then
+	res "PASS: ustackd/daemon-status"
+else
+	res "FAIL: ustackd/daemon-status: $(head -n5 "$W/status" | paste -sd'|')"
+fi
+# A new object, named by the miss queue (the scan would find it in 10 s).
+"$W/late" 100 & L=$!
+sleep 0.2
+set -- $(awk '$2 ~ /x/ && $6 ~ /late$/ { split($1, r, "-"); print r[1], r[2]; exit }' /proc/$L/maps)
+t0=$(date +%s%N)
+echo "$L $1 $2 $(key "$W/late")" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
+ok=
+for _ in $(seq 100); do
+	grep -q "^add $(key "$W/late") " "$W/adds" && { ok=1; break; }
+	sleep 0.01
+done
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ -n "$ok" ] && [ $ms -le 1000 ]; then
+	res "PASS: ustackd/daemon-miss"
+else
+	res "FAIL: ustackd/daemon-miss: late not registered ($ms ms): $(tail -n3 "$W/d1.log" | paste -sd' ')"
+fi
+# A miss for a registered object: written to since (the kernel's key has
+# its ctime), it is registered again at once; unchanged, it is not (the
+# kernel lost it: again at most every 10 s).
+misses_for() { # PID FILE: a miss line for FILE's executable mapping in PID
+	set -- $1 "$2" $(awk -v f="$2" '$2 ~ /x/ && $6 == f { split($1, r, "-"); print r[1], r[2]; exit }' /proc/$1/maps)
+	echo "$1 $3 $4 $(key "$2")"
+}
+adds_of() { grep -c "^add $(key "$1") " "$W/adds"; }
+n0=$(adds_of "$W/late")
+misses_for $L "$W/late" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
+sleep 0.5
+n1=$(adds_of "$W/late")
+touch "$W/late"
+misses_for $L "$W/late" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
+for _ in $(seq 100); do
+	[ "$(adds_of "$W/late")" -gt "$n1" ] && break
+	sleep 0.01
+done
+n2=$(adds_of "$W/late")
+if [ "$n1" = "$n0" ] && [ "$n2" -gt "$n1" ]; then
+	res "PASS: ustackd/daemon-changed"
+else
+	res "FAIL: ustackd/daemon-changed: registrations $n0, after a miss $n1, after a change $n2"
+fi
+kill -TERM $UD
+wait $UD; rc=$?
+if [ $rc = 0 ] && grep -q '^ustackd: stopped; [0-9]* objects stay registered' "$W/d1.log" &&
+   grep -q '^ustackd [0-9]* stopped' "$W/dstore/status"; then
+	res "PASS: ustackd/daemon-sigterm"
+else
+	res "FAIL: ustackd/daemon-sigterm: exit $rc: $(tail -n2 "$W/d1.log" | paste -sd' ')"
+fi
+# Restart: every entry reused.  And an entry the kernel would not take (a
+# valid header, garbage SFrame) is made again.
+e=$W/dstore/$(readelf -n "$W/sleepy" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p').v3.sframe
+size=$(stat -c %s "$e")
+dd if=/dev/urandom of="$e" bs=1 seek=200 count=$((size - 200)) conv=notrunc status=none
+: >"$W/adds"
+"$D" --store "$W/dstore" --interval 50 2>"$W/d2.log" & UD=$!
+if ! ready "$W/d2.log"; then
+	res "FAIL: ustackd/daemon-restart: $(tail -n3 "$W/d2.log" | paste -sd' ')"
+elif ! grep -q ' (1 generated, [1-9][0-9]* reused)' "$W/d2.log" ||
+     ! grep -q 'refused by the kernel; generating it again' "$W/d2.log" ||
+     ! grep -q "^add $(key "$W/sleepy") " "$W/adds"; then
+	res "FAIL: ustackd/daemon-restart: $(grep -E 'objects:|again' "$W/d2.log" | paste -sd' ')"
+else
+	res "PASS: ustackd/daemon-restart"
+fi
+kill -TERM $UD; wait $UD
+kill $S $L
+NSEOF
+		: >"$W/results"
+		unshare --pid --fork --mount-proc sh "$W/ns.sh" >"$W/ns.log" 2>&1
+		if [ -s "$W/results" ]; then
+			cat "$W/results"
+		else
+			fail daemon-ready "no result: $(tail -n3 "$W/ns.log" | paste -sd' ')"
+		fi
+	fi
+fi

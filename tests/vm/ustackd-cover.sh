@@ -1,0 +1,169 @@
+# ustackd covers every process without the shim: a C program built without
+# frame pointers, the same in a private mount namespace where libc is its
+# own copy (a file ustackd can reach only through /proc/PID/map_files/),
+# bash and python3.11, all started before the module, reach
+# the outermost frame in >= 99% of their sampled stacks once ustackd says
+# ready; a program started afterwards (a new object) is covered within a
+# second of its first sample; ustackd killed with SIGKILL leaves the
+# kernel's entries working, and the next one registers the store's entries
+# again without generating them; SIGTERM stops it cleanly; rmmod with
+# entries registered.
+# kernels: 6.1 debug
+# python: yes
+# bash: yes
+# timeout: 900
+. ./lib.sh
+[ -x /usr/sbin/ustackd ] || fail "ustackd not built"
+[ -x /usr/bin/bash ] || fail "no bash in the guest"
+ustack_unload
+rm -rf /var/cache/ustack
+
+# Before the module: no shim, no frame pointers (bin/workload: -O2).
+bin/workload cpu 600 >/dev/null & PC=$!
+bash -c 'f() { while :; do :; done; }; f' & PB=$!
+libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+mkdir -p /tmp/ns && cp $libc /tmp/ns/libc.so.6
+unshare -m sh -c "mount --bind /tmp/ns/libc.so.6 $libc && rm /tmp/ns/libc.so.6 &&
+	exec /tests/vm/bin/workload cpu 600" >/dev/null & PN=$!
+PY=
+if [ -x /usr/bin/python3.11 ]; then
+	python3.11 -c '
+def spin(n):
+    while True:
+        n += 1
+def outer():
+    spin(0)
+outer()' & PY=$!
+fi
+trap 'kill $PC $PB $PY $PN $UD 2>/dev/null' EXIT
+sleep 1
+# its libc: not the file at that path here, and unlinked
+ns_libc=$(awk '$2 ~ /x/ && $6 ~ /libc.so.6/ { print $5; exit }' /proc/$PN/maps)
+[ -n "$ns_libc" ] && [ "$ns_libc" != "$(stat -c %i $libc)" ] ||
+	fail "the namespace's libc is not its own copy: inode '$ns_libc'"
+
+ustack_load sample_hz=199 buffer_kb=16384
+
+# wait_ready LOG: until ustackd writing LOG says ready (or exits)
+wait_ready() {
+	i=0
+	until grep -q '^ustackd: ready$' "$1"; do
+		kill -0 $UD 2>/dev/null || fail "ustackd exited: $(tail -n 5 "$1")"
+		i=$((i + 1)); [ $i -lt 3000 ] || fail "ustackd not ready in 300 s: $(tail -n 5 "$1")"
+		sleep 0.1
+	done
+}
+# complete PIDS REC: "pid ok total" per process, ok = user records ending
+# outermost.
+complete() {
+	awk -v pids="$1" '
+	BEGIN { n = split(pids, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+	/^user / {
+		pid = ""; end = ""
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "pid") pid = kv[2]
+			if (kv[1] == "end") end = kv[2]
+		}
+		if (pid in want) { tot[pid]++; if (end == "outermost") ok[pid]++ }
+	}
+	END { for (p in want) printf "pid %s %d %d\n", p, ok[p] + 0, tot[p] + 0 }' "$2"
+}
+# Without ustackd these programs have no unwind info the module can use:
+# what the test would see if ustackd did nothing.
+record_start /tmp/rec0
+sleep 2
+record_stop
+complete "$PC $PN $PB $PY" /tmp/rec0 | while read -r _ pid ok tot; do
+	echo "before ustackd: pid $pid ($(cat /proc/$pid/comm)): $ok of $tot stacks outermost"
+	[ "$tot" -gt 0 ] && [ $((ok * 100)) -lt $((tot * 50)) ] ||
+		fail "before ustackd: pid $pid: $ok of $tot complete already"
+done || exit 1
+
+t0=$(cut -d' ' -f1 /proc/uptime)
+: >/tmp/ud1.log
+ustackd -v 2>/tmp/ud1.log & UD=$!
+wait_ready /tmp/ud1.log
+echo "ustackd ready after $(awk -v t0=$t0 '{ print $1 - t0 }' /proc/uptime) s"
+grep -E 'objects:|refused|RSS' /tmp/ud1.log
+ustackd --status >/tmp/status || fail "ustackd --status"
+for o in /tests/vm/bin/workload /usr/bin/bash /usr/lib/x86_64-linux-gnu/libc.so.6; do
+	grep -q "^covered [0-9:]* $o " /tmp/status || fail "$o not covered: $(grep " $o" /tmp/status)"
+done
+
+# check_complete WHAT REC: each program >= 99% complete, >= 50 stacks
+check_complete() {
+	complete "$PC $PN $PB $PY" "$2" >/tmp/complete
+	while read -r _ pid ok tot; do
+		echo "$1: pid $pid ($(cat /proc/$pid/comm)): $ok of $tot stacks outermost"
+		[ "$tot" -ge 50 ] || fail "$1: only $tot stacks of pid $pid"
+		[ $((ok * 100)) -ge $((tot * 99)) ] || {
+			awk -v p=$pid '$1 == "user" && $0 ~ "pid=" p " " && $0 !~ /end=outermost/ { n = 6 } n > 0 { print; n-- }' "$2" | head -n 30
+			fail "$1: pid $pid: $ok of $tot stacks complete (< 99%)"
+		}
+	done </tmp/complete
+}
+
+record_start /tmp/rec1
+sleep 4
+record_stop
+check_complete "after ready" /tmp/rec1
+
+# A program started now: its executable is an object nobody covered.
+cp bin/workload /tmp/late
+record_start /tmp/rec2
+/tmp/late cpu 6 >/dev/null & PL=$!
+wait $PL
+record_stop
+# From its first sample on, the last stack that did not reach the outermost
+# frame, and how many of those a second later did.
+awk -v pid=$PL '
+function val(k,   i, kv) {
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] }
+	return ""
+}
+$1 == "sample" && val("pid") == pid { time[val("cookie")] = val("time"); if (t0 == "") t0 = val("time") }
+$1 == "user" && val("pid") == pid && (val("cookie") in time) {
+	t = time[val("cookie")]
+	out = val("end") == "outermost"
+	if (!out && t - t0 > bad) bad = t - t0
+	if (t - t0 > 1000000000) { tot++; ok += out }
+}
+END { printf "late %d %d %d %.3f\n", bad / 1000000, ok, tot, t0 / 1e9 }' /tmp/rec2 >/tmp/late
+read -r _ bad ok tot first </tmp/late
+echo "late program: first sample at $first s; last incomplete stack $bad ms after it; $ok of $tot stacks outermost after 1 s"
+grep -E "miss: pid $PL |/tmp/late" /tmp/ud1.log
+[ "$tot" -ge 20 ] || fail "late program: only $tot stacks after its first second"
+[ $((ok * 100)) -ge $((tot * 99)) ] || fail "late program: $ok of $tot stacks complete after 1 s (< 99%)"
+grep -q '/tmp/late: \(generated\|reused\)' /tmp/ud1.log || fail "ustackd did not say it covered /tmp/late"
+
+# SIGKILL: the kernel keeps its entries; the next ustackd reuses the store.
+kill -KILL $UD
+wait $UD 2>/dev/null
+record_start /tmp/rec3
+sleep 3
+record_stop
+check_complete "ustackd killed" /tmp/rec3
+: >/tmp/ud2.log
+ustackd 2>/tmp/ud2.log & UD=$!
+wait_ready /tmp/ud2.log
+grep -E 'objects:' /tmp/ud2.log
+grep -q ' (0 generated, [0-9]* reused)' /tmp/ud2.log || fail "restart generated again: $(grep objects: /tmp/ud2.log)"
+grep -q ': generated' /tmp/ud2.log && fail "restart generated: $(grep ': generated' /tmp/ud2.log)"
+record_start /tmp/rec4
+sleep 3
+record_stop
+check_complete "restarted" /tmp/rec4
+
+# SIGTERM: a clean stop, exit 0.
+kill -TERM $UD
+wait $UD; rc=$?
+[ $rc = 0 ] || fail "ustackd exit $rc after SIGTERM: $(tail -n 3 /tmp/ud2.log)"
+grep -q '^ustackd: stopped' /tmp/ud2.log || fail "no stop message"
+UD=
+grep -i '^store' /sys/kernel/debug/ustack/stats
+kill $PC $PN $PB $PY 2>/dev/null
+wait 2>/dev/null
+# entries registered: rmmod drops them
+ustack_unload
+echo "ustackd-cover: ok"

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/* store.c - ustackd's root-owned SFrame store (store.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "store.h"
+
+/* A directory root alone can change: writable by group or others only with
+ * the sticky bit (as /tmp), and never for the store itself. */
+static int check_dir(int fd, const char *what, bool store, char *err,
+		     size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_uid != 0) {
+		snprintf(err, errlen, "%s: owned by uid %u, not root", what,
+			 (unsigned int)st.st_uid);
+		return -EPERM;
+	}
+	if ((st.st_mode & 022) && (store || !(st.st_mode & S_ISVTX))) {
+		snprintf(err, errlen, "%s: writable by group or others (mode %04o)",
+			 what, (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int store_open(const char *path, char *err, size_t errlen)
+{
+	char buf[4096], *comp, *save = NULL;
+	int fd, next, ret;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(buf)) {
+		snprintf(err, errlen, "%s: the store must be an absolute path", path);
+		return -EINVAL;
+	}
+	strcpy(buf, path);
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = check_dir(fd, "/", false, err, errlen);
+	for (comp = strtok_r(buf, "/", &save); comp && !ret;
+	     comp = strtok_r(NULL, "/", &save)) {
+		/* what strtok_r has left says whether this is the store itself */
+		bool last = !save || save[strspn(save, "/")] == '\0';
+		bool created = false;
+
+		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
+			snprintf(err, errlen, "%s: no . or .. in the store's path", path);
+			ret = -EINVAL;
+			break;
+		}
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(fd, comp, 0755) && errno != EEXIST) {
+				ret = -errno;
+				snprintf(err, errlen, "%s: cannot create %s: %s", path,
+					 comp, strerror(errno));
+				break;
+			}
+			created = true;
+			next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "%s: %s: %s", path, comp,
+				 errno == ELOOP || errno == ENOTDIR ?
+				 "not a directory (a symbolic link?)" : strerror(errno));
+			break;
+		}
+		close(fd);
+		fd = next;
+		/* whatever the umask */
+		if (created && fchmod(fd, 0755)) {
+			ret = -errno;
+			break;
+		}
+		ret = check_dir(fd, last ? path : comp, last, err, errlen);
+	}
+	if (ret) {
+		if (!*err)
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+bool store_trusted_object(const struct stat *st)
+{
+	return st->st_uid == 0 && !(st->st_mode & 022);
+}
+
+int store_get(int dirfd, const char *name, const struct cache_src *src,
+	      struct cache_hdr *h)
+{
+	struct stat st;
+	int fd, ret = -EBADMSG;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP ? -EPERM : -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto bad;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022) ||
+	    st.st_nlink != 1) {
+		ret = -EPERM;
+		goto bad;
+	}
+	if (st.st_size < (off_t)sizeof(*h) ||
+	    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h))
+		goto bad;
+	if (memcmp(h->magic, CACHE_MAGIC, sizeof(h->magic)) ||
+	    h->hdr_size != sizeof(*h) ||
+	    h->sframe_version != CACHE_SFRAME_VERSION || h->sframe_vaddr ||
+	    h->sframe_len > (uint64_t)st.st_size - sizeof(*h))
+		goto bad;
+	if (src && memcmp(&h->src, src, sizeof(*src))) {
+		ret = -ESTALE;
+		goto bad;
+	}
+	return fd;
+bad:
+	close(fd);
+	return ret;
+}
+
+static int write_all(int fd, const void *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p = (const char *)p + n;
+		len -= n;
+	}
+	return 0;
+}
+
+int store_put(int dirfd, const char *name, const struct cache_hdr *h,
+	      const void *sf, size_t len)
+{
+	char tmp[STORE_NAME_MAX + 32];
+	int fd, ret;
+
+	/* a leading dot: never taken for an entry */
+	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
+	unlinkat(dirfd, tmp, 0);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0644);
+	if (fd < 0)
+		return -errno;
+	ret = fchmod(fd, 0644) ? -errno : 0;
+	if (!ret)
+		ret = write_all(fd, h, sizeof(*h));
+	if (!ret && len)
+		ret = write_all(fd, sf, len);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && renameat(dirfd, tmp, dirfd, name))
+		ret = -errno;
+	if (ret) {
+		unlinkat(dirfd, tmp, 0);
+		return ret;
+	}
+	/* the rename itself survives a crash */
+	fsync(dirfd);
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * store.h - ustackd's root-owned SFrame store: one file per ELF object, in
+ * the shim's cache format (../sframe-register/cache_fmt.h: a header, then
+ * an SFrame v3 section at vaddr 0 of the object's ELF address space), so
+ * that the kernel reads the section at offset hdr_size of the file.
+ *
+ * Entry names (what makes an entry reusable for an object):
+ *   <build-id>.v3.sframe    a root-owned object nobody else can write:
+ *                           its build-id is as trustworthy as its bytes;
+ *   c-<hash>.v3.sframe      the same without a build-id: a hash of the
+ *                           object's contents;
+ *   u-<hash>.v3.sframe      any other object (a user's file can carry any
+ *                           build-id): a hash of its identity (device,
+ *                           inode, size, mtime, ctime), which the header
+ *                           holds and which must match for reuse.
+ * So no file a user controls can give its SFrame to a root-owned object.
+ */
+#ifndef USTACKD_STORE_H
+#define USTACKD_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include "cache_fmt.h"
+
+#define STORE_DEFAULT	"/var/cache/ustack/sframe"
+#define STORE_NAME_MAX	160
+
+/*
+ * Open (creating it, mode 0755, if missing) the store directory @path and
+ * check it and every directory above it: owned by root, writable by no one
+ * else (unless sticky, as /tmp), no symbolic link.  Returns a directory
+ * descriptor, or -errno with a message in @err.
+ */
+int store_open(const char *path, char *err, size_t errlen);
+
+/* Is @st an object whose build-id may name a shared entry? */
+bool store_trusted_object(const struct stat *st);
+
+/*
+ * Open the entry @name and check it: a regular file (no symbolic link),
+ * owned by root, writable by no one else, one link, with a valid header
+ * whose SFrame lies inside the file; when @src is given, the header's
+ * identity must equal it.  Returns the descriptor with *@h filled, -ENOENT
+ * when there is no entry, or another -errno (an entry not to trust: the
+ * caller replaces it).
+ */
+int store_get(int dirfd, const char *name, const struct cache_src *src,
+	      struct cache_hdr *h);
+
+/*
+ * Write the entry @name: header @h then @len bytes of @sf, to a temporary
+ * file that is fsync()ed and renamed over @name (the directory is synced
+ * too), so that a reader sees the old entry or the whole new one.
+ * Returns 0 or -errno.
+ */
+int store_put(int dirfd, const char *name, const struct cache_hdr *h,
+	      const void *sf, size_t len);
+
+#endif
