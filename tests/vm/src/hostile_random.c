@@ -167,11 +167,21 @@ static void op_munmap(void)
 		len = pick(2) ? reg[i].len : PAGE;
 		if (len == reg[i].len)
 			off = 0;
-		count(OP_MUNMAP, munmap((void *)(reg[i].addr + off), len));
-		if (!off && len == reg[i].len)
+		if (len == reg[i].len) {
+			count(OP_MUNMAP, munmap((void *)reg[i].addr, len));
 			reg[i].addr = 0;
-		else
-			reg[i].prot = 0;	/* holes: never written again */
+		} else {
+			/*
+			 * A hole, made by mapping over one page: a real
+			 * unmapping of what was there (registrations on it
+			 * die) that keeps the address ours, so that no later
+			 * mmap lands in it and is unmapped with this region.
+			 */
+			count(OP_MUNMAP, mmap((void *)(reg[i].addr + off), len,
+					      PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+					      MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0);
+			reg[i].prot = 0;	/* never written again */
+		}
 	}
 	pthread_mutex_unlock(&reg_lock);
 }
