@@ -8,7 +8,7 @@
 # the process itself with a request outstanding (the new image is not
 # opted in, gets no signal, and the old cookie is refused); 64 threads
 # answering.
-# kernels: 6.1 6.12
+# kernels: 6.1 6.12 6.12-rt
 . ./lib.sh
 ustack_load sample_hz=999 coop_timeout_ms=50
 record_start /tmp/coopc.rec
