@@ -68,4 +68,10 @@
 	X(USTACK_REC_LOST,	"lost")			\
 	X(USTACK_REC_INTERP,	"interp")
 
+/*
+ * The mark after an interp frame's place when it has USTACK_INTERP_ENTRY:
+ * it began a new native evaluation of the interpreter.
+ */
+#define USTACK_INTERP_ENTRY_NAME	"entry"
+
 #endif /* _USTACK_NAMES_H */

@@ -190,7 +190,9 @@ static void render_interp(struct out *o, const struct ustack_rec_interp *r,
 		if (f->file < r->strtab_len)
 			put_escaped(o, strtab + f->file,
 				    r->strtab_len - f->file);
-		put(o, ":%u\n", f->line);
+		put(o, ":%u%s%s\n", f->line,
+		    f->flags & USTACK_INTERP_ENTRY ? " " : "",
+		    f->flags & USTACK_INTERP_ENTRY ? USTACK_INTERP_ENTRY_NAME : "");
 		return;
 	}
 	put(o, "interp cookie=0x%016llx pid=%u tid=%u frames=%u lang=",

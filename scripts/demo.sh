@@ -17,10 +17,12 @@ tr -d '\r' <"$log" | sed -n '/^USTACK-TEST-BEGIN _demo/,/^USTACK-RESULT/p' |
 	sed -e '1d' -e '$d' -e 's/^    //' | grep -v '^\[ *[0-9.]*\]' |
 	sed '/^DEMO-SVG/,/^DEMO-SVG.*END/d'
 tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-BEGIN/,/^    DEMO-SVG-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-sframe.svg"
+tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-PY-BEGIN/,/^    DEMO-SVG-PY-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-python.svg"
 tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-FP-BEGIN/,/^    DEMO-SVG-FP-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-fp.svg"
 echo
 cat "$out/verdict.txt"
 echo "Flame graphs: $out/flame-sframe.svg (SFrame)"
+echo "             $out/flame-python.svg (python3.11 with demo.py's own frames)"
 echo "             $out/flame-fp.svg (frame pointers only)"
 echo "Full guest log: $log"
 ! grep -q '^FAIL' "$out/verdict.txt"

@@ -194,6 +194,14 @@ struct ustack_coop_frame {
 	__u32 native;		/* the native frame it ran in, or NATIVE_NONE */
 };
 
+/*
+ * native: the shim sends NATIVE_NONE, as a handler cannot tell which
+ * frame of the kernel's walk is which without walking again; the text
+ * form writes USTACK_INTERP_ENTRY as a trailing word "entry", and
+ * ustack-report matches the entry frames, in order, to the interpreter's
+ * evaluator frames of the user record of the same cookie.
+ */
+
 #define USTACK_INTERP_ENTRY	0x1	/* began a new native evaluation */
 #define USTACK_INTERP_NATIVE_NONE	0xffffffffu
 

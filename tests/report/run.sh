@@ -1153,6 +1153,92 @@ interp_text() {
 }
 t interp-frames-text-outputs interp_text
 
+# Nested evaluations: Python -> a C builtin -> Python (sorted(key=...)).
+# Each group of the answer, ending with its "entry" frame, takes the place
+# of its own evaluator frame, in order, and the builtin stays between
+# them (stay 1).  Stay 2: an evaluator caught before its frame was linked
+# (one evaluator more, both lists whole): matched from the outermost end,
+# the innermost evaluator stays native.  Stay 3: an answer cut short (no
+# entry at its end) and a walk cut short: matched from the innermost end.
+# Stay 4: an answer without entry marks replaces the whole span.
+cat >"$T/nest.c" <<'EOF'
+int __attribute__((noinline)) native_leaf(int x) { return x * 3 + 1; }
+int __attribute__((noinline)) _PyEval_EvalFrameDefault(int x) { return native_leaf(x) + 1; }
+int __attribute__((noinline)) builtin_sorted(int x) { return _PyEval_EvalFrameDefault(x) + 1; }
+int main(int argc, char **argv) { (void)argv; return builtin_sorted(argc) + 2; }
+EOF
+gcc $CFL -o "$T/nest" "$T/nest.c"
+cat >"$T/nest.s" <<'EOF'
+sample cookie=0x0000000100000001 pid=9 tid=9 cpu=0 time=10 event=cpu-clock comm=python3
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000100000001 pid=9 tid=9 frames=5 end=outermost
+    user @nest:native_leaf+0x1 regs
+    user @nest:_PyEval_EvalFrameDefault+0x1 sframe
+    user @nest:builtin_sorted+0x1 sframe
+    user @nest:_PyEval_EvalFrameDefault+0x1 sframe
+    user @nest:main+0x1 sframe
+interp cookie=0x0000000100000001 pid=9 tid=9 frames=4 lang=python3.11
+    interp by_len /srv/app.py:3 entry
+    interp order /srv/app.py:9
+    interp helper /srv/app.py:20
+    interp <module> /srv/app.py:30 entry
+sample cookie=0x0000000300000001 pid=9 tid=9 cpu=0 time=20 event=cpu-clock comm=python3
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000300000001 pid=9 tid=9 frames=5 end=outermost
+    user @nest:_PyEval_EvalFrameDefault+0x1 regs
+    user @nest:builtin_sorted+0x1 sframe
+    user @nest:_PyEval_EvalFrameDefault+0x1 sframe
+    user @nest:_PyEval_EvalFrameDefault+0x1 sframe
+    user @nest:main+0x1 sframe
+interp cookie=0x0000000300000001 pid=9 tid=9 frames=2 lang=python3.11
+    interp by_len /srv/app.py:3 entry
+    interp <module> /srv/app.py:30 entry
+sample cookie=0x0000000500000001 pid=9 tid=9 cpu=0 time=30 event=cpu-clock comm=python3
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000500000001 pid=9 tid=9 frames=3 end=depth
+    user @nest:_PyEval_EvalFrameDefault+0x1 regs
+    user @nest:builtin_sorted+0x1 sframe
+    user @nest:_PyEval_EvalFrameDefault+0x1 sframe
+interp cookie=0x0000000500000001 pid=9 tid=9 frames=3 lang=python3.11
+    interp by_len /srv/app.py:3 entry
+    interp order /srv/app.py:9 entry
+    interp helper /srv/app.py:20
+sample cookie=0x0000000700000001 pid=9 tid=9 cpu=0 time=40 event=cpu-clock comm=python3
+    kernel 0xffffffff81000010 tick+0x10
+user cookie=0x0000000700000001 pid=9 tid=9 frames=5 end=outermost
+    user @nest:native_leaf+0x1 regs
+    user @nest:_PyEval_EvalFrameDefault+0x1 sframe
+    user @nest:builtin_sorted+0x1 sframe
+    user @nest:_PyEval_EvalFrameDefault+0x1 sframe
+    user @nest:main+0x1 sframe
+interp cookie=0x0000000700000001 pid=9 tid=9 frames=2 lang=python3.11
+    interp by_len /srv/app.py:3
+    interp <module> /srv/app.py:30
+EOF
+python3 $D/gen.py --obj "nest=$T/nest" <"$T/nest.s" >"$T/nest.txt"
+interp_nested() {
+	$R --folded "$T/nest.txt" >"$T/n.folded" || return 1
+	diff -u - "$T/n.folded" <<-'EOF' || return 1
+	python3;[incomplete: depth];helper (/srv/app.py);order (/srv/app.py);builtin_sorted;by_len (/srv/app.py);tick 1
+	python3;main;<module> (/srv/app.py);by_len (/srv/app.py);builtin_sorted;_PyEval_EvalFrameDefault;tick 1
+	python3;main;<module> (/srv/app.py);by_len (/srv/app.py);native_leaf;tick 1
+	python3;main;<module> (/srv/app.py);helper (/srv/app.py);order (/srv/app.py);builtin_sorted;by_len (/srv/app.py);native_leaf;tick 1
+	EOF
+	$R --perf "$T/nest.txt" >"$T/n.perf" || return 1
+	awk '/^python3/ { n++ } n == 1 && /^\t/ { sub(/^\(\/tmp\/.*/, "(nest)", $3); print $2, $3 }' "$T/n.perf" >"$T/n.first"
+	diff -u - "$T/n.first" <<-'EOF' || return 1
+	tick+0x10 ([kernel.kallsyms])
+	native_leaf+0x1 (nest)
+	by_len (/srv/app.py:3)
+	builtin_sorted+0x1 (nest)
+	order (/srv/app.py:9)
+	helper (/srv/app.py:20)
+	<module> (/srv/app.py:30)
+	main+0x1 (nest)
+	EOF
+}
+t interp-frames-nested interp_nested
+
 # speedscope's JSON schema, from its npm package (cached), validates our
 # files (plain, -l, names that need escaping, a comm that is not UTF-8) and
 # refuses a broken one; the profiles hold --folded --event's stacks.

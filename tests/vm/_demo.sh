@@ -1,5 +1,6 @@
 # make demo, in the guest: profile a program built without frame pointers
-# and python3.11 under the shim, then the same with frame pointers only.
+# and python3.11 under the shim (which answers with demo.py's own frames),
+# then the same with frame pointers only.
 . ./lib.sh
 ustack_load sample_hz=999
 echo "== ustack $(modinfo -F version ustack) on $(uname -r): sampling at 999 Hz"
@@ -20,6 +21,16 @@ echo
 echo "== the heaviest user stacks of each program, SFrame"
 echo "   (leaf first; kernel frames left out)"
 ustack-report /tmp/sframe.rec | awk -v PROGS="workload python3.11" -v TOP=2 -v MAXF=14 -f demo-heaviest.awk
+# python3.11 answered for itself (cooperative unwinding): its own functions
+# stand in its flame graph where the interpreter's evaluator would.
+ustack-report --folded --comm python3.11 /tmp/sframe.rec >/tmp/py.folded
+grep -q 'render_report ([^;]*demo\.py);fib ([^;]*demo\.py)' /tmp/py.folded ||
+	fail "no Python frames of demo.py in python3.11's stacks"
+echo
+echo "== python3.11's own frames (cooperative unwinding): $(awk '/demo\.py\)/ { n += $NF } { t += $NF } END { printf "%d of %d samples", n, t }' /tmp/py.folded) name demo.py's functions"
+echo "DEMO-SVG-PY-BEGIN"
+ustack-report --svg --comm python3.11 --title "ustack: python3.11 running demo.py, its own frames" /tmp/sframe.rec
+echo "DEMO-SVG-PY-END"
 echo "DEMO-SVG-BEGIN"
 ustack-report --svg --title "ustack: workload and python3.11, SFrame" /tmp/sframe.rec
 echo "DEMO-SVG-END"

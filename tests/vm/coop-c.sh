@@ -4,9 +4,11 @@
 # later walks are not signalled meanwhile; forged answers (wrong cookie,
 # another thread's, oversized, a bad string, a second answer) are refused
 # with their errno and only the right one makes an interp record; fork
-# (a child answering its parent's cookie) and exec with requests
-# outstanding; 64 threads answering.
-# kernels: 6.1 6.12
+# (a child answering its parent's cookie, a child exec'ing) and exec of
+# the process itself with a request outstanding (the new image is not
+# opted in, gets no signal, and the old cookie is refused); 64 threads
+# answering.
+# kernels: 6.1 6.12 6.12-rt
 . ./lib.sh
 ustack_load sample_hz=999 coop_timeout_ms=50
 record_start /tmp/coopc.rec
@@ -42,6 +44,10 @@ done
 n=$(grep -c '^interp .* lang=test$' /tmp/coopc.rec || true)
 
 run fork 1
+run exec 1
+[ "$(val off_enoent)" = 1 ] || fail "the new image is still opted in"
+[ "$(val answer_estale)" = 1 ] || fail "the old image's request outlived exec"
+[ "$(val signals)" = 0 ] || fail "a request reached the new image"
 # 64 threads on few CPUs: a signalled thread may wait long for its turn.
 param_set coop_timeout_ms 5000
 run threads 2

@@ -31,6 +31,7 @@ BEGIN {
 	callers["Tree.count.<locals>.<genexpr>"] = "Tree.count"
 	callers["squares"] = "main"
 	callers["main.<locals>.<listcomp>"] = "main"
+	callers["digit_sum"] = "main"
 }
 /^[a-z]/ { mode = "" }
 /^sample / && field("pid") == PID {

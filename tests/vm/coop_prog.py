@@ -1,6 +1,9 @@
-# coop-python's workload: recursion, classes, a generator and threads,
-# each in its own recognisable function; prints only its results, so
+# coop-python's workload: recursion, classes, a generator, threads and a
+# Python callback of a C builtin (sorted's key), each in its own
+# recognisable function; prints only its results, so
 # that runs with and without ustack can be compared byte for byte.
+# Argument: the rounds (3).
+import sys
 import threading
 
 
@@ -21,16 +24,25 @@ def squares(n):
         yield i * i
 
 
+def digit_sum(x):
+    s = 0
+    while x:
+        s += x % 10
+        x //= 10
+    return s
+
+
 def worker(out, i):
     out[i] = fib(20) + Tree(10).count()
 
 
 def main():
     total = 0
-    for r in range(3):
+    for r in range(int(sys.argv[1]) if len(sys.argv) > 1 else 3):
         total += fib(21)
         total += Tree(11).count()
         total += sum(squares(200000))
+        total += sorted(range(40000), key=digit_sum)[-1]
         out = [0] * 4
         ts = [threading.Thread(target=worker, args=(out, i))
               for i in range(4)]

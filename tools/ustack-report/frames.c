@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uapi/ustack.h"
 #include "ur.h"
 #include "uapi/ustack.h"
 
@@ -119,11 +120,23 @@ const char *kernel_object(const struct kframe *k)
 
 /*
  * The native frames in which an interpreter runs its own, by language.
- * Until a record says which interpreted frame began which evaluation, all
- * of them go: the interpreted frames take the place of the span from the
- * innermost to the outermost evaluator frame (native frames nested in
- * that span, a C extension calling back, are dropped with it).  With no
- * evaluator frame known, they go above the innermost native frame.
+ * A frame marked "entry" began a new C-level evaluation: the answer's
+ * frames, innermost first, fall into groups each ending with its entry
+ * frame, one group per evaluator frame of the native stack, in the same
+ * order.  So each group takes the place of its own evaluator frame and
+ * the native frames between them (a C extension or builtin calling back
+ * into the interpreter) stay where they ran.
+ *
+ * The two lists are matched from the innermost end, where both begin,
+ * unless both are whole (the walk reached the outermost frame, the
+ * answer ends with an entry frame) and disagree: then an evaluator
+ * caught in its prologue or epilogue, with its frame not linked yet or
+ * any more, is the innermost one, and they are matched from the
+ * outermost end.  An evaluator without a group stays native; a group
+ * without an evaluator goes with the next group placed, or outermost.  An answer without entry marks
+ * replaces the span from the innermost to the outermost evaluator frame;
+ * with no evaluator frame known, the frames go above the innermost
+ * native frame.
  */
 static int is_evaluator(const char *lang, const struct uframe *f)
 {
@@ -146,12 +159,13 @@ static struct pframe *slot(struct pframe **v, size_t *cap, size_t n)
 	return &(*v)[n];
 }
 
-static size_t add_interp(const struct interp *in, struct pframe **v,
-			 size_t *cap, size_t n)
+/* The answer's frames [from, to). */
+static size_t add_interp(const struct interp *in, uint32_t from, uint32_t to,
+			 struct pframe **v, size_t *cap, size_t n)
 {
 	uint32_t j;
 
-	for (j = 0; j < in->nr; j++) {
+	for (j = from; j < to; j++) {
 		struct pframe *p = slot(v, cap, n++);
 
 		p->kind = PK_INTERP;
@@ -162,12 +176,59 @@ static size_t add_interp(const struct interp *in, struct pframe **v,
 	return n;
 }
 
+/* How an answer's groups meet the native stack's evaluator frames. */
+struct imatch {
+	uint32_t ngroups, nevals;
+	int64_t shift;		/* group = evaluator number + shift */
+	int marked;		/* the answer has entry marks */
+	int64_t first, last;	/* the evaluator frames' span */
+};
+
+static void imatch_init(struct imatch *m, const struct interp *in,
+			const struct user *u)
+{
+	uint32_t j;
+
+	memset(m, 0, sizeof(*m));
+	m->last = -1;
+	for (j = 0; j < in->nr; j++)
+		if (in->f[j].entry) {
+			m->marked = 1;
+			m->ngroups++;
+		}
+	if (!in->f[in->nr - 1].entry)
+		m->ngroups++;	/* cut short: the last group has no entry */
+	for (j = 0; j < u->nr; j++)
+		if (is_evaluator(in->lang, &u->f[j])) {
+			if (m->last < 0)
+				m->first = j;
+			m->last = j;
+			m->nevals++;
+		}
+	if (m->marked && m->nevals != m->ngroups &&
+	    u->end == end_name(USTACK_END_OUTERMOST) && in->f[in->nr - 1].entry)
+		m->shift = (int64_t)m->ngroups - m->nevals;
+}
+
+/* The end (exclusive) of the answer's group @g. */
+static uint32_t group_end(const struct interp *in, int64_t g)
+{
+	uint32_t j;
+
+	for (j = 0; j < in->nr; j++)
+		if (in->f[j].entry && g-- == 0)
+			return j + 1;
+	return in->nr;
+}
+
 size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap)
 {
 	const struct user *u = s->u;
 	const struct interp *in = u && u->interp && u->interp->nr ?
 				  u->interp : NULL;
-	int64_t first = 0, last = -1;	/* the span interp frames replace */
+	struct imatch m;
+	uint32_t next = 0;	/* the answer's first frame not placed */
+	int64_t e = 0;		/* evaluator frames passed */
 	size_t n = 0;
 	uint32_t j;
 
@@ -179,21 +240,34 @@ size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap)
 		p->name = s->k[j].sym ? kernel_frame_name(&s->k[j]) :
 					internz("[unknown]");
 	}
-	for (j = 0; in && j < u->nr; j++)
-		if (is_evaluator(in->lang, &u->f[j])) {
-			if (last < 0)
-				first = j;
-			last = j;
-		}
+	if (in)
+		imatch_init(&m, in, u);
 	for (j = 0; u && j < u->nr; j++) {
 		const struct uframe *f = &u->f[j];
 		const struct symres *r = f->res;
 		struct pframe *p;
 
-		if (in && j == first)
-			n = add_interp(in, v, cap, n);
-		if (in && j >= first && j <= last)
-			continue;
+		if (in && !m.nevals && j == 0) {
+			n = add_interp(in, 0, in->nr, v, cap, n);
+			next = in->nr;
+		} else if (in && !m.marked) {
+			if (j == m.first) {
+				n = add_interp(in, 0, in->nr, v, cap, n);
+				next = in->nr;
+			}
+			if (j >= m.first && j <= m.last)
+				continue;
+		} else if (in && is_evaluator(in->lang, f)) {
+			int64_t g = e++ + m.shift;
+
+			if (g >= 0 && g < m.ngroups) {
+				uint32_t end = group_end(in, g);
+
+				n = add_interp(in, next, end, v, cap, n);
+				next = end;
+				continue;
+			}
+		}
 		p = slot(v, cap, n++);
 		p->u = f;
 		p->kind = PK_USER;
@@ -206,8 +280,8 @@ size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap)
 		if (p->guess)
 			p->name = guess_mark(p->name);
 	}
-	if (in && !u->nr)
-		n = add_interp(in, v, cap, n);
+	if (in && next < in->nr)
+		n = add_interp(in, next, in->nr, v, cap, n);
 	if (!u || incomplete_mark(u)) {
 		struct pframe *p = slot(v, cap, n++);
 

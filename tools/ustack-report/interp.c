@@ -3,8 +3,9 @@
  * ustack-report: interpreter frames.  A process that unwinds itself
  * answers a walk with an `interp` record of the same cookie:
  *     interp cookie=0x<16 hex> pid=<tgid> tid=<tid> frames=<n> lang=<name>
- *         interp <function> <file>:<line>
- * (text streams; frames innermost first, as in `user` records).  parse.c
+ *         interp <function> <file>:<line> [entry]
+ * (text streams; frames innermost first, as in `user` records; "entry"
+ * marks a frame that began a new native evaluation).  parse.c
  * hands the lines over, a frame line to the last record; each joins the user record of its (tid,
  * cookie): the last one before it in the stream (the answer follows the
  * walk), else the first after.
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "ur.h"
+#include "ustack_names.h"
 
 #define MAX_IFRAMES 1024	/* per record; more are dropped */
 
@@ -66,12 +68,16 @@ void interp_record(struct recs *r, char *p)
 	}
 }
 
-/* "function file:line": the last word is the place, the rest the name */
+/*
+ * "function file:line [entry]": names are escaped (no blanks), so the
+ * place is the second word and a third says entry.
+ */
 void interp_frame(struct recs *r, char *p)
 {
 	struct interp *in = r->nin ? &r->in[r->nin - 1] : NULL;
 	struct iframe *f;
 	char *e, *place, *colon;
+	int entry = 0;
 
 	if (!in || in->nr >= MAX_IFRAMES)
 		return;
@@ -87,6 +93,11 @@ void interp_frame(struct recs *r, char *p)
 		e--;
 	*e = '\0';
 	place = strrchr(p, ' ');
+	if (place && !strcmp(place + 1, USTACK_INTERP_ENTRY_NAME) && place > p) {
+		*place = '\0';
+		place = strrchr(p, ' ');
+		entry = 1;
+	}
 	if (!place || place == p)
 		return;
 	*place++ = '\0';
@@ -96,6 +107,7 @@ void interp_frame(struct recs *r, char *p)
 	}
 	f = &in->f[in->nr++];
 	f->func = internz(p);
+	f->entry = entry;
 	colon = strrchr(place, ':');
 	if (colon && colon[1] && strspn(colon + 1, "0123456789") ==
 	    strlen(colon + 1) && strlen(colon + 1) < 10) {

@@ -65,6 +65,7 @@ struct user {
 struct iframe {
 	const char *func, *file;	/* interned */
 	int line;
+	int entry;	/* began a new native evaluation (text: "entry") */
 };
 
 struct interp {

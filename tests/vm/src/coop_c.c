@@ -14,6 +14,10 @@
  *            a child answers its parent's cookie (ESTALE), one execs
  *            /bin/true; both exit 0
  *   threads  64 threads answering their own requests
+ *   exec     never answers; with a request outstanding, execs itself as
+ *            "after COOKIE": the new image has its handler but is not
+ *            opted in (COOP_OFF: ENOENT), no signal comes, and the old
+ *            image's cookie is refused (ESTALE)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -163,6 +167,44 @@ static void fork_children(void)
 	}
 }
 
+/* Spin until a request is outstanding (never answered), then exec. */
+static void exec_self(const char *self, double secs)
+{
+	char arg[32], cookie[32];
+	double end = now() + 10;
+
+	while (!cookie_of[0] && now() < end)
+		spin(0.01);
+	if (!cookie_of[0]) {
+		printf("no request in 10 s\n");
+		exit(1);
+	}
+	snprintf(arg, sizeof(arg), "%g", secs);
+	snprintf(cookie, sizeof(cookie), "%llu",
+		 (unsigned long long)cookie_of[0]);
+	fflush(stdout);
+	execl(self, self, "after", arg, cookie, (char *)NULL);
+	perror("exec");
+	exit(1);
+}
+
+static int after_exec(const char *cookie, double secs)
+{
+	struct ustack_coop c = { .size = sizeof(c) };
+	int fd = open("/dev/sframe", O_RDWR | O_CLOEXEC), off, ans;
+
+	if (fd < 0 || !cookie)
+		return 1;
+	off = ioctl(fd, SFRAME_IOC_COOP_OFF, &c) ? errno : 0;
+	close(fd);
+	ans = send_answer(strtoull(cookie, NULL, 10), 2, good, sizeof(good)) ?
+	      errno : 0;
+	printf("result %llu\n", (unsigned long long)spin(secs));
+	printf("off_enoent=%d answer_estale=%d signals=%ld\n", off == ENOENT,
+	       ans == ESTALE, n_sig);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ustack_coop c = { .size = sizeof(c) };
@@ -188,6 +230,8 @@ int main(int argc, char **argv)
 		sigaddset(&set, sig);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	}
+	if (!strcmp(mode, "after"))
+		return after_exec(argv[3], secs);
 	fd = open("/dev/sframe", O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, SFRAME_IOC_COOP_ON, &c)) {
 		perror("COOP_ON");
@@ -196,6 +240,8 @@ int main(int argc, char **argv)
 	close(fd);
 	if (!strcmp(mode, "fork"))
 		fork_children();
+	if (!strcmp(mode, "exec"))
+		exec_self(argv[0], secs);
 	if (!strcmp(mode, "threads") || !strcmp(mode, "forge"))
 		n = !strcmp(mode, "threads") ? NTHREADS : 2;
 	for (i = 0; i < n; i++)

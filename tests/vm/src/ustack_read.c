@@ -183,7 +183,7 @@ static int dump(const char *path)
 {
 	static char buf[1 << 20];
 	unsigned int fmt = USTACK_FORMAT_BINARY;
-	unsigned long samples = 0, bytes = 0;
+	unsigned long samples = 0, bytes = 0, interps = 0, ibytes = 0, iframes = 0;
 	int fd = open("/dev/ustack", O_RDONLY);
 	FILE *out = fopen(path, "w");
 
@@ -204,11 +204,18 @@ static int dump(const char *path)
 			struct ustack_rec_hdr *h = (void *)(buf + off);
 
 			samples += h->type == USTACK_REC_SAMPLE;
+			if (h->type == USTACK_REC_INTERP) {
+				interps++;
+				ibytes += h->size;
+				iframes += ((struct ustack_rec_interp *)h)->nr_frames;
+			}
 			off += h->size;
 		}
 	}
 	fclose(out);
-	printf("dump samples=%lu bytes=%lu\n", samples, bytes);
+	/* bytes= last: readers take it with a greedy match */
+	printf("dump interps=%lu interp_bytes=%lu interp_frames=%lu samples=%lu bytes=%lu\n",
+	       interps, ibytes, iframes, samples, bytes);
 	return 0;
 }
 
