@@ -9,6 +9,7 @@
 
 #ifdef USTACK_SFRAME_LOCAL
 /* The core's entry points, renamed in the second build of its source. */
+#define ustack_sframe_call_before	ustack_lsf_call_before
 #define ustack_sframe_cache_get		ustack_lsf_cache_get
 #define ustack_sframe_cache_put		ustack_lsf_cache_put
 #define ustack_sframe_cache_reset	ustack_lsf_cache_reset
@@ -21,6 +22,7 @@
 #define ustack_sframe_read_fde		ustack_lsf_read_fde
 #define ustack_sframe_read_fre		ustack_lsf_read_fre
 #define ustack_sframe_sec_init		ustack_lsf_sec_init
+#define ustack_sframe_sec_init_rd	ustack_lsf_sec_init_rd
 #define ustack_sframe_step		ustack_lsf_step
 #define ustack_sframe_strerror		ustack_lsf_strerror
 #define ustack_sframe_validate		ustack_lsf_validate
