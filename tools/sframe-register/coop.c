@@ -53,14 +53,40 @@ static int nr_unwinders;
 static int coop_sig;
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * A kernel without CONFIG_CROSS_MEMORY_ATTACH (process_vm_readv() gives
+ * ENOSYS) is read through /proc/self/mem, opened for each read, as
+ * /dev/sframe is: no descriptor to be closed under us or to outlive a
+ * fork, and pread() of an unmapped address fails instead of faulting.
+ */
+static int no_vm_readv;
+
+static int read_proc_mem(void *dst, const void *addr, size_t len)
+{
+	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, dst, len, (off_t)(uintptr_t)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
 EXPORT int ustack_read_mem(void *dst, const void *addr, size_t len)
 {
 	struct iovec l = { dst, len }, r = { (void *)addr, len };
+	ssize_t n;
 
 	if (!addr)
 		return -1;
-	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ?
-	       0 : -1;
+	if (!__atomic_load_n(&no_vm_readv, __ATOMIC_RELAXED)) {
+		n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+		if (n >= 0 || errno != ENOSYS)
+			return n == (ssize_t)len ? 0 : -1;
+		__atomic_store_n(&no_vm_readv, 1, __ATOMIC_RELAXED);
+	}
+	return read_proc_mem(dst, addr, len);
 }
 
 static int put_str(struct ustack_interp *a, const char *s, uint32_t *off)

@@ -11,8 +11,9 @@
  * or no Python at all, is left alone: the layout below is 3.11's only.
  *
  * Every read of interpreter memory goes through ustack_read_mem()
- * (process_vm_readv() on ourselves), so a torn or freed pointer gives a
- * short stack, never a fault; the chain is cut at USTACK_COOP_MAX_FRAMES.
+ * (process_vm_readv() on ourselves, else /proc/self/mem), so a torn or
+ * freed pointer gives a short stack, never a fault; the chain is cut at
+ * USTACK_COOP_MAX_FRAMES.
  * No lock, no allocation: this runs in a signal handler.
  *
  * The offsets, from python3.11-dev's internal headers (Py_BUILD_CORE:
