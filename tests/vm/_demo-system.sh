@@ -34,6 +34,7 @@ sleep 4
 record_stop
 
 t0=$(cut -d' ' -f1 /proc/uptime)
+: >/tmp/ustackd.log
 ustackd 2>/tmp/ustackd.log & UD=$!
 i=0
 until grep -q '^ustackd: ready$' /tmp/ustackd.log; do
@@ -80,7 +81,7 @@ ustack-report --folded /tmp/sys1.rec | awk '
 		k = f[1] "  " f[2] "  " (f[3] == "" ? "-" : f[3]); c[k] += n
 	}
 	END { for (k in c) printf "  %6d  %s\n", c[k], k }' | sort -rn | head -n 6
-echo "  (busybox is the guest's sh, cat, sleep: its .eh_frame leaves 40% of its code out)"
+echo "  (busybox: the guest's sh, cat, sed...; its .eh_frame leaves 40% of its code out)"
 
 echo
 echo "== the heaviest user stacks of each, with ustackd (leaf first)"
