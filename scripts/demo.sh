@@ -2,7 +2,9 @@
 # make demo: boot Debian's stock 6.1 kernel under QEMU, load ustack, profile
 # a program built without frame pointers and python3.11 under the shim,
 # print the summary and a few joined stacks, write the flame graphs; then
-# the same with frame pointers only.
+# the same with frame pointers only.  Then the whole system: programs started
+# before the module, without the shim, sampled without and with ustackd
+# (tests/vm/_demo-system.sh), and the flame graph of every process.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -11,10 +13,10 @@ make -s tools
 out=build/demo
 mkdir -p "$out" build/logs
 echo "Booting Debian's $(bash scripts/kernel.sh 6.1 | sed -n 's/^KREL=//p') kernel under QEMU (TCG) ..."
-USTACK_VM_PYTHON=1 USTACK_LOG_SUFFIX=.demo bash scripts/vm-test.sh 6.1 _demo >"$out/verdict.txt"
+USTACK_VM_PYTHON=1 USTACK_LOG_SUFFIX=.demo bash scripts/vm-test.sh 6.1 _demo _demo-system >"$out/verdict.txt"
 log=build/logs/vm-6.1.demo.log
 tr -d '\r' <"$log" | sed -n '/^USTACK-TEST-BEGIN _demo/,/^USTACK-RESULT/p' |
-	sed -e '1d' -e '$d' -e 's/^    //' | grep -v '^\[ *[0-9.]*\]' |
+	sed -e '1d' -e '$d' -e 's/^    //' | grep -v -e '^\[ *[0-9.]*\]' -e '^USTACK-' |
 	sed '/^DEMO-SVG/,/^DEMO-SVG.*END/d'
 tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-BEGIN/,/^    DEMO-SVG-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-sframe.svg"
 tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-PY-BEGIN/,/^    DEMO-SVG-PY-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-python.svg"
@@ -25,4 +27,6 @@ echo "Flame graphs: $out/flame-sframe.svg (SFrame)"
 echo "             $out/flame-python.svg (python3.11 with demo.py's own frames)"
 echo "             $out/flame-fp.svg (frame pointers only)"
 echo "Full guest log: $log"
+tr -d '\r' <"$log" | sed -n '/^    DEMO-SVG-SYSTEM-BEGIN/,/^    DEMO-SVG-SYSTEM-END/p' | sed -e '1d' -e '$d' -e 's/^    //' >"$out/flame-system.svg"
+echo "The whole system's flame graph: $out/flame-system.svg (with ustackd, no shim)"
 ! grep -q '^FAIL' "$out/verdict.txt"

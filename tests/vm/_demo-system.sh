@@ -1,0 +1,98 @@
+# make demo, the whole system, in the guest: programs started before the
+# module and without the shim (a C++ program built without frame pointers,
+# bash, python3.11) are sampled without ustackd, then with it; for each, the
+# share of its sampled stacks that reach the outermost frame, side by side;
+# then the flame graph of every process with ustackd.
+# python: yes
+# bash: yes
+# timeout: 600
+. ./lib.sh
+[ -x /usr/sbin/ustackd ] || fail "ustackd not built"
+ustack_unload
+rm -rf /var/cache/ustack
+
+bin/orders 100000 >/dev/null & PO=$!
+bash -c 'tick() { n=$((n + 1)); }; while :; do tick; done' & PB=$!
+python3.11 -c '
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+def serve():
+    while True:
+        fib(18)
+serve()' & PP=$!
+UD=
+trap 'kill $PO $PB $PP $UD 2>/dev/null' EXIT
+sleep 1
+
+ustack_load sample_hz=999 buffer_kb=16384
+echo
+echo "== the whole system: orders (C++, -O2, no frame pointers), bash and"
+echo "   python3.11 started before the module, no shim; sampled 4 s without"
+echo "   ustackd, then 4 s with it"
+record_start /tmp/sys0.rec
+sleep 4
+record_stop
+
+t0=$(cut -d' ' -f1 /proc/uptime)
+: >/tmp/ustackd.log
+ustackd 2>/tmp/ustackd.log & UD=$!
+i=0
+until grep -q '^ustackd: ready$' /tmp/ustackd.log; do
+	kill -0 $UD 2>/dev/null || fail "ustackd exited: $(tail -n 3 /tmp/ustackd.log)"
+	i=$((i + 1)); [ $i -lt 3000 ] || fail "ustackd not ready in 300 s"
+	sleep 0.1
+done
+echo "ustackd ready after $(awk -v t0=$t0 '{ printf "%.1f", $1 - t0 }' /proc/uptime) s:"
+sed -n 's/^ustackd: \([0-9]* objects:.*\)/  \1/p' /tmp/ustackd.log
+record_start /tmp/sys1.rec
+sleep 4
+record_stop
+
+# complete REC [COMM]: "complete samples" from the summary; with no COMM,
+# every process's (kernel threads' samples have no user stack to reach).
+complete() {
+	ustack-report --summary ${2:+--comm "$2"} "$1" | awk '
+	/^samples: / { s = $2 }
+	/^complete user stacks: / { c = $4 }
+	/^kernel threads: / { s -= $3 }
+	END { print c + 0, s + 0 }'
+}
+row() {	# row NAME [COMM]
+	echo "$(complete /tmp/sys0.rec $2) $(complete /tmp/sys1.rec $2)" | awk -v name="$1" '
+	function pc(c, s) { return s ? sprintf("%.1f%% of %d", 100 * c / s, s) : "no samples" }
+	{ printf "  %-16s %20s %20s\n", name, pc($1, $2), pc($3, $4); exit !($2 && $4) }' ||
+		fail "$1: no samples"
+}
+echo
+echo "== complete user stacks (the walk reached the outermost frame)"
+printf "  %-16s %20s %20s\n" "" "without ustackd" "with ustackd"
+row orders orders
+row bash bash
+row python3.11 python3.11
+row "every process"
+
+# What kept the rest from the outermost frame: each process's stacks that
+# stopped short, by end reason and the outermost frame the walk reached.
+echo
+echo "== with ustackd, the stacks that stopped short: samples, process, end, last frame"
+ustack-report --folded /tmp/sys1.rec | awk '
+	{ n = $NF; sub(/ [0-9]+$/, "") }
+	split($0, f, ";") >= 2 && f[2] ~ /^\[(incomplete: .*|no user stack)\]$/ {
+		k = f[1] "  " f[2] "  " (f[3] == "" ? "-" : f[3]); c[k] += n
+	}
+	END { for (k in c) printf "  %6d  %s\n", c[k], k }' | sort -rn | head -n 6
+echo "  (busybox: the guest's sh, cat, sed...; its .eh_frame leaves 40% of its code out)"
+
+echo
+echo "== the heaviest user stacks of each, with ustackd (leaf first)"
+ustack-report /tmp/sys1.rec | awk -v PROGS="orders bash python3.11" -v TOP=1 -v MAXF=12 -f demo-heaviest.awk
+echo "DEMO-SVG-SYSTEM-BEGIN"
+ustack-report --svg --title "ustack: the whole system with ustackd, no shim" /tmp/sys1.rec
+echo "DEMO-SVG-SYSTEM-END"
+
+kill -TERM $UD
+wait $UD || fail "ustackd: exit $? after SIGTERM"
+UD=
+kill $PO $PB $PP 2>/dev/null
+wait 2>/dev/null
+ustack_unload
