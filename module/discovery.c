@@ -23,6 +23,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include "file_id.h"
 #include "internal.h"
 #include "registry.h"
 #include "sframe_local.h"
@@ -40,13 +41,7 @@ struct disc_load {
 };
 
 struct disc_ent {
-	/* identity */
-	dev_t dev;
-	unsigned long ino;
-	u32 gen;
-	s64 ctime_sec;
-	long ctime_nsec;
-	loff_t size;
+	struct ustack_file_id id;
 	/* result */
 	bool used;
 	bool has;		/* a PT_GNU_SFRAME, not known bad */
@@ -62,23 +57,9 @@ static DEFINE_MUTEX(disc_check_lock);
 static struct disc_ent *disc_tab;
 static unsigned int disc_next;
 
-static void disc_ident(struct inode *inode, struct disc_ent *e)
-{
-	struct timespec64 ct = ustack_inode_ctime(inode);
-
-	e->dev = inode->i_sb->s_dev;
-	e->ino = inode->i_ino;
-	e->gen = inode->i_generation;
-	e->ctime_sec = ct.tv_sec;
-	e->ctime_nsec = ct.tv_nsec;
-	e->size = i_size_read(inode);
-}
-
 static bool disc_same(const struct disc_ent *a, const struct disc_ent *b)
 {
-	return a->used && a->dev == b->dev && a->ino == b->ino &&
-	       a->gen == b->gen && a->ctime_sec == b->ctime_sec &&
-	       a->ctime_nsec == b->ctime_nsec && a->size == b->size;
+	return a->used && ustack_file_id_eq(&a->id, &b->id);
 }
 
 /* Read the program headers of @file into @e: the section and loads. */
@@ -112,8 +93,8 @@ static void disc_read(struct file *file, struct disc_ent *e)
 		if (ph[i].p_type == PT_GNU_SFRAME && ph[i].p_memsz &&
 		    ph[i].p_memsz <= REG_MAX_BYTES &&
 		    ph[i].p_filesz >= ph[i].p_memsz &&
-		    ph[i].p_offset <= e->size &&
-		    ph[i].p_memsz <= e->size - ph[i].p_offset) {
+		    ph[i].p_offset <= e->id.size &&
+		    ph[i].p_memsz <= e->id.size - ph[i].p_offset) {
 			e->sf_vaddr = ph[i].p_vaddr;
 			e->sf_size = ph[i].p_memsz;
 			e->sf_offset = ph[i].p_offset;
@@ -316,7 +297,7 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 	err = -ENOENT;
 	if (!disc_readable(file))
 		goto out;
-	disc_ident(file_inode(file), &key);
+	ustack_file_id_of(file_inode(file), &key.id);
 	disc_get(file, &key);
 	if (!key.has)
 		goto out;

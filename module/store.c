@@ -32,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
+#include "file_id.h"
 #include "internal.h"
 #include "store.h"
 
@@ -43,15 +44,6 @@ MODULE_PARM_DESC(store_max, "most objects in the SFrame store (STORE_ADD: ENOSPC
 #define STORE_MAX_PHDRS		64
 #define STORE_MAX_LOADS		2
 
-struct store_key {
-	dev_t dev;
-	u32 gen;
-	unsigned long ino;
-	s64 ctime_sec;
-	long ctime_nsec;
-	loff_t size;
-};
-
 /* An executable PT_LOAD of the object: what maps a mapping to ELF addresses. */
 struct store_load {
 	u64 offset, vaddr, filesz;
@@ -59,7 +51,7 @@ struct store_load {
 
 struct store_ent {
 	struct hlist_node node;
-	struct store_key key;
+	struct ustack_file_id key;
 	struct file *file;	/* the store file, referenced */
 	u64 off;		/* the section's offset in it */
 	struct sframe_sec sec;	/* decoded at STORE_ADD, vaddr = sframe_vaddr */
@@ -73,39 +65,19 @@ static struct hlist_head store_hash[1U << STORE_HASH_BITS];
 static unsigned int store_count;	/* under store_lock */
 static atomic_long_t store_bytes, store_lookups, store_hits, store_full;
 
-static void store_key_of(struct inode *inode, struct store_key *k)
-{
-	struct timespec64 ct = ustack_inode_ctime(inode);
-
-	memset(k, 0, sizeof(*k));
-	k->dev = inode->i_sb->s_dev;
-	k->ino = inode->i_ino;
-	k->gen = inode->i_generation;
-	k->ctime_sec = ct.tv_sec;
-	k->ctime_nsec = ct.tv_nsec;
-	k->size = i_size_read(inode);
-}
-
-static bool store_key_eq(const struct store_key *a, const struct store_key *b)
-{
-	return a->dev == b->dev && a->ino == b->ino && a->gen == b->gen &&
-	       a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec &&
-	       a->size == b->size;
-}
-
-static struct hlist_head *store_bucket(const struct store_key *k)
+static struct hlist_head *store_bucket(const struct ustack_file_id *k)
 {
 	return &store_hash[hash_64((u64)k->dev << 32 ^ k->ino, STORE_HASH_BITS)];
 }
 
 /* Under RCU or store_lock. */
-static struct store_ent *store_find(const struct store_key *k)
+static struct store_ent *store_find(const struct ustack_file_id *k)
 {
 	struct store_ent *e;
 
 	hlist_for_each_entry_rcu(e, store_bucket(k), node,
 				 lockdep_is_held(&store_lock))
-		if (store_key_eq(&e->key, k))
+		if (ustack_file_id_eq(&e->key, k))
 			return e;
 	return NULL;
 }
@@ -261,7 +233,7 @@ static int store_add(const struct sframe_store_reg *r)
 		err = store_refuse(ustack_sframe_errno(err, -EBADMSG), NULL, err);
 		goto fail;
 	}
-	store_key_of(file_inode(obj), &e->key);
+	ustack_file_id_of(file_inode(obj), &e->key);
 	err = store_insert(e);
 	if (err)
 		goto fail;
@@ -276,12 +248,12 @@ fail:
 static int store_del(const struct sframe_store_reg *r)
 {
 	struct file *obj __free(fput) = store_fget(r->object_fd);
-	struct store_key k;
+	struct ustack_file_id k;
 	struct store_ent *e;
 
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
-	store_key_of(file_inode(obj), &k);
+	ustack_file_id_of(file_inode(obj), &k);
 	guard(mutex)(&store_lock);
 	e = store_find(&k);
 	if (!e)
@@ -387,7 +359,7 @@ int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
 	struct file *sf = NULL;
 	struct vm_area_struct *vma;
 	struct store_ent *e;
-	struct store_key k;
+	struct ustack_file_id k;
 	u64 off = 0, sf_off = 0;
 
 	might_sleep();
@@ -409,7 +381,7 @@ int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
 	if (!file)
 		return -ENOENT;
 	atomic_long_inc(&store_lookups);
-	store_key_of(file_inode(file), &k);
+	ustack_file_id_of(file_inode(file), &k);
 	scoped_guard(rcu) {
 		e = store_find(&k);
 		if (e)
