@@ -77,8 +77,9 @@ static atomic_t live_tasks = ATOMIC_INIT(0);
 /*
  * Fair shares of the pool: no user holds more than half of it, so that
  * one user's threads (blocked with walks pending, say) never leave the
- * others without.  Users are counted in a small table, under pool_lock;
- * a user that finds it full is not capped.
+ * others without.  An entry counts against its user until it is back in
+ * the pool, after its grace period.  Users are counted in a small table,
+ * under pool_lock; a user that finds it full is not capped.
  */
 #define SHARE_SLOTS	256
 struct share {
@@ -199,6 +200,13 @@ static void task_free_rcu(struct rcu_head *rcu)
 	struct ustack_task *st = container_of(rcu, struct ustack_task, rcu);
 
 	guard(raw_spinlock_irqsave)(&pool_lock);
+	/*
+	 * Its user is charged until now, not until task_put(): threads that
+	 * sleep and wake in a loop would otherwise park the pool in grace
+	 * periods, uncharged, and leave the other users none.
+	 */
+	if (st->share)
+		st->share->held--;
 	st->next_free = free_list;
 	free_list = st;
 }
@@ -210,8 +218,6 @@ static void task_put(struct ustack_task *st)
 	scoped_guard(raw_spinlock, &pool_lock) {
 		hlist_del_rcu(&st->hnode);
 		WRITE_ONCE(st->task, NULL);
-		if (st->share)
-			st->share->held--;
 		atomic_dec(&live_tasks);
 	}
 	call_rcu(&st->rcu, task_free_rcu);
