@@ -35,9 +35,9 @@ per_test=${USTACK_TEST_TIMEOUT:-300}
 int3_race() {	# the log shows the emulator's race: an int3 oops (its
 	# trace is the interrupted task's, without exc_int3), or a stall in
 	# exc_int3
-	tr -d '\r' <"$log" | grep -q 'Oops: int3' ||
-		{ tr -d '\r' <"$log" | grep -q 'rcu: INFO: .*detected stall' &&
-		  tr -d '\r' <"$log" | grep -q 'exc_int3'; }
+	grep -q 'Oops: int3' "$log" ||
+		{ grep -q 'rcu: INFO: .*detected stall' "$log" &&
+		  grep -q 'exc_int3' "$log"; }
 }
 # How long the guest may go without a USTACK- line: the running test's time
 # limit (its "# timeout: N" line, else per_test), plus 30 s for the guest's
