@@ -41,60 +41,13 @@
 
 static long n_sig, n_answered, n_refused;
 
-struct ring {
-	int fd;
-	unsigned *sq_tail, *sq_mask, *sq_array;
-	unsigned *cq_head, *cq_tail, *cq_mask;
-	struct io_uring_sqe *sqes;
-	struct io_uring_cqe *cqes;
-	unsigned tail;
-};
-
 static void die(const char *what)
 {
 	printf("FAIL: %s: %s\n", what, strerror(errno));
 	exit(1);
 }
 
-static void ring_init(struct ring *r)
-{
-	struct io_uring_params p;
-	size_t sqsz, cqsz;
-	char *sq, *cq;
-
-	memset(&p, 0, sizeof(p));
-	r->fd = syscall(__NR_io_uring_setup, 2 * NR_ASYNC, &p);
-	if (r->fd < 0)
-		die("io_uring_setup");
-	sqsz = p.sq_off.array + p.sq_entries * sizeof(unsigned);
-	cqsz = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
-	if (p.features & IORING_FEAT_SINGLE_MMAP)
-		sqsz = cqsz = sqsz > cqsz ? sqsz : cqsz;
-	sq = mmap(NULL, sqsz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		  r->fd, IORING_OFF_SQ_RING);
-	if (sq == MAP_FAILED)
-		die("mmap sq");
-	cq = sq;
-	if (!(p.features & IORING_FEAT_SINGLE_MMAP)) {
-		cq = mmap(NULL, cqsz, PROT_READ | PROT_WRITE,
-			  MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_CQ_RING);
-		if (cq == MAP_FAILED)
-			die("mmap cq");
-	}
-	r->sqes = mmap(NULL, p.sq_entries * sizeof(struct io_uring_sqe),
-		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
-		       IORING_OFF_SQES);
-	if (r->sqes == MAP_FAILED)
-		die("mmap sqes");
-	r->sq_tail = (unsigned *)(sq + p.sq_off.tail);
-	r->sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
-	r->sq_array = (unsigned *)(sq + p.sq_off.array);
-	r->cq_head = (unsigned *)(cq + p.cq_off.head);
-	r->cq_tail = (unsigned *)(cq + p.cq_off.tail);
-	r->cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
-	r->cqes = (struct io_uring_cqe *)(cq + p.cq_off.cqes);
-	r->tail = *r->sq_tail;
-}
+#include "uring.h"
 
 static void queue_read(struct ring *r, int fd, void *buf, unsigned len,
 		       uint64_t off, unsigned flags, uint64_t tag)
@@ -203,7 +156,7 @@ int main(int argc, char **argv)
 	if (i < 0 || ioctl(i, SFRAME_IOC_COOP_ON, &c))
 		die("COOP_ON");
 	close(i);
-	ring_init(&r);
+	ring_init(&r, 2 * NR_ASYNC, 0);
 
 	while (now() < end) {
 		unsigned head;
