@@ -8,7 +8,8 @@
  * file mapped, whatever the process's mount namespace).  An object with its
  * own PT_GNU_SFRAME is left to the kernel's discovery; for the others,
  * SFrame generated from .eh_frame by the shim's generator
- * (../sframe-register/gen_sframe.c) is written to the store (store.h) and
+ * (../sframe-register/gen_sframe.c) is written to the store
+ * (../sframe-register/store.h, which root's shim shares) and
  * registered.  Generation runs in a child with bounded memory and time: a
  * hostile object costs that child, never the daemon.  Then the module's
  * miss queue (objects walked without unwind info) is polled.
@@ -193,25 +194,6 @@ struct objinfo {
 	struct cache_src src;
 };
 
-static uint64_t content_hash(int fd, uint64_t size, int *err)
-{
-	static unsigned char buf[1 << 16];
-	uint64_t h = 0xcbf29ce484222325ull, off = 0;
-
-	while (off < size) {
-		ssize_t n = pread(fd, buf, sizeof(buf), off);
-
-		if (n <= 0) {
-			*err = n < 0 ? errno : EIO;
-			return 0;
-		}
-		for (ssize_t i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 0x100000001b3ull;
-		off += n;
-	}
-	return h;
-}
-
 /*
  * What @fd is: an x86-64 ELF executable or shared object (else 1 with
  * *@why, or -1 for a file that is not ELF at all), its own PT_GNU_SFRAME,
@@ -262,22 +244,10 @@ static int examine(int fd, const struct stat *st, struct objinfo *oi,
 	}
 	gen_build_id(elf, oi->bid, sizeof(oi->bid));
 	cache_src_of(&oi->src, st);
-	if (store_trusted_object(st) && oi->bid[0]) {
-		snprintf(oi->name, sizeof(oi->name), "%s" CACHE_SUFFIX, oi->bid);
-	} else if (store_trusted_object(st)) {
-		int err = 0;
-		uint64_t h = content_hash(fd, st->st_size, &err);
-
-		if (err) {
-			*why = "cannot read";
-			goto out;
-		}
-		snprintf(oi->name, sizeof(oi->name), "c-%016llx" CACHE_SUFFIX,
-			 (unsigned long long)h);
-	} else {
-		oi->need_src = true;
-		snprintf(oi->name, sizeof(oi->name), "u-%016llx" CACHE_SUFFIX,
-			 (unsigned long long)cache_src_hash(&oi->src));
+	if (store_entry_name(fd, st, oi->bid, oi->name, sizeof(oi->name),
+			     &oi->need_src)) {
+		*why = "cannot read";
+		goto out;
 	}
 	ret = 0;
 out:

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * store.h - ustackd's root-owned SFrame store: one file per ELF object, in
- * the shim's cache format (../sframe-register/cache_fmt.h: a header, then
+ * store.h - the root-owned SFrame store of ustackd and of root's shim: one
+ * file per ELF object, in the shim's cache format (cache_fmt.h: a header, then
  * an SFrame v3 section at vaddr 0 of the object's ELF address space), so
  * that the kernel reads the section at offset hdr_size of the file.
  *
@@ -15,12 +15,18 @@
  *                           inode, size, mtime, ctime), which the header
  *                           holds and which must match for reuse.
  * So no file a user controls can give its SFrame to a root-owned object.
+ *
+ * One implementation for everyone who writes or reads the store: ustackd,
+ * root's shim (which looks entries up and registers them with STORE_ADD),
+ * its helper (`sframe-register gen --store`, which writes them) and other
+ * users' shims (which only read them).
  */
 #ifndef USTACKD_STORE_H
 #define USTACKD_STORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include "cache_fmt.h"
 
@@ -37,6 +43,20 @@ int store_open(const char *path, char *err, size_t errlen);
 
 /* Is @st an object whose build-id may name a shared entry? */
 bool store_trusted_object(const struct stat *st);
+
+/* FNV-1a of the first @size bytes of @fd (0 with *@err = errno on error). */
+uint64_t store_content_hash(int fd, uint64_t size, int *err);
+
+/*
+ * Name the entry of the object open as @fd (@st its fstat, @bid its
+ * build-id in hex, "" if none) into @name; *@need_src says whether
+ * store_get() must compare the entry's identity with the object's.  A
+ * content-keyed object needs its whole file read: with @fd < 0 (the shim,
+ * which does not hash files in every process) that gives -EAGAIN.
+ * Returns 0 or -errno.
+ */
+int store_entry_name(int fd, const struct stat *st, const char *bid,
+		     char *name, size_t len, bool *need_src);
 
 /*
  * Open the entry @name and check it: a regular file (no symbolic link),

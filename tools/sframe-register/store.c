@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* store.c - ustackd's root-owned SFrame store (store.h). */
+/* store.c - the root-owned SFrame store (store.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "store.h"
@@ -93,6 +94,64 @@ int store_open(const char *path, char *err, size_t errlen)
 bool store_trusted_object(const struct stat *st)
 {
 	return st->st_uid == 0 && !(st->st_mode & 022);
+}
+
+uint64_t store_content_hash(int fd, uint64_t size, int *err)
+{
+	/* not static: the shim's threads may hash at once */
+	size_t bufsz = 1 << 16;
+	unsigned char *buf = malloc(bufsz);
+	uint64_t h = 0xcbf29ce484222325ull, off = 0;
+
+	if (!buf) {
+		*err = ENOMEM;
+		return 0;
+	}
+	while (off < size) {
+		ssize_t n = pread(fd, buf, bufsz, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			*err = n < 0 ? errno : EIO;
+			h = 0;
+			break;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 0x100000001b3ull;
+		off += n;
+	}
+	free(buf);
+	return h;
+}
+
+int store_entry_name(int fd, const struct stat *st, const char *bid,
+		     char *name, size_t len, bool *need_src)
+{
+	struct cache_src src;
+	int n;
+
+	*need_src = false;
+	if (store_trusted_object(st) && bid[0]) {
+		n = snprintf(name, len, "%s" CACHE_SUFFIX, bid);
+	} else if (store_trusted_object(st)) {
+		int err = 0;
+		uint64_t h;
+
+		if (fd < 0)
+			return -EAGAIN;
+		h = store_content_hash(fd, st->st_size, &err);
+		if (err)
+			return -err;
+		n = snprintf(name, len, "c-%016llx" CACHE_SUFFIX,
+			     (unsigned long long)h);
+	} else {
+		*need_src = true;
+		cache_src_of(&src, st);
+		n = snprintf(name, len, "u-%016llx" CACHE_SUFFIX,
+			     (unsigned long long)cache_src_hash(&src));
+	}
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 int store_get(int dirfd, const char *name, const struct cache_src *src,
