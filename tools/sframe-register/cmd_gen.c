@@ -12,6 +12,13 @@
  * sframe-register gen --cache OUT --build-id HEX FILE
  *   For the shim: write a cache entry (cache_fmt.h) for FILE to OUT, after
  *   checking that FILE's build-id is HEX.  Silent; exit 0 on success.
+ *
+ * sframe-register gen --store DIR --build-id HEX FILE
+ *   For root's shim: the same into the root-owned store DIR (store.h: the
+ *   directory checked, the entry named from what was read, written
+ *   atomically), the entry ustackd would make and reuse.  The name comes
+ *   from the file this process opened, not from the caller: a file
+ *   replaced in between gets its own name, never the real one's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +33,33 @@
 #include "gen_sframe.h"
 #include "gen_elf.h"
 #include "cache_fmt.h"
+#include "store.h"
+
+static int write_store(const char *dir, int fd, const char *id,
+		       const void *sf, size_t len, const struct gen_stats *st,
+		       const struct stat *src)
+{
+	struct cache_hdr h = {
+		.hdr_size = sizeof(h), .sframe_version = CACHE_SFRAME_VERSION,
+		.sframe_len = len,
+		.funcs = (uint32_t)st->funcs, .left_out = (uint32_t)st->left_out,
+	};
+	char err[256] = "", name[STORE_NAME_MAX];
+	bool need_src;
+	int dfd, ret;
+
+	memcpy(h.magic, CACHE_MAGIC, sizeof(h.magic));
+	cache_src_of(&h.src, src);
+	ret = store_entry_name(fd, src, id, name, sizeof(name), &need_src);
+	if (ret)
+		return ret;
+	dfd = store_open(dir, err, sizeof(err));
+	if (dfd < 0)
+		return dfd;
+	ret = store_put(dfd, name, &h, sf, len);
+	close(dfd);
+	return ret;
+}
 
 static int write_cache(const char *out, const void *sf, size_t len,
 		       const struct gen_stats *st, const struct stat *src)
@@ -62,6 +96,7 @@ static int write_cache(const char *out, const void *sf, size_t len,
 int cmd_gen(int argc, char **argv)
 {
 	const char *file = NULL, *out = NULL, *cache = NULL, *want_id = NULL;
+	const char *store = NULL;
 	int version = 1, quiet = 0, fd, ret = 1;
 	char err[256], id[129];
 	struct gen_stats st;
@@ -81,6 +116,8 @@ int cmd_gen(int argc, char **argv)
 			version = atoi(argv[i] + 10);
 		} else if (!strcmp(argv[i], "--cache") && i + 1 < argc) {
 			cache = argv[++i];
+		} else if (!strcmp(argv[i], "--store") && i + 1 < argc) {
+			store = argv[++i];
 		} else if (!strcmp(argv[i], "--build-id") && i + 1 < argc) {
 			want_id = argv[++i];
 		} else if (!strcmp(argv[i], "-q")) {
@@ -95,6 +132,12 @@ int cmd_gen(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (store && (cache || out)) {
+		fprintf(stderr, "gen: --store goes with neither --cache nor -o\n");
+		return 2;
+	}
+	if (store)
+		cache = store;	/* the same entry, written elsewhere */
 	if (cache) {
 		version = CACHE_SFRAME_VERSION;
 		quiet = 1;
@@ -146,8 +189,14 @@ int cmd_gen(int argc, char **argv)
 		if (!quiet)
 			fprintf(stderr, "gen: %s: %s\n", file, err);
 		/* an empty entry: nothing to do for this object next time */
-		if (cache && !write_cache(cache, NULL, 0, &st, &sb))
+		if (store && !write_store(store, fd, want_id, NULL, 0, &st, &sb))
 			ret = 0;
+		else if (cache && !store && !write_cache(cache, NULL, 0, &st, &sb))
+			ret = 0;
+		goto out;
+	}
+	if (store) {
+		ret = write_store(store, fd, want_id, sf, sflen, &st, &sb) ? 1 : 0;
 		goto out;
 	}
 	if (cache) {
