@@ -593,8 +593,10 @@ fi
 # not choose the program root runs as the helper, nor root's cache.  In a
 # private mount namespace (a tmpfs on /var/cache/ustack), with fakedev.so
 # standing in for /dev/sframe: root's shim runs the helper next to the
-# library and fills /var/cache/ustack; a process whose uid is not its
-# euid generates nothing.  evil.sh is never run, evilcache never made.
+# library and fills ustackd's store, /var/cache/ustack/sframe, under the
+# name ustackd gives libc (<build-id>.v3.sframe), which ustackd then
+# reuses (shim-root-store).  A process whose uid is not its euid generates nothing.  evil.sh is never
+# run, evilcache never made.
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	printf '#!/bin/sh\ntouch "%s/pwned"\n' "$W" >"$W/evil.sh"
 	chmod 755 "$W/evil.sh"
@@ -607,14 +609,22 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 		env LD_PRELOAD="$1/fakedev.so $2" \
 			USTACK_SFRAME_REGISTER="$1/evil.sh" USTACK_CACHE_DIR="$1/evilcache" \
 			USTACK_SHIM_DEBUG=1 "$3" 6 >/dev/null 2>"$1/root.log"
-		echo "root: $(ls /var/cache/ustack/'"$libc_id"'*.v3.sframe 2>/dev/null | wc -l)"
-		' sh "$W" "$SHIM" "$P" 2>&1)
+		echo "root: $(ls /var/cache/ustack/sframe/'"$libc_id"'.v3.sframe 2>/dev/null | wc -l)"
+		"$4" --prepare -v "$5" >"$1/ustackd.log" 2>&1
+		' sh "$W" "$SHIM" "$P" "$ROOT/tools/ustackd/ustackd" "$libc" 2>&1)
 	if [ ! -e "$W/pwned" ] && [ ! -e "$W/evilcache" ] && [ ! -s "$W/root.log" ] &&
 		[ ! -s "$W/setid.log" ] && grep -qx 'setid: 0' <<<"$out" &&
 		grep -qx 'root: 1' <<<"$out"; then
 		pass shim-root-ignores-env
 	else
 		fail shim-root-ignores-env "pwned: $([ -e "$W/pwned" ] && echo yes || echo no), evilcache: $([ -e "$W/evilcache" ] && echo yes || echo no), log: $(head -c 200 "$W/root.log" | tr '\n' ' '), $(tr '\n' ' ' <<<"$out")"
+	fi
+	# ustackd (default store) reuses the shim's entry: the same name, trusted
+	if grep -q "$(basename "$libc"): reused $libc_id.v3.sframe" "$W/ustackd.log" &&
+		grep -q '(0 generated, 1 reused)' "$W/ustackd.log"; then
+		pass shim-root-store
+	else
+		fail shim-root-store "$(tr '\n' ' ' <"$W/ustackd.log" | head -c 300)"
 	fi
 fi
 
@@ -671,6 +681,26 @@ if gcc -O2 -fomit-frame-pointer -o "$W/btmain" "$R/btmain.c" 2>"$W/cc.err"; then
 			fail "walk-equals-backtrace-$round" "$(head -3 <<<"$out" | tr '\n' ' ')"
 		fi
 	done
+	# Root: the same objects from ustackd's store.  fakedev.so has no
+	# STORE_ADD (ENOTTY, as from a module without it), so each store
+	# entry is registered for the process: the walk is as good, cold
+	# (the helper writes the store) and warm (entries found there).
+	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+		out=$(unshare -m --propagation private sh -c '
+			mount -t tmpfs -o mode=755 tmpfs /var/cache/ustack || exit 9
+			for round in cold warm; do
+				echo "round $round: $(env LD_PRELOAD="$1/fakedev.so $2" \
+					"$1/btmain" "$1/libcb.so" 2>&1 | tr "\n" " ")"
+			done
+			echo "store: $(ls /var/cache/ustack/sframe | wc -l)"
+			' sh "$W" "$SHIM" 2>&1)
+		if [ "$(grep -c 'registrations 7 .*backtrace [0-9]* frames, walk [0-9]* (end 0), 0 differ $' <<<"$out")" = 2 ] &&
+			grep -q '^store: [1-9]' <<<"$out"; then
+			pass shim-root-store-fallback
+		else
+			fail shim-root-store-fallback "$(tr '\n' ' ' <<<"$out" | head -c 400)"
+		fi
+	fi
 	# and it can fail: without the cache nothing is registered for libc
 	out=$(asuser env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$U/btempty" \
 		USTACK_SHIM_NOGEN=1 "$W/btmain" "$W/libcb.so" 2>&1)

@@ -33,6 +33,21 @@
  * directory (<build-id>.vdso.so) for the helper.
  * dlclose: after the real one, objects that are gone are unregistered.
  *
+ * Root's shim (uid = euid = 0) uses the system store instead, the one
+ * ustackd keeps (store.h, /var/cache/ustack/sframe: the same entry names,
+ * trust checks and atomic writes, from the same source): a file-backed
+ * object's entry is looked up there (its helper writes a missing one with
+ * `gen --store`), and registered with SFRAME_IOC_STORE_ADD for the very
+ * file mapped (opened through /proc/self/map_files/), so every process
+ * mapping that object is covered, not only this one.  Where STORE_ADD is
+ * unavailable or refused (an older module, no CAP_SYS_ADMIN or
+ * CAP_PERFMON, a full store) or the mapped file cannot be opened, the
+ * entry is registered for this process as before; so is the vDSO, whose
+ * image lives in /var/cache/ustack.  An object registered with STORE_ADD
+ * stays registered when the process ends (ustackd --flush drops all).
+ * Other users' shims read the store too (after root's cache): entries
+ * they register for themselves.
+ *
  * Silent and harmless: if /dev/sframe cannot be opened the shim does nothing
  * at all (no cache, no helper).  Nothing is printed unless USTACK_SHIM_DEBUG
  * is set; no error changes what the program sees (errno is preserved).
@@ -57,7 +72,8 @@
  * USTACK_SHIM_OFF=1 (do nothing; set for the helper),
  * USTACK_SHIM_DEBUG=1 (log to stderr), USTACK_CACHE_DIR (another cache
  * directory, e.g. for tests), USTACK_SYSTEM_CACHE (another read-only
- * root-owned directory instead of /var/cache/ustack), USTACK_SHIM_FORCE=1 (tests: work
+ * root-owned directory, with the store as its sframe/, instead of
+ * /var/cache/ustack), USTACK_SHIM_FORCE=1 (tests: work
  * without /dev/sframe, registering nothing), USTACK_SFRAME_REGISTER (the
  * helper's path; default: next to this library, then ../bin,
  * USTACK_PREFIX/bin (the install prefix), /usr/local/bin, /usr/bin).
@@ -80,6 +96,7 @@
 #include <unistd.h>
 #include <sys/auxv.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -87,6 +104,8 @@
 #include "shim_int.h"
 #include "cache_fmt.h"
 #include "shim_sframe.h"
+#include "store.h"
+#include "uapi/ustack.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #ifndef PT_GNU_SFRAME
@@ -112,6 +131,7 @@ struct obj {
 	const void *sframe;	/* registered section, or NULL */
 	unsigned long gen;	/* its entry is being generated: a token */
 	bool seen, vdso;
+	bool stored;		/* registered with STORE_ADD: nothing to undo */
 };
 
 /*
@@ -122,6 +142,11 @@ struct entry_key {
 	char id[2 * MAX_BUILD_ID + 1];
 	char name[2 * MAX_BUILD_ID + 18];
 	struct cache_src src;
+	/* the store's name for it (store.h), "" if none */
+	char sname[STORE_NAME_MAX];
+	bool need_src;		/* the store entry's identity is compared */
+	bool store_only;	/* root: the store, not the cache */
+	char range[48];		/* its mapping in /proc/self/map_files, or "" */
 };
 
 /* An object whose cache entry is generated after the scan, unlocked. */
@@ -141,6 +166,10 @@ static bool debug, force, secure, trust_env, nogen, sys_cache;
 static char cache_dir[512];
 static char sys_dir[512] = SYSTEM_CACHE;
 static char helper[512];
+/* The store (store.h): written and STORE_ADDed by root, read by others. */
+static char store_dir[560];
+static bool store_rw;
+static int store_fd = -1;	/* while the lock is held (store_begin) */
 
 static void logf_(const char *fmt, ...)
 {
@@ -223,14 +252,19 @@ static void setup_cache_dir(void)
 		return;
 	}
 	if (geteuid() == 0) {
+		/* trust_env is false here: fixed places only */
 		if (!mkdir_owned(SYSTEM_CACHE, 0755))
 			snprintf(cache_dir, sizeof(cache_dir), "%s",
 				 SYSTEM_CACHE);
+		snprintf(store_dir, sizeof(store_dir), "%s", STORE_DEFAULT);
+		store_rw = true;
 		return;
 	}
 	o = env_get("USTACK_SYSTEM_CACHE");
 	if (o && o[0] == '/')
 		snprintf(sys_dir, sizeof(sys_dir), "%s", o);
+	/* the store is "sframe" in the system cache (STORE_DEFAULT) */
+	snprintf(store_dir, sizeof(store_dir), "%s/sframe", sys_dir);
 	sys_cache = !lstat(sys_dir, &st) && S_ISDIR(st.st_mode) &&
 		    st.st_uid == 0 && !(st.st_mode & 022);
 	if (x && x[0] == '/') {
@@ -384,10 +418,14 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Run the helper to fill the cache entry @path; waits for it. */
-static void run_helper(const char *path, const char *id, const char *file)
+/*
+ * Run the helper to fill the entry @path (@how "--cache": a cache entry
+ * path; "--store": the store's directory); waits for it.
+ */
+static void run_helper(const char *how, const char *path, const char *id,
+		       const char *file)
 {
-	char *argv[] = { helper, "gen", "--cache", (char *)path,
+	char *argv[] = { helper, "gen", (char *)how, (char *)path,
 			 "--build-id", (char *)id, (char *)file, NULL };
 	char **env;
 	size_t n = 0, k = 0;
@@ -520,6 +558,54 @@ static int entry_open(const char *dir, const char *name, uid_t owner,
 	return fd;
 }
 
+/* Take <dir>/@name (a lock file), waiting a bounded time; -1 if none. */
+static int lock_entry(int dirfd, const char *name)
+{
+	int lfd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			 0600);
+
+	if (lfd >= 0) {
+		/* bounded: a stopped lock holder must not stop us */
+		for (int i = 0; i < HELPER_TIMEOUT_MS / 10; i++) {
+			if (!flock(lfd, LOCK_EX | LOCK_NB))
+				break;
+			usleep(10000);
+		}
+	}
+	return lfd;
+}
+
+/*
+ * Root: fill the store entry for @key, as generate() does the cache's.
+ * The lock is a dot file (never taken for an entry).  The helper names
+ * the entry from the file it reads (store_entry_name()): if that is not
+ * the file @key was made from, the entry it writes is another one.
+ */
+static void generate_store(const struct entry_key *key, const char *file)
+{
+	char err[256] = "", lock_name[STORE_NAME_MAX + 8];
+	struct cache_hdr h;
+	int dfd, lfd, fd;
+
+	dfd = store_open(store_dir, err, sizeof(err));
+	if (dfd < 0) {
+		logf_("ustack-shim: store: %s\n", err[0] ? err : strerror(-dfd));
+		return;
+	}
+	snprintf(lock_name, sizeof(lock_name), ".%s.lock", key->sname);
+	lfd = lock_entry(dfd, lock_name);
+	fd = store_get(dfd, key->sname, key->need_src ? &key->src : NULL, &h);
+	if (fd < 0) {
+		logf_("ustack-shim: %s: store miss, generating\n", file);
+		run_helper("--store", store_dir, key->id, file);
+	} else {
+		close(fd);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	close(dfd);
+}
+
 /*
  * Fill the entry for @key in cache_dir.  Processes starting together (a
  * build under /etc/ld.so.preload) take turns on <name>.lock, so one helper
@@ -532,24 +618,20 @@ static void generate(const struct entry_key *key, const char *file)
 	struct cache_hdr h;
 	int lfd, fd = -1;
 
+	if (key->store_only) {
+		generate_store(key, file);
+		return;
+	}
 	if (snprintf(lock_path, sizeof(lock_path), "%s/%s.lock", cache_dir,
 		     key->name) >= (int)sizeof(lock_path) ||
 	    snprintf(path, sizeof(path), "%s/%s%s", cache_dir, key->name,
 		     CACHE_SUFFIX) >= (int)sizeof(path))
 		return;
-	lfd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (lfd >= 0) {
-		/* bounded: a stopped lock holder must not stop us */
-		for (int i = 0; i < HELPER_TIMEOUT_MS / 10; i++) {
-			if (!flock(lfd, LOCK_EX | LOCK_NB))
-				break;
-			usleep(10000);
-		}
-	}
+	lfd = lock_entry(AT_FDCWD, lock_path);
 	fd = entry_open(cache_dir, key->name, geteuid(), &key->src, &h);
 	if (fd < 0) {
 		logf_("ustack-shim: %s: cache miss, generating\n", file);
-		run_helper(path, key->id, file);
+		run_helper("--cache", path, key->id, file);
 	} else {
 		logf_("ustack-shim: %s: cache hit (after waiting)\n", file);
 		close(fd);
@@ -558,29 +640,119 @@ static void generate(const struct entry_key *key, const char *file)
 		close(lfd);	/* drops the lock; the file stays */
 }
 
+/* Open the store for this scan; the shim's lock is held. */
+static void store_begin(void)
+{
+	char err[256] = "";
+	struct stat st;
+
+	/* only root's creates the store's directories */
+	if (!store_rw && (lstat(store_dir, &st) || !S_ISDIR(st.st_mode)))
+		return;
+	if (store_dir[0] && store_fd < 0) {
+		store_fd = store_open(store_dir, err, sizeof(err));
+		if (store_fd < 0 && store_rw)
+			logf_("ustack-shim: store: %s\n",
+			      err[0] ? err : strerror(-store_fd));
+	}
+}
+
+static void store_end(void)
+{
+	if (store_fd >= 0)
+		close(store_fd);
+	store_fd = -1;
+}
+
+/*
+ * Register the store entry @sffd (@h) for the file that holds @o's text,
+ * for every process (STORE_ADD).  The object is the very file mapped
+ * (/proc/self/map_files/), and only if it is still the file @key was
+ * made from: keyed by inode, a file put in the path's place since the
+ * object was loaded must never get its SFrame.  Returns 0 or -errno.
+ */
+static int store_add(int devfd, const struct entry_key *key, int sffd,
+		     const struct cache_hdr *h)
+{
+	struct sframe_store_reg r = {
+		.size = sizeof(r), .sframe_fd = sffd,
+		.sframe_off = h->hdr_size, .sframe_len = h->sframe_len,
+		.sframe_vaddr = h->sframe_vaddr,
+	};
+	struct cache_src now;
+	char path[80];
+	struct stat st;
+	int objfd, ret = 0, tries = 0;
+
+	if (devfd < 0 || !key->range[0])
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/proc/self/map_files/%s", key->range);
+	objfd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (objfd < 0)
+		return -errno;
+	if (fstat(objfd, &st)) {
+		ret = -errno;
+	} else {
+		cache_src_of(&now, &st);
+		if (memcmp(&now, &key->src, sizeof(now)))
+			ret = -ESTALE;
+	}
+	r.object_fd = objfd;
+	/* bounded: a profiling timer must not keep us here */
+	while (!ret && ioctl(devfd, SFRAME_IOC_STORE_ADD, &r)) {
+		ret = -errno;
+		if (ret == -EINTR && ++tries < 16)
+			ret = 0;
+	}
+	close(objfd);
+	return ret;
+}
+
 /*
  * Map the cache entry for @key: 0; or 1 on a miss that the helper may
  * fill (generate(), then cache_map() again with @quiet); else -1.  An
- * entry that cannot be trusted is a miss: the helper replaces it.
+ * entry that cannot be trusted is a miss: the helper replaces it.  Root's
+ * store entries are registered with STORE_ADD when the kernel takes them
+ * (0, @o->stored set, nothing mapped), else mapped like the others.
  */
 static int cache_map(struct obj *o, const struct entry_key *key,
-		     const char *file, bool quiet)
+		     const char *file, bool quiet, int devfd)
 {
+	bool from_store = false;
 	struct cache_hdr h;
 	void *m;
-	int fd;
+	int fd = -1, rc;
 
-	fd = entry_open(cache_dir, key->name, geteuid(), &key->src, &h);
-	if (fd < 0 && sys_cache)
-		fd = entry_open(sys_dir, key->name, 0, &key->src, &h);
+	if (!key->store_only) {
+		fd = entry_open(cache_dir, key->name, geteuid(), &key->src, &h);
+		if (fd < 0 && sys_cache)
+			fd = entry_open(sys_dir, key->name, 0, &key->src, &h);
+	}
+	if (fd < 0 && key->sname[0] && store_fd >= 0) {
+		fd = store_get(store_fd, key->sname,
+			       key->need_src ? &key->src : NULL, &h);
+		from_store = fd >= 0;
+	}
 	if (fd < 0)
-		return cache_dir[0] && helper[0] && file && file[0] &&
-		       !quiet && may_spawn() ? 1 : -1;
+		return (key->store_only ? store_fd >= 0 : cache_dir[0] != 0) &&
+		       helper[0] && file && file[0] && !quiet &&
+		       may_spawn() ? 1 : -1;
 	if (!quiet)
-		logf_("ustack-shim: %s: cache hit\n", file);
+		logf_("ustack-shim: %s: %s hit\n", file,
+		      from_store ? "store" : "cache");
 	if (!h.sframe_len) {	/* nothing SFrame can say for this object */
 		close(fd);
 		return -1;
+	}
+	if (from_store && store_rw) {
+		rc = store_add(devfd, key, fd, &h);
+		logf_("ustack-shim: %s: store add %s\n", file,
+		      rc ? strerror(-rc) : "ok");
+		if (!rc) {
+			close(fd);
+			o->stored = true;
+			return 0;
+		}
 	}
 	m = mmap(NULL, sizeof(h) + h.sframe_len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE, fd, 0);
@@ -601,6 +773,7 @@ static int cache_map(struct obj *o, const struct entry_key *key,
 	return 0;
 }
 
+/* An object registered with STORE_ADD stays: other processes map it. */
 static void obj_release(struct obj *o, int fd)
 {
 	if (o->sframe && fd >= 0)
@@ -665,6 +838,51 @@ static void obj_register(struct obj *o, int fd, size_t len)
 			       (void *)o->text_hi);
 	logf_("ustack-shim: %s: register %s\n", obj_label(o),
 	      rc ? strerror(-rc) : "ok");
+}
+
+/*
+ * The mapping that holds @addr, as "<start>-<end>": its name in
+ * /proc/self/map_files/.  Bounded by the size of the maps file, read in
+ * pieces (a process may have very many mappings).
+ */
+static bool find_mapping(uintptr_t addr, char *range, size_t len)
+{
+	char buf[4096];
+	size_t have = 0;
+	bool found = false;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	for (int reads = 0; reads < (1 << 16) && !found; reads++) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *p = buf, *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += n;
+		buf[have] = 0;
+		while ((nl = strchr(p, '\n'))) {
+			unsigned long lo, hi;
+
+			*nl = 0;
+			if (sscanf(p, "%lx-%lx", &lo, &hi) == 2 &&
+			    addr >= lo && addr < hi) {
+				snprintf(range, len, "%lx-%lx", lo, hi);
+				found = true;
+				break;
+			}
+			p = nl + 1;
+		}
+		have -= p - buf;
+		memmove(buf, p, have);
+		if (have == sizeof(buf) - 1)	/* one line longer than buf */
+			have = 0;
+	}
+	close(fd);
+	return found;
 }
 
 /*
@@ -741,19 +959,50 @@ static bool obj_setup(struct obj *o, const struct dl_phdr_info *info, int fd,
 			if (!file)
 				return false;
 		}
-		if (stat(file, &st))
+		key.range[0] = 0;
+		if (!vdso && store_rw &&
+		    find_mapping(o->text_lo, key.range, sizeof(key.range))) {
+			/* the very file mapped, for STORE_ADD and the helper */
+			char mf[sizeof(key.range) + 40];
+			int mfd;
+
+			snprintf(mf, sizeof(mf), "/proc/self/map_files/%s",
+				 key.range);
+			mfd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
+				   O_NOCTTY);
+			if (mfd >= 0 && !fstat(mfd, &st) &&
+			    S_ISREG(st.st_mode)) {
+				snprintf(exe, sizeof(exe),
+					 "/proc/%d/map_files/%s",
+					 (int)getpid(), key.range);
+				file = exe;
+			} else {
+				key.range[0] = 0;
+			}
+			if (mfd >= 0)
+				close(mfd);
+		}
+		if (!key.range[0] && stat(file, &st))
 			return false;
 		cache_src_of(&key.src, &st);
 		snprintf(key.name, sizeof(key.name), "%s-%016llx", key.id,
 			 (unsigned long long)cache_src_hash(&key.src));
-		rc = cache_map(o, &key, file, false);
+		key.sname[0] = 0;
+		key.need_src = false;
+		if (!vdso && store_dir[0] &&
+		    store_entry_name(-1, &st, key.id, key.sname,
+				     sizeof(key.sname), &key.need_src))
+			key.sname[0] = 0;
+		/* a store root cannot open (not root's): the cache, as before */
+		key.store_only = store_rw && key.sname[0] && store_fd >= 0;
+		rc = cache_map(o, &key, file, false, fd);
 		if (rc == 1 && strlen(file) < sizeof(pd->file)) {
 			o->gen = pd->gen = ++last_gen;
 			pd->key = key;
 			strcpy(pd->file, file);
 			return true;
 		}
-		if (rc)
+		if (rc || o->stored)
 			return false;
 		len = ((const struct cache_hdr *)o->map)->sframe_len;
 	}
@@ -778,6 +1027,7 @@ static void generate_pending(const struct pending *pd, size_t n)
 	pthread_mutex_lock(&lock);
 	fd = shim_dev_open();
 	if (fd >= 0 || force) {
+		store_begin();
 		for (size_t i = 0; i < n; i++) {
 			for (size_t j = 0; j < nobjs; j++) {
 				struct obj *o = &objs[j];
@@ -785,12 +1035,14 @@ static void generate_pending(const struct pending *pd, size_t n)
 				if (o->gen != pd[i].gen)
 					continue;
 				o->gen = 0;
-				if (!cache_map(o, &pd[i].key, pd[i].file, true))
+				if (!cache_map(o, &pd[i].key, pd[i].file, true,
+					       fd) && !o->stored)
 					obj_register(o, fd, ((const struct cache_hdr *)
 							     o->map)->sframe_len);
 				break;
 			}
 		}
+		store_end();
 	}
 	if (fd >= 0)
 		close(fd);
@@ -861,6 +1113,7 @@ static void scan(bool always)
 	fd = shim_dev_open();
 	if (fd < 0 && !force)
 		goto out;
+	store_begin();
 	for (size_t i = 0; i < nobjs; i++)
 		objs[i].seen = false;
 	for (size_t i = 0; i < s.n; i++) {
@@ -921,6 +1174,7 @@ static void scan(bool always)
 	}
 	last_adds = s.adds;
 	last_subs = s.subs;
+	store_end();
 out:
 	if (fd >= 0)
 		close(fd);
