@@ -56,6 +56,7 @@
 #include <asm/apic.h>
 #include <asm/irq_vectors.h>
 #include <asm/cpu_entry_area.h>
+#include <asm/vdso.h>
 
 #ifndef CONFIG_X86_64
 #error "ustack supports x86-64 only"
@@ -69,6 +70,24 @@ static inline bool ustack_arch_is_vdso(const struct vm_area_struct *vma)
 {
 	return vma->vm_mm &&
 	       vma->vm_start == (unsigned long)vma->vm_mm->context.vdso;
+}
+
+/*
+ * The vDSO image @mm maps at its vDSO (ustack_arch_is_vdso()): its ELF
+ * bytes in kernel memory, one image for every process of an ABI, so the
+ * address tells the 64-bit image from the 32-bit and x32 ones.  NULL if
+ * @mm has none.  *@size, if @size: the image's length.
+ */
+static inline const void *ustack_arch_vdso_image(struct mm_struct *mm,
+						 size_t *size)
+{
+	const struct vdso_image *img = mm->context.vdso_image;
+
+	if (!img || !mm->context.vdso)
+		return NULL;
+	if (size)
+		*size = img->size;
+	return img->data;
 }
 
 /*

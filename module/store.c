@@ -13,6 +13,10 @@
  * (call_rcu), so a walk that found it under RCU can still take one.  Store
  * rules never enter the per-CPU rule cache (walk.c): a mapping can change
  * without any generation telling it.
+ *
+ * The vDSO has no file: its one entry (SFRAME_STORE_VDSO) is keyed by the
+ * kernel's image of it, which every 64-bit process maps, and is looked up
+ * for PCs in a process's vDSO mapping.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +36,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
+#include "arch_x86.h"
 #include "file_id.h"
 #include "internal.h"
 #include "store.h"
@@ -57,13 +62,23 @@ struct store_ent {
 	struct sframe_sec sec;	/* decoded at STORE_ADD, vaddr = sframe_vaddr */
 	struct store_load load[STORE_MAX_LOADS];
 	u32 nloads;
+	const void *vdso;	/* the vDSO's entry: the image it is for */
 	struct rcu_head rcu;
+};
+
+/* Where an object's ELF headers are read: its file, or the vDSO's image. */
+struct store_obj {
+	struct file *file;
+	const void *img;
+	size_t len;
 };
 
 static DEFINE_MUTEX(store_lock);	/* serialises changes */
 static struct hlist_head store_hash[1U << STORE_HASH_BITS];
 static unsigned int store_count;	/* under store_lock */
+static struct store_ent __rcu *store_vdso;	/* the vDSO's entry */
 static atomic_long_t store_bytes, store_lookups, store_hits, store_full;
+static atomic_long_t store_vdso_lookups, store_vdso_hits;
 
 static struct hlist_head *store_bucket(const struct ustack_file_id *k)
 {
@@ -91,24 +106,45 @@ static void store_free_rcu(struct rcu_head *head)
 	kfree(e);
 }
 
+static struct store_ent *store_vdso_locked(void)
+{
+	return rcu_dereference_protected(store_vdso,
+					 lockdep_is_held(&store_lock));
+}
+
 static void store_remove(struct store_ent *e)
 {
 	lockdep_assert_held(&store_lock);
-	hlist_del_rcu(&e->node);
+	if (e->vdso)
+		RCU_INIT_POINTER(store_vdso, NULL);
+	else
+		hlist_del_rcu(&e->node);
 	store_count--;
 	atomic_long_sub(ksize(e), &store_bytes);
 	call_rcu(&e->rcu, store_free_rcu);
 }
 
+static bool store_obj_read(const struct store_obj *o, void *dst, size_t len,
+			   u64 off)
+{
+	loff_t pos = off;
+
+	if (o->file)
+		return kernel_read(o->file, dst, len, &pos) == len;
+	if (off > o->len || len > o->len - off)
+		return false;
+	memcpy(dst, o->img + off, len);
+	return true;
+}
+
 /* The executable PT_LOADs of the ELF object @obj into @e. */
-static int store_read_loads(struct file *obj, struct store_ent *e)
+static int store_read_loads(const struct store_obj *obj, struct store_ent *e)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
-	loff_t pos = 0;
 	u32 i;
 
-	if (kernel_read(obj, &eh, sizeof(eh), &pos) != sizeof(eh) ||
+	if (!store_obj_read(obj, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
@@ -117,8 +153,8 @@ static int store_read_loads(struct file *obj, struct store_ent *e)
 	    !eh.e_phnum || eh.e_phnum > STORE_MAX_PHDRS)
 		return -EINVAL;
 	for (i = 0; i < eh.e_phnum && e->nloads < STORE_MAX_LOADS; i++) {
-		pos = eh.e_phoff + (u64)i * sizeof(ph);
-		if (kernel_read(obj, &ph, sizeof(ph), &pos) != sizeof(ph))
+		if (!store_obj_read(obj, &ph, sizeof(ph),
+				    eh.e_phoff + (u64)i * sizeof(ph)))
 			return -EINVAL;
 		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
@@ -149,19 +185,27 @@ static struct file *store_fget(int fd)
 	return f;
 }
 
-/* Decode and validate the section of @e's store file, read as walks do. */
-static int store_check_section(struct store_ent *e, u64 len, u64 vaddr)
+/*
+ * SFrame of the vDSO names functions of its image, which is small: more
+ * FDEs than bytes of text, or one outside the text, is SFrame of another
+ * object.
+ */
+static bool store_vdso_funcs_ok(const struct store_ent *e)
 {
-	struct sf_reader rd = {};
-	int err;
+	const struct store_load *l = &e->load[0];
+	struct sframe_fde fde;
+	u32 i;
 
-	ustack_store_rd_bind(&rd, get_file(e->file), e->off, len);
-	err = ustack_sframe_sec_init_rd(&e->sec, &rd, 0, len, vaddr, 0, 0);
-	if (!err)
-		err = ustack_sframe_validate(&e->sec);
-	ustack_store_rd_release(&rd);
-	e->sec.rd = NULL;
-	return err;
+	if (e->nloads != 1 || e->sec.num_fdes > l->filesz)
+		return false;
+	for (i = 0; i < e->sec.num_fdes; i++) {
+		if (ustack_sframe_read_fde(&e->sec, i, &fde) ||
+		    fde.func_start < l->vaddr ||
+		    fde.func_start - l->vaddr > l->filesz ||
+		    fde.func_size > l->filesz - (fde.func_start - l->vaddr))
+			return false;
+	}
+	return true;
 }
 
 static int store_refuse(int err, const char *why, int code)
@@ -172,20 +216,45 @@ static int store_refuse(int err, const char *why, int code)
 	return err;
 }
 
+/*
+ * Decode and validate the section of @e's store file, read as walks do.
+ * Return: 0 or the refusal's errno.
+ */
+static int store_check_section(struct store_ent *e, u64 len, u64 vaddr)
+{
+	struct sf_reader rd = {};
+	int err;
+
+	ustack_store_rd_bind(&rd, get_file(e->file), e->off, len);
+	err = ustack_sframe_sec_init_rd(&e->sec, &rd, 0, len, vaddr, 0, 0);
+	if (!err)
+		err = ustack_sframe_validate(&e->sec);
+	if (err)
+		err = store_refuse(ustack_sframe_errno(err, -EBADMSG), NULL, err);
+	else if (e->vdso && !store_vdso_funcs_ok(e))
+		err = store_refuse(-EBADMSG, "functions outside the vDSO's text", 0);
+	ustack_store_rd_release(&rd);
+	e->sec.rd = NULL;
+	return err;
+}
+
 /* Insert @e, replacing an entry of the same object. */
 static int store_insert(struct store_ent *e)
 {
 	struct store_ent *old;
 
 	guard(mutex)(&store_lock);
-	old = store_find(&e->key);
+	old = e->vdso ? store_vdso_locked() : store_find(&e->key);
 	if (old) {
 		store_remove(old);
 	} else if (store_count >= READ_ONCE(store_max)) {
 		atomic_long_inc(&store_full);
 		return -ENOSPC;
 	}
-	hlist_add_head_rcu(&e->node, store_bucket(&e->key));
+	if (e->vdso)
+		rcu_assign_pointer(store_vdso, e);
+	else
+		hlist_add_head_rcu(&e->node, store_bucket(&e->key));
 	store_count++;
 	atomic_long_add(ksize(e), &store_bytes);
 	return 0;
@@ -194,13 +263,24 @@ static int store_insert(struct store_ent *e)
 static int store_add(const struct sframe_store_reg *r)
 {
 	struct file *obj __free(fput) = NULL;
+	bool vdso = r->flags & SFRAME_STORE_VDSO;
+	struct store_obj src = {};
 	struct store_ent *e;
 	u64 end;
 	int err;
 
-	obj = store_fget(r->object_fd);
-	if (IS_ERR(obj))
-		return store_refuse(PTR_ERR(obj), "object fd", 0);
+	if (vdso) {
+		/* the caller's own: the image the SFrame must be made from */
+		src.img = current->mm ?
+			  ustack_arch_vdso_image(current->mm, &src.len) : NULL;
+		if (!src.img)
+			return store_refuse(-EOPNOTSUPP, "the caller has no vDSO", 0);
+	} else {
+		obj = store_fget(r->object_fd);
+		if (IS_ERR(obj))
+			return store_refuse(PTR_ERR(obj), "object fd", 0);
+		src.file = obj;
+	}
 	if (!r->sframe_len || check_add_overflow(r->sframe_off, r->sframe_len, &end))
 		return store_refuse(-EINVAL, "empty or wrapping range", 0);
 	if (r->sframe_len > USTACK_SFRAME_MAX_BYTES)
@@ -209,9 +289,12 @@ static int store_add(const struct sframe_store_reg *r)
 	if (!e)
 		return -ENOMEM;
 	e->off = r->sframe_off;
-	err = store_read_loads(obj, e);
+	e->vdso = src.img;
+	err = store_read_loads(&src, e);
 	if (err) {
 		kfree(e);
+		if (vdso)
+			return store_refuse(-EOPNOTSUPP, "the caller's vDSO is not x86-64 ELF64", 0);
 		return store_refuse(err, "object not an x86-64 ELF file", 0);
 	}
 	e->file = store_fget(r->sframe_fd);
@@ -229,15 +312,15 @@ static int store_add(const struct sframe_store_reg *r)
 		goto fail;
 	}
 	err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
-	if (err) {
-		err = store_refuse(ustack_sframe_errno(err, -EBADMSG), NULL, err);
+	if (err)
 		goto fail;
-	}
-	ustack_file_id_of(file_inode(obj), &e->key);
+	if (obj)
+		ustack_file_id_of(file_inode(obj), &e->key);
 	err = store_insert(e);
 	if (err)
 		goto fail;
-	ustack_store_miss_forget(e->key.dev, e->key.ino);
+	if (obj)
+		ustack_store_miss_forget(e->key.dev, e->key.ino);
 	return 0;
 fail:
 	fput(e->file);
@@ -245,12 +328,27 @@ fail:
 	return err;
 }
 
+static int store_del_vdso(void)
+{
+	struct store_ent *e;
+
+	guard(mutex)(&store_lock);
+	e = store_vdso_locked();
+	if (!e)
+		return -ENOENT;
+	store_remove(e);
+	return 0;
+}
+
 static int store_del(const struct sframe_store_reg *r)
 {
-	struct file *obj __free(fput) = store_fget(r->object_fd);
+	struct file *obj __free(fput) = NULL;
 	struct ustack_file_id k;
 	struct store_ent *e;
 
+	if (r->flags & SFRAME_STORE_VDSO)
+		return store_del_vdso();
+	obj = store_fget(r->object_fd);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ustack_file_id_of(file_inode(obj), &k);
@@ -272,6 +370,9 @@ static void store_flush(void)
 	for (i = 0; i < ARRAY_SIZE(store_hash); i++)
 		hlist_for_each_entry_safe(e, t, &store_hash[i], node)
 			store_remove(e);
+	e = store_vdso_locked();
+	if (e)
+		store_remove(e);
 }
 
 /**
@@ -295,7 +396,7 @@ long ustack_store_ioctl(unsigned int cmd, void __user *uarg)
 	}
 	if (copy_from_user(&r, uarg, sizeof(r)))
 		return -EFAULT;
-	if (r.size < sizeof(r) || r.flags)
+	if (r.size < sizeof(r) || (r.flags & ~SFRAME_STORE_VDSO))
 		return -EINVAL;
 	if (cmd == SFRAME_IOC_STORE_ADD)
 		return store_add(&r);
@@ -346,8 +447,8 @@ static struct file *store_use(struct store_ent *e, u64 start, u64 end,
  * @lo: set to the start of the range known to have the same answer
  * @hi: set to its end
  *
- * An executable file mapping without an entry is queued as a miss.
- * Sleeps (mmap_lock).
+ * An executable file mapping without an entry is queued as a miss; the
+ * vDSO is looked up in the vDSO's entry.  Sleeps (mmap_lock).
  *
  * Return: 0, or -ENOENT, -EINTR.
  */
@@ -361,6 +462,7 @@ int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
 	struct store_ent *e;
 	struct ustack_file_id k;
 	u64 off = 0, sf_off = 0;
+	const void *vdso = NULL;
 
 	might_sleep();
 	*lo = pc;
@@ -375,9 +477,25 @@ int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
 		*hi = vma->vm_end;
 		if ((vma->vm_flags & VM_EXEC) && vma->vm_file)
 			file = get_file(vma->vm_file);
+		else if ((vma->vm_flags & VM_EXEC) && ustack_arch_is_vdso(vma))
+			vdso = ustack_arch_vdso_image(mm, NULL);
 		off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	}
 	mmap_read_unlock(mm);
+	if (vdso) {
+		atomic_long_inc(&store_lookups);
+		atomic_long_inc(&store_vdso_lookups);
+		/* the mapping starts at the image's start: offset 0 */
+		scoped_guard(rcu) {
+			e = rcu_dereference(store_vdso);
+			if (e && e->vdso == vdso)
+				sf = store_use(e, *lo, *hi, 0, sec, &sf_off);
+		}
+		if (!sf)
+			return -ENOENT;
+		atomic_long_inc(&store_vdso_hits);
+		goto bind;
+	}
 	if (!file)
 		return -ENOENT;
 	atomic_long_inc(&store_lookups);
@@ -391,6 +509,7 @@ int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
 		ustack_store_miss(file, *lo, *hi);
 	if (!sf)
 		return -ENOENT;
+bind:
 	sec->rd = rd;
 	ustack_store_rd_bind(rd, sf, sf_off, sec->len);
 	atomic_long_inc(&store_hits);
@@ -414,6 +533,12 @@ void ustack_store_show(struct seq_file *m)
 	seq_printf(m, "store_hits %ld\n", atomic_long_read(&store_hits));
 	seq_printf(m, "store_full %ld\n", atomic_long_read(&store_full));
 	seq_printf(m, "store_miss_dropped %llu\n", ustack_store_miss_dropped());
+	scoped_guard(rcu)
+		n = !!rcu_dereference(store_vdso);
+	seq_printf(m, "store_vdso %u\n", n);
+	seq_printf(m, "store_vdso_lookups %ld\n",
+		   atomic_long_read(&store_vdso_lookups));
+	seq_printf(m, "store_vdso_hits %ld\n", atomic_long_read(&store_vdso_hits));
 }
 
 /**

@@ -269,10 +269,24 @@ struct ustack_coop_answer {
  * need what is gone stop there as at a fault.
  * STORE_DEL: by object_fd (other fields ignored); ENOENT if the object
  * has no entry.  STORE_FLUSH drops every entry (argument ignored).
+ *
+ * SFRAME_STORE_VDSO in flags: the entry of the vDSO, which has no file.
+ * object_fd is ignored; the section must be SFrame generated from the
+ * caller's own vDSO image (getauxval(AT_SYSINFO_EHDR): the 64-bit vDSO of
+ * the running kernel, the same in every 64-bit process), its addresses
+ * relative to the image's ELF addresses as for a file.  There is one such
+ * entry: STORE_ADD replaces it, STORE_DEL (flag set) drops it (ENOENT if
+ * none), STORE_FLUSH and rmmod drop it with the others.  It serves every
+ * process whose vDSO is that image; 32-bit and x32 processes map another
+ * image and are not covered.  Errors as above, and EOPNOTSUPP when the
+ * caller's own vDSO is not an x86-64 ELF64 image (a 32-bit or x32 caller,
+ * or none), EBADMSG also for functions outside the image's text.
  */
+#define SFRAME_STORE_VDSO	(1U << 0)
+
 struct sframe_store_reg {
 	__u32 size;		/* sizeof(struct sframe_store_reg) */
-	__u32 flags;		/* none defined: must be 0 */
+	__u32 flags;		/* 0 or SFRAME_STORE_VDSO */
 	__s32 object_fd;	/* the ELF object (its inode is the key) */
 	__s32 sframe_fd;	/* the store file holding the section */
 	__u64 sframe_off;	/* offset of the section in the store file */

@@ -4,7 +4,8 @@
  * host tests of ustackd.  open("/dev/sframe") gives a /dev/null descriptor;
  * on it SFRAME_IOC_STORE_ADD reads the section from the store file and
  * checks it with the kernel's own decoder (module/ustack_sframe.c), EBADMSG
- * if it is not valid, and appends "add DEV INO LEN" to $FAKESTORE_LOG;
+ * if it is not valid, and appends "add DEV INO LEN" to $FAKESTORE_LOG
+ * ("add vdso LEN" with SFRAME_STORE_VDSO);
  * SFRAME_IOC_STORE_MISSES hands out the lines "PID START END DEV INO" (hex
  * addresses) of $FAKESTORE_MISSES once (the file is then removed);
  * SFRAME_IOC_STORE_FLUSH appends "flush".
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,8 +85,10 @@ static int store_add(const struct sframe_store_reg *r)
 	void *buf;
 	int bad;
 
-	if (r->size != sizeof(*r) || r->flags || !r->sframe_len ||
-	    r->sframe_len > (64u << 20) || fstat(r->object_fd, &st))
+	bool vdso = r->flags == SFRAME_STORE_VDSO;
+
+	if (r->size != sizeof(*r) || (r->flags && !vdso) || !r->sframe_len ||
+	    r->sframe_len > (64u << 20) || (!vdso && fstat(r->object_fd, &st)))
 		return -EINVAL;
 	buf = malloc(r->sframe_len);
 	if (!buf)
@@ -97,6 +101,10 @@ static int store_add(const struct sframe_store_reg *r)
 	free(buf);
 	if (bad)
 		return -EBADMSG;
+	if (vdso) {
+		logline("add vdso %llu\n", (unsigned long long)r->sframe_len);
+		return 0;
+	}
 	logline("add %llu %llu %llu\n", (unsigned long long)st.st_dev,
 		(unsigned long long)st.st_ino, (unsigned long long)r->sframe_len);
 	return 0;

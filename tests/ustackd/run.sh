@@ -88,6 +88,35 @@ if want restart-reuses; then
 	fi
 fi
 
+# The vDSO: its image is ustackd's own; the entry is named by kernel release
+# and build-id, and its SFrame is what sframe-register makes of that image.
+if want vdso; then
+	rm -f "$S"/vdso-*
+	prep "$S" "$LIBZ"
+	python3 - "$W/vdso.img" <<'PYEOF'
+import sys
+for l in open('/proc/self/maps'):
+    if l.split()[-1] == '[vdso]':
+        a, b = (int(x, 16) for x in l.split()[0].split('-'))
+        m = open('/proc/self/mem', 'rb')
+        m.seek(a)
+        open(sys.argv[1], 'wb').write(m.read(b - a))
+PYEOF
+	e=$S/vdso-$(uname -r)-$(bid "$W/vdso.img").v3.sframe
+	# the section, after each entry's header (hdr_size at offset 8)
+	sec() { tail -c +$(($(od -An -tu4 -j8 -N4 "$1") + 1)) "$1"; }
+	if [ ! -f "$e" ] || ! grep -q '^ustackd: \[vdso\]: generated vdso-' "$W/log"; then
+		fail vdso "no entry $e: $(ls "$S" | paste -sd' '); $(grep vdso "$W/log")"
+	elif ! "$SR" gen --cache "$W/vdso.entry" --build-id "$(bid "$W/vdso.img")" "$W/vdso.img" ||
+	     ! cmp -s <(sec "$e") <(sec "$W/vdso.entry"); then
+		fail vdso "its SFrame differs from sframe-register gen --cache's"
+	elif ! prep "$S" "$LIBZ" || ! grep -q '^ustackd: \[vdso\]: reused vdso-' "$W/log"; then
+		fail vdso "not reused: $(grep vdso "$W/log")"
+	else
+		pass vdso
+	fi
+fi
+
 # Written to a temporary file, synced, renamed over the entry.
 if want atomic-rename; then
 	rm -f "$S"/*.sframe
@@ -298,7 +327,9 @@ else
 fi
 "$D" --status --store "$W/dstore" >"$W/status" 2>&1
 if grep -q "^ustackd pid $UD: running" "$W/status" &&
-   grep -q "^covered [0-9]*:[0-9]*:[0-9]* $W/sleepy [0-9a-f]*\.v3\.sframe$" "$W/status"; then
+   grep -q "^covered [0-9]*:[0-9]*:[0-9]* $W/sleepy [0-9a-f]*\.v3\.sframe$" "$W/status" &&
+   grep -q "^covered 0:0:0 \[vdso\] vdso-.*\.v3\.sframe$" "$W/status" &&
+   grep -q "^add vdso [1-9]" "$W/adds"; then
 	res "PASS: ustackd/daemon-status"
 else
 	res "FAIL: ustackd/daemon-status: $(head -n5 "$W/status" | paste -sd'|')"

@@ -13,6 +13,10 @@
  * registered.  Generation runs in a child with bounded memory and time: a
  * hostile object costs that child, never the daemon.  Then the module's
  * miss queue (objects walked without unwind info) is polled.
+ *
+ * The vDSO has no file: its image, mapped in every 64-bit process of this
+ * kernel, is ustackd's own (AT_SYSINFO_EHDR); its entry is named by kernel
+ * release and build-id and registered once, with SFRAME_STORE_VDSO.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -27,11 +31,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <gelf.h>
 #include <linux/types.h>
@@ -76,6 +82,7 @@ static struct {
 
 static struct obj *tab;
 static size_t tab_cap, tab_used;
+static struct obj vdso_obj;	/* the vDSO: no file, not in tab */
 static int store_fd = -1, dev_fd = -1;
 static bool registering;
 static volatile sig_atomic_t stopping;
@@ -255,9 +262,16 @@ out:
 	return ret;
 }
 
+/* What an entry is generated from: a file, or an image in memory. */
+struct gen_src {
+	int fd;
+	size_t size;
+	const void *mem;	/* or NULL: the file */
+};
+
 /* The generator's child: SFrame v3 at vaddr 0 into the entry @oi->name.
  * An object without usable .eh_frame gets an empty entry: a restart knows. */
-static int gen_child(int fd, const struct stat *st, const struct objinfo *oi,
+static int gen_child(const struct gen_src *src, const struct objinfo *oi,
 		     const char *path)
 {
 	struct cache_hdr h = {
@@ -271,10 +285,12 @@ static int gen_child(int fd, const struct stat *st, const struct objinfo *oi,
 	Elf *elf;
 	int ret;
 
-	img = mmap(NULL, st->st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	img = (void *)src->mem;
+	if (!img)
+		img = mmap(NULL, src->size, PROT_READ, MAP_PRIVATE, src->fd, 0);
 	if (img == MAP_FAILED)
 		return 1;
-	elf = elf_memory(img, st->st_size);
+	elf = elf_memory(img, src->size);
 	memset(&gs, 0, sizeof(gs));
 	if (!elf || gen_sframe_build(elf, CACHE_SFRAME_VERSION, 0, &sf, &len, &gs,
 				     err, sizeof(err))) {
@@ -295,7 +311,7 @@ static int gen_child(int fd, const struct stat *st, const struct objinfo *oi,
 	return ret ? 1 : 0;
 }
 
-static int generate(int fd, const struct stat *st, const struct objinfo *oi,
+static int generate(const struct gen_src *src, const struct objinfo *oi,
 		    const char *path, char *why, size_t whylen)
 {
 	int status;
@@ -314,7 +330,7 @@ static int generate(int fd, const struct stat *st, const struct objinfo *oi,
 		signal(SIGINT, SIG_DFL);
 		setrlimit(RLIMIT_AS, &rl);
 		alarm(GEN_SECONDS);
-		_exit(gen_child(fd, st, oi, path));
+		_exit(gen_child(src, oi, path));
 	}
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
@@ -335,10 +351,12 @@ static int generate(int fd, const struct stat *st, const struct objinfo *oi,
 	return 0;
 }
 
+/* @objfd -1: the vDSO's entry */
 static int store_add(int objfd, int sffd, const struct cache_hdr *h)
 {
 	struct sframe_store_reg r = {
 		.size = sizeof(r), .object_fd = objfd, .sframe_fd = sffd,
+		.flags = objfd < 0 ? SFRAME_STORE_VDSO : 0,
 		.sframe_off = h->hdr_size, .sframe_len = h->sframe_len,
 		.sframe_vaddr = h->sframe_vaddr,
 	};
@@ -350,6 +368,9 @@ static int store_add(int objfd, int sffd, const struct cache_hdr *h)
 	return 0;
 }
 
+static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
+			const char *path, struct obj *o);
+
 /*
  * Cover the object open as @fd: its entry reused or generated, then
  * registered (unless only preparing the store).  Records the outcome in @o.
@@ -357,12 +378,10 @@ static int store_add(int objfd, int sffd, const struct cache_hdr *h)
 static void cover_fd(int fd, const struct stat *st, const char *path,
 		     struct obj *o, bool quiet_non_elf)
 {
-	char why[160] = "";
+	struct gen_src src = { .fd = fd, .size = st->st_size };
 	const char *w = NULL;
-	struct cache_hdr h;
 	struct objinfo oi;
-	bool fresh = false;
-	int r, sffd;
+	int r;
 
 	r = examine(fd, st, &oi, &w);
 	if (r < 0 && quiet_non_elf) {
@@ -381,13 +400,29 @@ static void cover_fd(int fd, const struct stat *st, const char *path,
 		cnt.own++;
 		return;
 	}
+	cover_entry(&src, &oi, path, o);
+}
+
+/*
+ * The entry @oi->name of the object @src, reused or generated, then
+ * registered: for a file (@src->fd) or the vDSO (@src->mem).  The vDSO is
+ * not counted among the objects.
+ */
+static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
+			const char *path, struct obj *o)
+{
+	bool fresh = false, vdso = src->mem != NULL;
+	char why[160] = "";
+	struct cache_hdr h;
+	int r, sffd;
+
 	for (int attempt = 0; attempt < 2; attempt++) {
-		sffd = store_get(store_fd, oi.name, oi.need_src ? &oi.src : NULL, &h);
+		sffd = store_get(store_fd, oi->name, oi->need_src ? &oi->src : NULL, &h);
 		if (sffd < 0) {
-			if (generate(fd, st, &oi, path, why, sizeof(why)))
+			if (generate(src, oi, path, why, sizeof(why)))
 				break;
 			fresh = true;
-			sffd = store_get(store_fd, oi.name, NULL, &h);
+			sffd = store_get(store_fd, oi->name, NULL, &h);
 			if (sffd < 0) {
 				snprintf(why, sizeof(why), "the entry written is unusable: %s",
 					 strerror(-sffd));
@@ -402,40 +437,95 @@ static void cover_fd(int fd, const struct stat *st, const char *path,
 		if (!registering) {
 			r = 0;
 		} else {
-			r = store_add(fd, sffd, &h);
+			r = store_add(vdso ? -1 : src->fd, sffd, &h);
 		}
 		close(sffd);
 		if (r == -EBADMSG && !fresh) {
 			/* an entry the kernel will not take: make it again */
 			logmsg("%s: %s/%s refused by the kernel; generating it again",
-			       path, opt.store, oi.name);
-			unlinkat(store_fd, oi.name, 0);
+			       path, opt.store, oi->name);
+			unlinkat(store_fd, oi->name, 0);
 			continue;
 		}
 		if (r) {
 			snprintf(why, sizeof(why), "registration: %s", strerror(-r));
 			break;
 		}
-		if (fresh)
-			cnt.generated++;
-		else
-			cnt.reused++;
-		if (registering)
-			cnt.covered++;
-		else
-			cnt.prepared++;
-		if (opt.verbose || fresh)
+		if (!vdso) {
+			if (fresh)
+				cnt.generated++;
+			else
+				cnt.reused++;
+			if (registering)
+				cnt.covered++;
+			else
+				cnt.prepared++;
+		}
+		if (opt.verbose || fresh || vdso)
 			logmsg("%s: %s %s (%u functions, %u left out)", path,
-			       fresh ? "generated" : "reused", oi.name, h.funcs,
+			       fresh ? "generated" : "reused", oi->name, h.funcs,
 			       h.left_out);
-		set_state(o, registering ? OBJ_COVERED : OBJ_PREPARED, path, oi.name);
+		set_state(o, registering ? OBJ_COVERED : OBJ_PREPARED, path, oi->name);
 		return;
 	}
 	if (!why[0])
 		snprintf(why, sizeof(why), "failed");
 	logmsg("%s: refused: %s", path, why);
 	set_state(o, OBJ_REFUSED, path, why);
-	cnt.refused++;
+	if (!vdso)
+		cnt.refused++;
+}
+
+/* FNV-1a of @len bytes at @p: the name of an image without a build-id. */
+static uint64_t mem_hash(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The vDSO: its image is ours (the kernel maps the same one into every
+ * 64-bit process), the whole ELF file, section headers last.  Its entry is
+ * vdso-<kernel release>-<build-id>, registered with SFRAME_STORE_VDSO.
+ */
+static void cover_vdso(void)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	struct gen_src src = { .fd = -1 };
+	const char *path = "[vdso]";
+	struct objinfo oi;
+	struct utsname u;
+	Elf *elf;
+
+	memset(&oi, 0, sizeof(oi));
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > (1u << 20) ||
+	    eh->e_shnum > 256 || uname(&u)) {
+		logmsg("%s: refused: no 64-bit vDSO image", path);
+		set_state(&vdso_obj, OBJ_REFUSED, path, "no 64-bit vDSO image");
+		return;
+	}
+	src.mem = eh;
+	src.size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	elf = elf_memory((char *)eh, src.size);
+	if (elf)
+		gen_build_id(elf, oi.bid, sizeof(oi.bid));
+	elf_end(elf);
+	if (!oi.bid[0])
+		snprintf(oi.bid, sizeof(oi.bid), "c-%016llx",
+			 (unsigned long long)mem_hash((const void *)eh, src.size));
+	if (snprintf(oi.name, sizeof(oi.name), "vdso-%s-%s" CACHE_SUFFIX,
+		     u.release, oi.bid) >= (int)sizeof(oi.name) ||
+	    strchr(u.release, '/')) {
+		logmsg("%s: refused: the kernel release makes no entry name", path);
+		set_state(&vdso_obj, OBJ_REFUSED, path, "kernel release makes no name");
+		return;
+	}
+	cover_entry(&src, &oi, path, &vdso_obj);
 }
 
 /*
@@ -644,6 +734,9 @@ static void write_status(const char *phase)
 		tab_used, cnt.covered, cnt.own, cnt.refused, cnt.generated,
 		cnt.reused);
 	fprintf(f, "misses_dropped %llu\n", (unsigned long long)misses_dropped);
+	if (vdso_obj.path)
+		fprintf(f, "%s 0:0:0 %s %s\n", state_names[vdso_obj.state],
+			vdso_obj.path, vdso_obj.what);
 	for (size_t i = 0; i < tab_cap; i++) {
 		const struct obj *o = &tab[i];
 
@@ -771,6 +864,7 @@ static int run_daemon(void)
 	/* misses queued before the scan are for objects the scan covers */
 	if (!poll_misses(&rescan))
 		return 1;
+	cover_vdso();
 	scan_all();
 	last_scan = now_ms();
 	if (stopping)
@@ -821,6 +915,7 @@ static int run_prepare(int argc, char **argv)
 
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	cover_vdso();
 	if (argc == 0) {
 		scan_all();
 	} else {

@@ -11,6 +11,11 @@
  *   sframe_store fill DIR N ELF   N small ELF objects made in DIR (each its
  *                                 own inode), each added with ELF's section;
  *                                 "added K" and what stopped it, if anything
+ *   sframe_store vdso ELF         the vDSO's entry (SFRAME_STORE_VDSO): the
+ *                                 .sframe section of ELF
+ *   sframe_store vdso-raw FILE OFF LEN VADDR
+ *   sframe_store vdso-entry FILE  the vDSO's entry: a ustackd store entry
+ *   sframe_store vdso-del
  * A refused request prints "error <ERRNO NAME>" and exits 1.
  */
 #define _GNU_SOURCE
@@ -23,6 +28,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <uapi/ustack.h>
+#include "cache_fmt.h"
 
 static int dev_fd(void)
 {
@@ -189,8 +195,36 @@ int main(int argc, char **argv)
 		return ioctl(dev_fd(), SFRAME_IOC_STORE_FLUSH, 0) ? refused() : 0;
 	if (!strcmp(c, "misses") && argc == 2)
 		return misses();
+	r.object_fd = -1;
+	r.flags = SFRAME_STORE_VDSO;
+	if (!strcmp(c, "vdso") && argc == 3) {
+		find_sframe(argv[2], &r);
+		return store(SFRAME_IOC_STORE_ADD, &r) ? refused() : 0;
+	}
+	if (!strcmp(c, "vdso-raw") && argc == 6) {
+		r.sframe_fd = open_ro(argv[2]);
+		r.sframe_off = strtoull(argv[3], NULL, 0);
+		r.sframe_len = strtoull(argv[4], NULL, 0);
+		r.sframe_vaddr = strtoull(argv[5], NULL, 0);
+		return store(SFRAME_IOC_STORE_ADD, &r) ? refused() : 0;
+	}
+	if (!strcmp(c, "vdso-entry") && argc == 3) {
+		struct cache_hdr h;
+
+		r.sframe_fd = open_ro(argv[2]);
+		if (pread(r.sframe_fd, &h, sizeof(h), 0) != sizeof(h)) {
+			fprintf(stderr, "%s: no entry header\n", argv[2]);
+			return 2;
+		}
+		r.sframe_off = h.hdr_size;
+		r.sframe_len = h.sframe_len;
+		r.sframe_vaddr = h.sframe_vaddr;
+		return store(SFRAME_IOC_STORE_ADD, &r) ? refused() : 0;
+	}
+	if (!strcmp(c, "vdso-del") && argc == 2)
+		return store(SFRAME_IOC_STORE_DEL, &r) ? refused() : 0;
 	if (!strcmp(c, "fill") && argc == 5)
 		return fill(argv[2], atol(argv[3]), argv[4]);
-	fprintf(stderr, "usage: sframe_store add|raw|del|flush|misses|fill ...\n");
+	fprintf(stderr, "usage: sframe_store add|raw|del|flush|misses|fill|vdso|vdso-raw|vdso-entry|vdso-del ...\n");
 	return 2;
 }

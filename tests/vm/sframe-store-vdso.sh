@@ -1,0 +1,167 @@
+# The vDSO in the SFrame store: ustackd registers SFrame generated from the
+# running kernel's vDSO (SFRAME_STORE_VDSO).  A program built without frame
+# pointers that spends its time in the vDSO (clock_gettime, gettimeofday,
+# getcpu, time at the end of a call chain) then has stacks whose first
+# frame is the vDSO's, named [vdso] at its offset in the vDSO, that reach
+# main and the outermost frame, the frame above the vDSO's found by SFrame.
+# With the vDSO's entry dropped (the program and libc still covered) none
+# is found by SFrame and some do not reach main: Debian's vDSO keeps frame
+# pointers in some functions, not in its leaves (getcpu, time), and the
+# program's rbp is no frame pointer.
+# A restart registers the stored entry again.  Bad input: garbage or
+# another object's SFrame with the vDSO flag gets EBADMSG, an unprivileged
+# caller EPERM; STORE_DEL (ENOENT the second time), STORE_FLUSH and rmmod
+# drop the entry.
+# kernels: 6.1 debug
+# timeout: 900
+. ./lib.sh
+[ -x /usr/sbin/ustackd ] || fail "ustackd not built"
+ustack_load sample_hz=999
+rm -rf /var/cache/ustack
+S=bin/sframe_store
+obj=/tests/vm/bin/vdso_loop
+$obj 600 & P=$!
+UD=
+trap 'kill $P $UD 2>/dev/null' EXIT
+sleep 0.5
+vdso=$(awk '$6 == "[vdso]" { split($1, a, "-"); print a[1] }' /proc/$P/maps)
+[ -n "$vdso" ] || fail "no [vdso] in the program's maps"
+
+# expect ERRNO CMD...: the request is refused with ERRNO.
+expect() {
+	want=$1; shift
+	got=$("$@" 2>&1)
+	[ "$got" = "error $want" ] || fail "$*: '$got', want error $want"
+	echo "$want: $*"
+}
+# wait_ready LOG: until ustackd writing LOG says ready
+wait_ready() {
+	i=0
+	until grep -q '^ustackd: ready$' "$1"; do
+		kill -0 $UD 2>/dev/null || fail "ustackd exited: $(tail -n 5 "$1")"
+		i=$((i + 1)); [ $i -lt 3000 ] || fail "ustackd not ready in 300 s"
+		sleep 0.1
+	done
+}
+# vdso_stacks REC: "N OK REACH BAD": the program's user records whose
+# first frame is in [vdso]; REACH of them have the chain vdso_calls .. main
+# in the program and end outermost, OK of those also the frame above the
+# vDSO's by sframe; BAD [vdso] frames whose address is not the vDSO's start
+# plus their offset.
+vdso_stacks() {
+	awk -v pid=$P -v obj=$obj -v syms=bin/vdso_loop.syms -v base=$vdso '
+	function hex(s,    i, n, c) {
+		sub(/^0x/, "", s); n = 0
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", tolower(substr(s, i, 1)))
+			if (c == 0) break
+			n = n * 16 + c - 1
+		}
+		return n
+	}
+	function sym_of(off,    i) {
+		for (i = nsyms; i >= 1; i--) if (saddr[i] <= off) return sname[i]
+		return "?"
+	}
+	function val(k,    i, kv) {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] }
+		return ""
+	}
+	function done(    i, j) {
+		if (!cur || first != "[vdso]") { cur = 0; return }
+		n++
+		j = 1
+		for (i = 1; i <= nf && j <= nchain; i++) if (fr[i] == want[j]) j++
+		if (j > nchain && end == "outermost") reach++
+		if (j > nchain && end == "outermost" && m2 == "sframe") ok++
+		else if (nshow++ < 3) print "incomplete: end=" end " method above [vdso]=" m2 ":" list >"/dev/stderr"
+		cur = 0
+	}
+	BEGIN {
+		while ((getline line < syms) > 0) {
+			split(line, f, " ")
+			if (f[2] ~ /^[tT]$/) { nsyms++; saddr[nsyms] = hex(f[1]); sname[nsyms] = f[3] }
+		}
+		nchain = split("vdso_calls,level3,level2,level1,main", want, ",")
+		base = hex(base)
+	}
+	/^user / { done(); cur = (val("pid") == pid); end = val("end"); nf = 0; first = ""; m2 = ""; list = ""; next }
+	/^[a-z]/ { done(); next }
+	/^[ \t]+user / && cur {
+		split($4, o, "+")
+		if (o[1] == "[vdso]" && hex($2) != base + hex(o[2])) bad++
+		if (!nf) first = o[1]
+		if (nf == 1) m2 = $3
+		fr[++nf] = o[1] == obj ? sym_of(hex(o[2])) : o[1]
+		list = list " " fr[nf]
+	}
+	END { done(); print n + 0, ok + 0, reach + 0, bad + 0 }' "$1"
+}
+
+# ustackd covers the program, libc and the vDSO.
+: >/tmp/ud1.log
+ustackd -v 2>/tmp/ud1.log & UD=$!
+wait_ready /tmp/ud1.log
+grep -E 'vdso|objects:' /tmp/ud1.log
+ustackd --status >/tmp/status || fail "ustackd --status"
+grep -q "^covered 0:0:0 \[vdso\] vdso-$(uname -r)-[0-9a-f]*\.v3\.sframe$" /tmp/status ||
+	fail "the vDSO not covered: $(grep vdso /tmp/status)"
+entry=/var/cache/ustack/sframe/$(awk '$3 == "[vdso]" { print $4 }' /tmp/status)
+[ -f "$entry" ] || fail "no store entry $entry"
+[ "$(stat_of store_vdso)" = 1 ] || fail "store_vdso $(stat_of store_vdso)"
+kill -TERM $UD; wait $UD; UD=
+
+record_start /tmp/rec1
+sleep 3
+record_stop
+set -- $(vdso_stacks /tmp/rec1)
+echo "with the vDSO's entry: of $1 stacks from the vDSO, $3 reach main and the outermost frame, $2 through the vDSO by sframe; $4 [vdso] frames misplaced"
+[ "$1" -ge 50 ] || fail "only $1 stacks from the vDSO"
+[ $(($2 * 100)) -ge $(($1 * 99)) ] || fail "with the vDSO's entry: $2 of $1 complete (< 99%)"
+[ "$4" = 0 ] || fail "$4 [vdso] frames not at the vDSO's start plus their offset"
+[ "$(stat_of store_vdso_hits)" -gt 0 ] || fail "store_vdso_hits 0"
+grep '^store_' /sys/kernel/debug/ustack/stats
+
+# Without it: the program and libc keep their entries, the vDSO has none.
+$S vdso-del || fail "vdso-del"
+expect ENOENT $S vdso-del
+[ "$(stat_of store_vdso)" = 0 ] || fail "vdso-del left the entry"
+hits=$(stat_of store_vdso_hits)
+record_start /tmp/rec0
+sleep 3
+record_stop
+set -- $(vdso_stacks /tmp/rec0)
+echo "without the vDSO's entry: of $1 stacks from the vDSO, $3 reach main and the outermost frame, $2 through the vDSO by sframe"
+[ "$1" -ge 50 ] || fail "without: only $1 stacks from the vDSO"
+[ "$2" = 0 ] || fail "without the vDSO's entry: $2 through the vDSO by sframe"
+[ $(($3 * 100)) -lt $(($1 * 95)) ] || fail "without the vDSO's entry: $3 of $1 reach main"
+[ "$(stat_of store_vdso_hits)" = "$hits" ] || fail "vDSO hits without an entry"
+
+# A restart registers the stored entry again, without generating it.
+: >/tmp/ud2.log
+ustackd 2>/tmp/ud2.log & UD=$!
+wait_ready /tmp/ud2.log
+grep -q '^ustackd: \[vdso\]: reused vdso-' /tmp/ud2.log || fail "restart: $(grep vdso /tmp/ud2.log)"
+[ "$(stat_of store_vdso)" = 1 ] || fail "restart: store_vdso $(stat_of store_vdso)"
+kill -TERM $UD; wait $UD; UD=
+
+# Bad input.
+sframe-register gen $obj -o /tmp/prog.elf --version 3 >/dev/null || fail "gen"
+head -c 4096 $obj >/tmp/garbage
+expect EPERM su -s /bin/sh nobody -c "$S vdso-entry $entry"
+expect EPERM su -s /bin/sh nobody -c "$S vdso-del"
+expect EBADMSG $S vdso-raw /tmp/garbage 0 4096 0
+expect EBADMSG $S vdso-raw /tmp/garbage 64 1000 0
+expect EBADMSG $S vdso /tmp/prog.elf
+expect EINVAL $S vdso-raw /tmp/garbage 4000 200 0
+[ "$(stat_of store_vdso)" = 1 ] || fail "refusals dropped the entry"
+# STORE_ADD again replaces it; STORE_FLUSH drops it; rmmod with it.
+$S vdso-entry "$entry" || fail "vdso-entry"
+[ "$(stat_of store_vdso)" = 1 ] || fail "replace: store_vdso $(stat_of store_vdso)"
+$S flush || fail "flush"
+[ "$(stat_of store_vdso) $(stat_of store_entries)" = "0 0" ] ||
+	fail "flush left $(stat_of store_vdso) $(stat_of store_entries)"
+$S vdso-entry "$entry" || fail "vdso-entry after flush"
+kill $P; wait $P 2>/dev/null
+ustack_unload
+echo "ok"
