@@ -70,13 +70,15 @@ complete() {
 	END { for (p in want) printf "pid %s %d %d\n", p, ok[p] + 0, tot[p] + 0 }' "$2"
 }
 # Without ustackd these programs have no unwind info the module can use:
-# what the test would see if ustackd did nothing.
+# what the test would see if ustackd did nothing.  (bash's shallow loop
+# reaches its outermost frame by frame pointers about half the time: far
+# from the 99% asked below, not reliably under 50%.)
 record_start /tmp/rec0
 sleep 2
 record_stop
 complete "$PC $PN $PB $PY" /tmp/rec0 | while read -r _ pid ok tot; do
 	echo "before ustackd: pid $pid ($(cat /proc/$pid/comm)): $ok of $tot stacks outermost"
-	[ "$tot" -gt 0 ] && [ $((ok * 100)) -lt $((tot * 50)) ] ||
+	[ "$tot" -gt 0 ] && [ $((ok * 100)) -lt $((tot * 90)) ] ||
 		fail "before ustackd: pid $pid: $ok of $tot complete already"
 done || exit 1
 
