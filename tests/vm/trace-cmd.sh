@@ -21,18 +21,21 @@ tc_record() {
 	param_set pid $w
 	# What trace-cmd runs: once the sources run, the program writes and
 	# is gone.
+	rm -f /tmp/tc-on
 	cat >/tmp/tc-run.sh <<RUN
 i=0
 until grep -q '^sources_on 1' $S; do
-	i=\$((i + 1)); [ \$i -lt 200 ] || exit 1
+	i=\$((i + 1)); [ \$i -lt 200 ] || { kill $w; exit 1; }
 	sleep 0.05
 done
+touch /tmp/tc-on
 echo >/tmp/go
 while [ -e /proc/$w ]; do sleep 0.2; done
 sleep 0.5
 RUN
 	trace-cmd record -q -o /tmp/trace.dat -e ustack sh /tmp/tc-run.sh >/tmp/tc-rec.log 2>&1 ||
 		{ cat /tmp/tc-rec.log; fail "trace-cmd record"; }
+	[ -e /tmp/tc-on ] || fail "trace-cmd did not start the sources"
 	wait $w || fail "workload"
 	param_set pid 0
 	trace-cmd report -i /tmp/trace.dat >"$2" 2>/tmp/tc.err ||
