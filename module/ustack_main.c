@@ -6,12 +6,14 @@
  * bottom first, and torn down in the reverse order:
  *
  *   devices   /dev/ustack (stream_dev.c), /dev/sframe (sframe_dev.c),
- *             debugfs (stats.c, nmi_test.c)
+ *             debugfs (stats.c, nmi_test.c), the trace events' consumer
+ *             (trace_consumer.c)
  *   sources   sampling, system calls, off-CPU, self (sources.c), and the
  *             user records they are answered with (user_record.c)
  *   engine    cookies, task_work, the stay (deferred.c)
  *   walk      the user walk (walk.c), registry.c, discovery.c
- *   core      SFrame (ustack_sframe.c); the record ring (ring.c)
+ *   core      SFrame (ustack_sframe.c); the record ring (ring.c); the
+ *             trace events the sources emit (trace_events.c)
  *
  * Each layer calls only the layers below it; a client of a lower layer
  * registers with it.
@@ -31,7 +33,7 @@
 #include "stats.h"
 #include "store.h"
 #include "stream_dev.h"
-#include "trace_events.h"
+#include "trace_consumer.h"
 #include "user_record.h"
 #include "walk.h"
 
@@ -157,6 +159,7 @@ static int __init ustack_init(void)
 	if (ret)
 		goto err_sframe_dev;
 	ustack_nmi_test_init(ustack_stats_init());
+	ustack_trace_consumer_init();
 	pr_info("version %s loaded\n", USTACK_VERSION);
 	return 0;
 
@@ -176,8 +179,7 @@ err_discovery:
 	ustack_discovery_exit();
 err_ring:
 	ustack_ring_exit();
-	/* Parameters set at load may hold kprobes and trace events. */
-	ustack_trace_events_exit();
+	/* Parameters set at load may hold kprobes. */
 	ustack_sources_exit();
 	return ret;
 }
@@ -192,7 +194,7 @@ static void __exit ustack_exit(void)
 	ustack_nmi_test_exit();
 	ustack_stream_dev_exit();
 	ustack_sframe_dev_exit();
-	ustack_trace_events_exit();
+	ustack_trace_consumer_exit();
 	ustack_sources_exit();
 	ustack_coop_exit();
 	ustack_user_record_exit();

@@ -3,7 +3,8 @@
  * The trace events of ustack (trace_events.c defines them), under
  * /sys/kernel/tracing/events/ustack/: the samples and user stacks of
  * /dev/ustack, with the same cookies, for perf, trace-cmd and BPF.
- * Enabling either starts the sources, as opening /dev/ustack does.
+ * Enabling either starts the sources (trace_consumer.c), as opening
+ * /dev/ustack does.
  *
  * Strings are fixed arrays, not __string(): __assign_str() changed its
  * arguments in 6.10, and these are short.  The print formats stay within
@@ -29,6 +30,7 @@
  */
 #define USTACK_TRACE_MAX_FRAMES	256
 
+/* Enabling and disabling, told to the consumer's hook (trace_events.c). */
 int ustack_trace_events_reg(void);
 void ustack_trace_events_unreg(void);
 

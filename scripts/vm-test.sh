@@ -91,6 +91,18 @@ if [ "${USTACK_VM_PERF:-0}" = 1 ] && [ -x /usr/bin/perf ]; then
 	cp /usr/bin/perf "$stage/usr/bin/"
 fi
 
+# Debian's trace-cmd and bpftrace, for a test that asks with a line
+# "# trace-cmd: yes" or "# bpftrace: yes"; initramfs.sh brings their
+# shared libraries (bpftrace's LLVM and clang: some 200 MB) along.
+for tool in trace-cmd bpftrace; do
+	for t in "${tests[@]}"; do
+		if grep -qs "^# $tool: yes" "$top/tests/vm/$t.sh" && [ -x "/usr/bin/$tool" ]; then
+			cp "/usr/bin/$tool" "$stage/usr/bin/"
+			break
+		fi
+	done
+done
+
 # The demo's python3.11 and its standard library, as Debian ships them;
 # also for a test that asks with a line "# python: yes".
 for t in "${tests[@]}"; do
