@@ -60,7 +60,7 @@ static inline __attribute__((always_inline)) long raw_ioctl(long fd, unsigned lo
 }
 
 /* ips[0] = IP in here, ips[1] = return address into the caller, ... */
-static NOINLINE int self_stack(uint64_t *ips, uint8_t *m, unsigned int max,
+static __attribute__((unused)) NOINLINE int self_stack(uint64_t *ips, uint8_t *m, unsigned int max,
 			       unsigned int *end)
 {
 	struct ustack_self s;
