@@ -8,12 +8,14 @@
 # the process itself with a request outstanding (the new image is not
 # opted in, gets no signal, and the old cookie is refused); 64 threads
 # answering.
-# kernels: 6.1 6.12 6.12-rt
+# kernels: 6.1 6.12 6.12-rt debug
 . ./lib.sh
 ustack_load sample_hz=999 coop_timeout_ms=50
 record_start /tmp/coopc.rec
 run() {
-	./bin/coop_c "$@" >/tmp/coopc.out 2>&1 || { cat /tmp/coopc.out; fail "coop_c $* exit $?"; }
+	_t0=$(cut -d" " -f1 /proc/uptime)
+	./bin/coop_c "$@" >/tmp/coopc.out 2>&1 || { rc=$?; cat /tmp/coopc.out; fail "coop_c $* exit $rc"; }
+	echo "coop_c $*: $(cut -d" " -f1 /proc/uptime) - $_t0 s"
 	cat /tmp/coopc.out
 	grep -q '^result 0$' /tmp/coopc.out || fail "coop_c $1: wrong result"
 }
@@ -41,7 +43,6 @@ for k in eperm e2big einval estale; do
 done
 [ "$(val eperm_other)" -ge 1 ] || fail "no other thread's cookie tried"
 [ "$(s0 refused)" -gt "$r0" ] || fail "refusals not counted"
-n=$(grep -c '^interp .* lang=test$' /tmp/coopc.rec || true)
 
 run fork 1
 run exec 1

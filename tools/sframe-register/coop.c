@@ -55,21 +55,34 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /*
  * A kernel without CONFIG_CROSS_MEMORY_ATTACH (process_vm_readv() gives
- * ENOSYS) is read through /proc/self/mem, opened for each read, as
- * /dev/sframe is: no descriptor to be closed under us or to outlive a
- * fork, and pread() of an unmapped address fails instead of faulting.
+ * ENOSYS) is read through /proc/self/mem: pread() of an unmapped address
+ * fails instead of faulting.  An answer's reads share one descriptor,
+ * opened at its first read and closed when the answer is sent: an
+ * unwinder makes hundreds of reads, and on a debug kernel the open() is
+ * most of a read's cost.  No descriptor outlives the handler; one closed
+ * or reused by another thread meanwhile gives a failed or wrong read, a
+ * short stack.  A read outside an answer opens its own.  Initial-exec
+ * TLS: the handler must not make glibc allocate a thread's block.
  */
 static int no_vm_readv;
+static __thread int mem_fd __attribute__((tls_model("initial-exec"))) = -1;
+static __thread int answering __attribute__((tls_model("initial-exec")));
 
 static int read_proc_mem(void *dst, const void *addr, size_t len)
 {
-	int fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	int fd = mem_fd;
 	ssize_t n;
 
-	if (fd < 0)
-		return -1;
+	if (fd < 0) {
+		fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		if (answering)
+			mem_fd = fd;
+	}
 	n = pread(fd, dst, len, (off_t)(uintptr_t)addr);
-	close(fd);
+	if (!answering)
+		close(fd);
 	return n == (ssize_t)len ? 0 : -1;
 }
 
@@ -185,12 +198,18 @@ static void answer(uint64_t cookie)
 	a.nr = 0;
 	a.len = 0;
 
+	answering = 1;
 	for (i = 0; i < n; i++) {
 		a.nr = 0;
 		a.len = 0;
 		unwinders[i].fn(unwinders[i].ctx, &a);
 		if (a.nr)
 			break;
+	}
+	answering = 0;
+	if (mem_fd >= 0) {
+		close(mem_fd);
+		mem_fd = -1;
 	}
 	if (!n)
 		return;
