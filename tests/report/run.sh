@@ -1446,6 +1446,21 @@ trace_comm_events() {
 }
 t trace-comm-events trace_comm_events
 
+# ftrace names a task it has not seen switch since exec "<...>": the
+# sample takes the name that the thread's other lines (its user_stack,
+# printed at the return to user space) give it.
+trace_unknown_comm() {
+	cat >"$T/tuc.pipe" <<'EOF2'
+           <...>-246     [000] ...1.    30.734402: sample: cookie=0x0000000300000001 pid=246 tid=246 event=syscall:write kstack={0xffffffff81a43dfe,0xffffffff81c00126}
+     workload_sf-246     [000] .....    30.741524: user_stack: cookie=0x0000000300000001 pid=246 tid=246 end=outermost frames=2 ips={0x47b7a0,0x47b8a0} methods={0x1,0x1}
+           <...>-247     [001] ...1.    30.734402: sample: cookie=0x0000000300000002 pid=247 tid=247 event=syscall:write kstack={0xffffffff81a43dfe}
+EOF2
+	$R --folded "$T/tuc.pipe" >"$T/tuc.out" || return 1
+	grep -q '^workload_sf;' "$T/tuc.out" && grep -q '^<\.\.\.>;' "$T/tuc.out" ||
+		{ cat "$T/tuc.out"; return 1; }
+}
+t trace-unknown-comm trace_unknown_comm
+
 # tp and kprobe events in binary records: their names follow the frames.
 binary_any_events() {
 	genb "$T/tce.s" "$T/tce.bin" || return 1

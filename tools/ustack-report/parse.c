@@ -686,12 +686,53 @@ static void trace_uframe(struct uframe *f, uint64_t ip, const struct tpid *t)
 	}
 }
 
+/*
+ * ftrace prints "<...>" for a task whose name it has not saved yet (its
+ * cmdline cache is filled at context switches): a sample taken so names
+ * no program.  Every line of a thread, the user_stack at its return to
+ * user space among them, may know the name: the last one known is used.
+ */
+static struct tcomm {
+	uint32_t tid;
+	const char *comm;
+} *tcomms;
+static size_t ntcomms;
+
+static void trace_comm_seen(uint32_t tid, const char *comm)
+{
+	size_t i;
+
+	if (!strcmp(comm, "<...>") || !strcmp(comm, "[unknown]"))
+		return;
+	for (i = 0; i < ntcomms; i++)
+		if (tcomms[i].tid == tid)
+			break;
+	if (i == ntcomms) {
+		tcomms = xrealloc(tcomms, (ntcomms + 1) * sizeof(*tcomms));
+		tcomms[ntcomms++].tid = tid;
+	}
+	tcomms[i].comm = comm;
+}
+
+static void trace_comm_fill(struct recs *r)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->ns; i++) {
+		if (strcmp(r->s[i].comm, "<...>"))
+			continue;
+		for (j = 0; j < ntcomms; j++)
+			if (tcomms[j].tid == r->s[i].tid)
+				r->s[i].comm = tcomms[j].comm;
+	}
+}
+
 static void trace_line(struct recs *r, char *line, char *ev, int kind)
 {
 	static uint64_t a[MAX_FRAMES], m[MAX_FRAMES];
 	size_t na = 0, nm = 0, i, *more = NULL;
 	uint64_t *more_to = NULL;
-	struct sample *s = NULL;
+	struct sample *s = NULL, pre = { .comm = "[unknown]" };
 	struct user *u = NULL;
 	const struct tpid *t;
 	char *p, *w, *pre_end = ev;
@@ -757,6 +798,7 @@ static void trace_line(struct recs *r, char *line, char *ev, int kind)
 	if (s) {
 		*pre_end = '\0';
 		trace_prefix(line, s);
+		trace_comm_seen(s->tid, s->comm);
 		s->nk = na;
 		s->k = xalloc(na * sizeof(*s->k));
 		for (i = 0; i < na; i++) {
@@ -765,6 +807,9 @@ static void trace_line(struct recs *r, char *line, char *ev, int kind)
 		}
 		return;
 	}
+	*pre_end = '\0';
+	trace_prefix(line, &pre);
+	trace_comm_seen(u->tid, pre.comm);
 	t = trace_maps(u->pid);
 	u->nr = na;
 	u->f = xalloc(na * sizeof(*u->f));
@@ -792,6 +837,7 @@ static void parse_trace(struct recs *r, char *buf, size_t len)
 			trace_line(r, p, ev, kind);
 		p = le + 1;
 	}
+	trace_comm_fill(r);
 }
 
 void parse_buffer(struct recs *r, char *buf, size_t len)
