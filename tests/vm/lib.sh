@@ -80,3 +80,17 @@ sampling_event() {
 		fail "sampling on $_c + $_k CPUs, $(grep -c '^processor' /proc/cpuinfo) online"
 	if [ "$_c" -gt 0 ]; then echo cycles; else echo cpu-clock; fi
 }
+
+# nofp_sframe_check REC OBJ LIBC: workload_nofp's stacks in REC pass the
+# stream check, with frames of the program (OBJ) and of LIBC found by
+# SFrame.
+nofp_sframe_check() {
+	if ! awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
+		-v obj="$2" -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
+		-v min_samples=200 "$1"; then
+		grep -A12 '^user.*end=' "$1" | head -40
+		fail "stream check"
+	fi
+	grep -q "user 0x[0-9a-f]* sframe $3+" "$1" || fail "no libc frame by sframe"
+	grep -q "user 0x[0-9a-f]* sframe $2+" "$1" || fail "no program frame by sframe"
+}

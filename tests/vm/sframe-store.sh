@@ -24,15 +24,7 @@ sleep 3
 # stopped before the recording, so that no walk of it is still on its way
 kill $pid; wait $pid 2>/dev/null
 record_stop
-if ! awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
-	-v obj=$obj -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
-	-v min_samples=200 /tmp/rec; then
-	grep -A12 '^user.*end=' /tmp/rec | head -40
-	fail "stream check"
-fi
-# Frames in the program and in libc, above the interrupted one, are SFrame's.
-grep -q "user 0x[0-9a-f]* sframe $libc+" /tmp/rec || fail "no libc frame by sframe"
-grep -q "user 0x[0-9a-f]* sframe $obj+" /tmp/rec || fail "no program frame by sframe"
+nofp_sframe_check /tmp/rec $obj $libc
 if grep -q "user 0x[0-9a-f]* fp $obj+" /tmp/rec; then
 	grep -m3 "user 0x[0-9a-f]* fp $obj+" /tmp/rec
 	fail "program frames by frame pointer"
