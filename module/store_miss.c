@@ -17,7 +17,7 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
-#include "store.h"
+#include "store_miss.h"
 
 #define MISS_QUEUE	256
 #define MISS_SEEN_BITS	10

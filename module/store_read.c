@@ -20,7 +20,8 @@
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>
 #include <uapi/linux/magic.h>
-#include "store.h"
+#include "sframe_env.h"
+#include "store_read.h"
 
 static void rd_put_pages(struct sf_reader *rd)
 {

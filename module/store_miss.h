@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The queue of objects walked without unwind info (store_miss.c). */
+#ifndef USTACK_STORE_MISS_H
+#define USTACK_STORE_MISS_H
+
+#include <linux/types.h>
+
+struct file;
+
+/* A miss: the executable mapping [start, end) of @file in current. */
+void ustack_store_miss(struct file *file, u64 start, u64 end);
+long ustack_store_misses_ioctl(void __user *uarg);
+void ustack_store_miss_forget(dev_t dev, unsigned long ino);
+u64 ustack_store_miss_dropped(void);
+
+#endif /* USTACK_STORE_MISS_H */
