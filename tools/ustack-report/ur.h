@@ -153,6 +153,10 @@ struct fstack {
 };
 /* Returns sorted, merged stacks (count = samples). */
 struct fstack *stacks_build(const struct recs *r, size_t *n);
+
+/* collapse.c: frame names as stackcollapse-perf.pl writes them, interned */
+const char *collapse_name(const char *s, size_t n, int args);
+const char *comm_frame_name(const char *comm);
 const char *user_frame_name(const struct uframe *f);
 const char *incomplete_mark(const struct user *u);	/* NULL if complete */
 const char *kernel_frame_name(const struct kframe *k);
