@@ -9,15 +9,9 @@
 #include <linux/version.h>
 #include <linux/fs.h>
 
-/*
- * The stay ends at a user-return notifier, and registrations follow
- * munmap through an mmu_notifier: without them there is no ustack.
- */
+/* The stay ends at a user-return notifier: without it there is no ustack. */
 #ifndef CONFIG_USER_RETURN_NOTIFIER
 #error "ustack needs CONFIG_USER_RETURN_NOTIFIER (the end of a kernel stay)"
-#endif
-#ifndef CONFIG_MMU_NOTIFIER
-#error "ustack needs CONFIG_MMU_NOTIFIER (registrations follow munmap)"
 #endif
 
 /* 6.12 removed no_llseek: a NULL .llseek now means "not seekable". */
@@ -60,6 +54,19 @@
 #else
 #define USTACK_TWA_NMI		TWA_NONE
 #define USTACK_NMI_REQUESTS	0
+#endif
+
+/*
+ * registry.c follows unmappings with kprobes on unmap_vmas(tlb, mt or mas,
+ * vma, start, end, ...) and move_page_tables(vma, old_addr, new_vma,
+ * new_addr, len, ...), argument positions as on 6.1 to 6.14.  6.15 passes
+ * move_page_tables() a struct private to mm/: registration is off there
+ * until that is read.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
+#define USTACK_REG_FOLLOW_UNMAP	1
+#else
+#define USTACK_REG_FOLLOW_UNMAP	0
 #endif
 
 #include <linux/rcupdate.h>

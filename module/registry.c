@@ -3,16 +3,26 @@
  * The per-mm SFrame registry.
  *
  * Each mm with registrations has a struct reg_mm, found by mm pointer in an
- * RCU hash and kept alive by an mmu_notifier (mmu_notifier_get/put):
- *   .release               the mm is torn down: drop every entry
- *   .invalidate_range_start MMU_NOTIFY_UNMAP (munmap, MAP_FIXED over,
- *                          mremap's old range): hide the entries whose text
- *                          or SFrame range overlaps the unmapped range
+ * RCU hash.  Two probes keep it true, neither taking a global lock:
+ *   kprobes on unmap_vmas() and move_page_tables()
+ *                          every unmapping of a range (munmap, MAP_FIXED
+ *                          over, mremap's old range, also with
+ *                          MREMAP_DONTUNMAP; exit): hide the entries whose
+ *                          text or SFrame range overlaps it.  These are
+ *                          where the kernel sends MMU_NOTIFY_UNMAP.
+ *   the exit_mmap tracepoint the mm is torn down: drop the reg_mm before
+ *                          the mm_struct can be freed (and its address
+ *                          reused by a new mm).
+ * An mmu_notifier would do the same, but registering one calls
+ * mm_take_all_locks(): the global mm_all_locks_mutex and every anon_vma
+ * and i_mmap lock of the address space, per registering process and per
+ * fork of one (seconds for 60000 VMAs).  Should a probe ever be missed
+ * (kprobe recursion), no registration is served or accepted any more.
  * The entries of an mm are a refcounted array (struct reg_set) sorted by
  * text start; writers build a new array and publish it with
  * rcu_assign_pointer(), readers binary-search it under rcu_read_lock() and
  * copy the entry out.  An unmapping only marks entries dead in place: the
- * notifier may run under reclaim, where it must not allocate.  An array
+ * probe runs in atomic context, where it must not allocate.  An array
  * belongs to one mm: fork copies the parent's into the child (a task_work
  * queued on the child from the sched_process_fork tracepoint, run before
  * the child's first user instruction), so that one's unmapping never hides
@@ -29,10 +39,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cleanup.h>
-#include <linux/delay.h>
 #include <linux/hashtable.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
-#include <linux/mmu_notifier.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -59,20 +68,20 @@ struct reg_set {
 	struct reg_ent ent[];	/* by text start, text ranges disjoint */
 };
 
+/* Raw spinlocks: the probes run with preemption off, also on PREEMPT_RT. */
 struct reg_mm {
-	struct mmu_notifier mn;
 	struct hlist_node node;		/* reg_hash, keyed by mm */
 	struct mm_struct *mm;
-	spinlock_t lock;		/* serialises writers of @set */
+	raw_spinlock_t lock;		/* serialises writers of @set */
 	struct reg_set __rcu *set;	/* NULL: no entries */
 	bool gone;			/* released: refuse registrations */
 	u64 gen;			/* see reg_changed() */
-	atomic_t put_done;		/* our mmu_notifier reference dropped */
+	atomic_t dropped;		/* claimed by reg_mm_drop() */
 	struct rcu_head rcu;
 };
 
 static DEFINE_HASHTABLE(reg_hash, 8);
-static DEFINE_SPINLOCK(reg_hash_lock);
+static DEFINE_RAW_SPINLOCK(reg_hash_lock);
 static atomic_t reg_nr_mm = ATOMIC_INIT(0);
 
 /* The source of every reg_mm's generation: values are never reused. */
@@ -220,15 +229,20 @@ static struct reg_mm *reg_find_mm(struct mm_struct *mm)
 	return NULL;
 }
 
+static void reg_mm_free(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct reg_mm, rcu));
+}
+
 /*
- * Drop the entries and our mmu_notifier reference.  Only the caller that
- * set put_done (release or module exit) does this, once.
+ * Drop the entries and the reg_mm.  Only the caller that claimed @um
+ * (the exit_mmap probe or module exit) does this, once.  Atomic context.
  */
 static void reg_mm_drop(struct reg_mm *um)
 {
 	struct reg_set *old;
 
-	scoped_guard(spinlock, &um->lock) {
+	scoped_guard(raw_spinlock, &um->lock) {
 		um->gone = true;
 		old = rcu_dereference_protected(um->set,
 						lockdep_is_held(&um->lock));
@@ -236,17 +250,11 @@ static void reg_mm_drop(struct reg_mm *um)
 		reg_changed(um);
 	}
 	reg_set_put(old);
-	scoped_guard(spinlock, &reg_hash_lock)
+	scoped_guard(raw_spinlock, &reg_hash_lock)
 		hash_del_rcu(&um->node);
-	mmu_notifier_put(&um->mn);
-}
-
-static void reg_mn_release(struct mmu_notifier *mn, struct mm_struct *mm)
-{
-	struct reg_mm *um = container_of(mn, struct reg_mm, mn);
-
-	if (!atomic_xchg(&um->put_done, 1))
-		reg_mm_drop(um);
+	atomic_dec(&reg_nr_mm);
+	atomic_long_sub(sizeof(*um), &reg_bytes);
+	call_rcu(&um->rcu, reg_mm_free);
 }
 
 /* Entries of @s hit by unmapping [lo, hi). */
@@ -265,25 +273,28 @@ static u32 reg_hits(const struct reg_set *s, u64 lo, u64 hi)
 	return n;
 }
 
-static int reg_mn_invalidate(struct mmu_notifier *mn,
-			      const struct mmu_notifier_range *range)
+/*
+ * [lo, hi) of @mm is being unmapped (or its pages moved away): hide the
+ * entries it overlaps.  Atomic context, must not allocate.
+ */
+static void reg_unmapped(struct mm_struct *mm, u64 lo, u64 hi)
 {
-	struct reg_mm *um = container_of(mn, struct reg_mm, mn);
+	struct reg_mm *um;
 	struct reg_set *s;
 	struct reg_ent *e;
-	u64 lo = range->start, hi = range->end;
 	u32 i;
 
-	if (range->event != MMU_NOTIFY_UNMAP)
-		return 0;
-	scoped_guard(rcu)
-		if (!reg_hits(rcu_dereference(um->set), lo, hi))
-			return 0;
+	if (!mm || lo >= hi || hash_empty(reg_hash))
+		return;
+	guard(rcu)();
+	um = reg_find_mm(mm);
+	if (!um || !reg_hits(rcu_dereference(um->set), lo, hi))
+		return;
 
-	guard(spinlock)(&um->lock);
+	guard(raw_spinlock)(&um->lock);
 	s = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
 	if (!reg_hits(s, lo, hi))
-		return 0;
+		return;
 	/* Hidden in place: readers check the flag, the set is this mm's. */
 	for (i = 0; i < s->nr; i++) {
 		e = &s->ent[i];
@@ -295,44 +306,85 @@ static int reg_mn_invalidate(struct mmu_notifier *mn,
 		}
 	}
 	reg_changed(um);
+}
+
+/*
+ * unmap_vmas(tlb, mt or mas, vma, start, end, ...) on 6.1 and 6.12:
+ * munmap, MAP_FIXED over, mremap's old range, brk, exit.
+ */
+static int reg_kp_unmap(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct vm_area_struct *vma;
+
+	vma = (struct vm_area_struct *)regs_get_kernel_argument(regs, 2);
+	if (vma)
+		reg_unmapped(vma->vm_mm, regs_get_kernel_argument(regs, 3),
+			     regs_get_kernel_argument(regs, 4));
 	return 0;
 }
 
-static struct mmu_notifier *reg_mn_alloc(struct mm_struct *mm)
+/*
+ * move_page_tables(vma, old_addr, new_vma, new_addr, len, ...): mremap
+ * moves the pages away; with MREMAP_DONTUNMAP the old range stays mapped
+ * but empty, and unmap_vmas() never sees it.
+ */
+static int reg_kp_move(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct reg_mm *um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
+	struct vm_area_struct *vma;
+	unsigned long lo;
 
-	if (!um)
-		return ERR_PTR(-ENOMEM);
-	spin_lock_init(&um->lock);
-	INIT_HLIST_NODE(&um->node);
-	um->mm = mm;
-	um->gen = (u64)atomic64_inc_return(&reg_gen);
-	atomic_inc(&reg_nr_mm);
-	atomic_long_add(sizeof(*um), &reg_bytes);
-	return &um->mn;
+	vma = (struct vm_area_struct *)regs_get_kernel_argument(regs, 0);
+	lo = regs_get_kernel_argument(regs, 1);
+	if (vma)
+		reg_unmapped(vma->vm_mm, lo,
+			     lo + regs_get_kernel_argument(regs, 4));
+	return 0;
 }
 
-static void reg_mn_free(struct mmu_notifier *mn)
-{
-	struct reg_mm *um = container_of(mn, struct reg_mm, mn);
-
-	kfree_rcu(um, rcu);
-	atomic_dec(&reg_nr_mm);
-	atomic_long_sub(sizeof(*um), &reg_bytes);
-}
-
-static const struct mmu_notifier_ops reg_mn_ops = {
-	.release = reg_mn_release,
-	.invalidate_range_start = reg_mn_invalidate,
-	.alloc_notifier = reg_mn_alloc,
-	.free_notifier = reg_mn_free,
+static struct kprobe reg_kps[] = {
+	{ .symbol_name = "unmap_vmas", .pre_handler = reg_kp_unmap },
+	{ .symbol_name = "move_page_tables", .pre_handler = reg_kp_move },
 };
 
-/* The registry of @mm, created if needed.  mmap_lock held for write. */
+static struct kprobe *reg_kpp[ARRAY_SIZE(reg_kps)];
+static bool reg_kp_on;
+
+/*
+ * The probes are in place and none was ever missed: only then is an entry
+ * known to be still mapped.
+ */
+static bool reg_sighted(void)
+{
+	unsigned int i;
+
+	if (!READ_ONCE(reg_kp_on))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(reg_kps); i++)
+		if (READ_ONCE(reg_kps[i].nmissed))
+			return false;
+	return true;
+}
+
+/* The mm is being torn down (exit_mmap(), after its last unmapping). */
+static void reg_tp_exit_mmap(void *data, struct mm_struct *mm)
+{
+	struct reg_mm *um;
+
+	if (hash_empty(reg_hash))
+		return;
+	guard(rcu)();
+	um = reg_find_mm(mm);
+	/* Only this probe and module exit drop, never both. */
+	if (um && !atomic_xchg(&um->dropped, 1))
+		reg_mm_drop(um);
+}
+
+/*
+ * The registry of @mm, created if needed.  mmap_lock held for write: the
+ * mm is alive (its exit_mmap has not run) and no other writer creates it.
+ */
 static struct reg_mm *reg_get_mm(struct mm_struct *mm)
 {
-	struct mmu_notifier *mn;
 	struct reg_mm *um;
 
 	mmap_assert_write_locked(mm);
@@ -340,19 +392,16 @@ static struct reg_mm *reg_get_mm(struct mm_struct *mm)
 		um = reg_find_mm(mm);
 	if (um)
 		return um->gone ? ERR_PTR(-ESRCH) : um;
-	mn = mmu_notifier_get_locked(&reg_mn_ops, mm);
-	if (IS_ERR(mn))
-		return ERR_CAST(mn);
-	um = container_of(mn, struct reg_mm, mn);
-	spin_lock(&reg_hash_lock);
-	if (!hlist_unhashed(&um->node)) {
-		/* Not ours to hold twice. */
-		spin_unlock(&reg_hash_lock);
-		mmu_notifier_put(mn);
-		return ERR_PTR(-EBUSY);
-	}
-	hash_add_rcu(reg_hash, &um->node, (unsigned long)mm);
-	spin_unlock(&reg_hash_lock);
+	um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
+	if (!um)
+		return ERR_PTR(-ENOMEM);
+	raw_spin_lock_init(&um->lock);
+	um->mm = mm;
+	um->gen = (u64)atomic64_inc_return(&reg_gen);
+	atomic_inc(&reg_nr_mm);
+	atomic_long_add(sizeof(*um), &reg_bytes);
+	scoped_guard(raw_spinlock, &reg_hash_lock)
+		hash_add_rcu(reg_hash, &um->node, (unsigned long)mm);
 	return um;
 }
 
@@ -477,7 +526,7 @@ static int reg_merge(struct reg_mm *um, struct reg_set *s,
 	bool placed = false;
 	u32 i;
 
-	guard(spinlock)(&um->lock);
+	guard(raw_spinlock)(&um->lock);
 	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
 	if (s->cap != reg_live(old) + 1)
 		return -EAGAIN;
@@ -528,6 +577,8 @@ int ustack_registry_register(u64 sf, u64 sf_len, u64 lo, u64 hi)
 	int err;
 
 	might_sleep();
+	if (!reg_sighted())
+		return reg_refuse(-EOPNOTSUPP, "unmappings cannot be followed");
 	err = reg_check(mm, sf, sf_len, lo, hi, &e);
 	if (err)
 		return err;
@@ -590,7 +641,7 @@ int ustack_registry_unregister(u64 sf, u64 lo, u64 hi)
 		return -ENOENT;
 	/* @um lives as long as @mm, which is ours. */
 	for (;;) {
-		spin_lock(&um->lock);
+		raw_spin_lock(&um->lock);
 		old = rcu_dereference_protected(um->set,
 						lockdep_is_held(&um->lock));
 		found = -1;
@@ -604,14 +655,14 @@ int ustack_registry_unregister(u64 sf, u64 lo, u64 hi)
 				found = i;
 		}
 		if (found < 0) {
-			spin_unlock(&um->lock);
+			raw_spin_unlock(&um->lock);
 			reg_set_free(s);
 			return -ENOENT;
 		}
 		if (reg_live(old) == 1 || (s && want == reg_live(old) - 1))
 			break;
 		want = reg_live(old) - 1;
-		spin_unlock(&um->lock);
+		raw_spin_unlock(&um->lock);
 		reg_set_free(s);
 		s = reg_set_alloc(want, GFP_KERNEL);
 		if (!s)
@@ -627,7 +678,7 @@ int ustack_registry_unregister(u64 sf, u64 lo, u64 hi)
 	}
 	rcu_assign_pointer(um->set, s);
 	reg_changed(um);
-	spin_unlock(&um->lock);
+	raw_spin_unlock(&um->lock);
 	reg_set_put(old);
 	reg_throttle();
 	return 0;
@@ -656,7 +707,7 @@ bool ustack_registry_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec
 
 	*gap_lo = 0;
 	*gap_hi = TASK_SIZE;
-	if (hash_empty(reg_hash))
+	if (hash_empty(reg_hash) || !reg_sighted())
 		return false;
 	rcu_read_lock();
 	um = reg_find_mm(mm);
@@ -697,8 +748,9 @@ out:
 /*
  * The tracepoint runs with preemption off (also on PREEMPT_RT, where no
  * allocation is allowed there): the work items come from a pool refilled
- * from a workqueue, or GFP_ATOMIC on other kernels when it runs dry.  Each queued item holds a module reference until it has run
- * (task_work always runs: at return to user space, or at exit).
+ * from a workqueue, or GFP_ATOMIC on other kernels when it runs dry.  Each
+ * queued item holds a module reference until it has run (task_work always
+ * runs: at return to user space, or at exit).
  */
 #define UFORK_POOL	64
 
@@ -787,13 +839,13 @@ static void reg_inherit(struct mm_struct *mm, struct reg_set *set,
 		reg_set_free(s);
 		goto unlock;
 	}
-	spin_lock(&um->lock);
+	raw_spin_lock(&um->lock);
 	old = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
 	if (!old) {
 		rcu_assign_pointer(um->set, s);
 		reg_changed(um);
 	}
-	spin_unlock(&um->lock);
+	raw_spin_unlock(&um->lock);
 	if (old)
 		reg_set_free(s);	/* cannot happen before user code */
 unlock:
@@ -867,34 +919,57 @@ undo:
 	ufork_pool_put(f);
 }
 
-static void ufork_find_tp(struct tracepoint *tp, void *priv)
+/* ---- init/exit ----------------------------------------------------- */
+
+static struct tracepoint *reg_exit_tp;
+
+static void reg_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
 		ufork_tp = tp;
+	else if (!strcmp(tp->name, "exit_mmap"))
+		reg_exit_tp = tp;
 }
 
-/* ---- init/exit ----------------------------------------------------- */
-
 /**
- * ustack_registry_init() - set up fork inheritance of registrations
+ * ustack_registry_init() - set up the probes that keep registrations true
+ *
+ * Without the tracepoints the module does not load; without the kprobes
+ * (a kernel that cannot probe those functions) it loads, but refuses
+ * registrations.
  *
  * Return: 0 or a negative errno.
  */
 int ustack_registry_init(void)
 {
+	unsigned int i;
 	int err;
 
 	ufork_refill(NULL);
-	for_each_kernel_tracepoint(ufork_find_tp, NULL);
-	if (!ufork_tp) {
-		pr_err("no sched_process_fork tracepoint\n");
+	for_each_kernel_tracepoint(reg_find_tp, NULL);
+	if (!ufork_tp || !reg_exit_tp) {
+		pr_err("no sched_process_fork or exit_mmap tracepoint\n");
 		err = -ENOENT;
 		goto fail;
 	}
-	err = tracepoint_probe_register(ufork_tp, ufork_probe, NULL);
+	err = tracepoint_probe_register(reg_exit_tp, reg_tp_exit_mmap, NULL);
 	if (err)
 		goto fail;
+	err = tracepoint_probe_register(ufork_tp, ufork_probe, NULL);
+	if (err)
+		goto fail_exit;
+	for (i = 0; i < ARRAY_SIZE(reg_kps); i++)
+		reg_kpp[i] = &reg_kps[i];
+	err = USTACK_REG_FOLLOW_UNMAP ?
+	      register_kprobes(reg_kpp, ARRAY_SIZE(reg_kpp)) : -EOPNOTSUPP;
+	if (err)
+		pr_warn("cannot probe %s (%d): SFrame registration is off\n",
+			"unmap_vmas/move_page_tables", err);
+	WRITE_ONCE(reg_kp_on, !err);
 	return 0;
+fail_exit:
+	tracepoint_probe_unregister(reg_exit_tp, reg_tp_exit_mmap, NULL);
+	tracepoint_synchronize_unregister();
 fail:
 	while (ufork_nr)
 		kfree(ufork_pool[--ufork_nr]);
@@ -906,42 +981,29 @@ fail:
  *
  * Called after /dev/sframe is gone (no ioctl can run) and after the walks
  * have stopped.  Pending fork works hold module references, so they are
- * done.  Drops the registry of every live mm, then waits until each
- * notifier is freed (mmu_notifier_synchronize runs the frees).
+ * done.  With the probes gone, drops the registry of every live mm and
+ * waits for the frees.
  */
 void ustack_registry_exit(void)
 {
 	struct reg_mm *um;
 	int bkt;
 
+	if (READ_ONCE(reg_kp_on))
+		unregister_kprobes(reg_kpp, ARRAY_SIZE(reg_kpp));
+	WRITE_ONCE(reg_kp_on, false);
 	tracepoint_probe_unregister(ufork_tp, ufork_probe, NULL);
+	tracepoint_probe_unregister(reg_exit_tp, reg_tp_exit_mmap, NULL);
 	tracepoint_synchronize_unregister();
 	cancel_work_sync(&ufork_refill_work);
 	while (ufork_nr)
 		kfree(ufork_pool[--ufork_nr]);
 
-	for (;;) {
-		struct reg_mm *found = NULL;
-
-		rcu_read_lock();
-		hash_for_each_rcu(reg_hash, bkt, um, node) {
-			/* Claimed: freed only after our mmu_notifier_put(). */
-			if (!atomic_xchg(&um->put_done, 1)) {
-				found = um;
-				break;
-			}
-		}
-		rcu_read_unlock();
-		if (!found)
-			break;
-		reg_mm_drop(found);
-	}
-	for (;;) {
-		mmu_notifier_synchronize();
-		if (!atomic_read(&reg_nr_mm))
-			break;
-		msleep(20);
-	}
-	mmu_notifier_synchronize();
+	rcu_read_lock();
+	hash_for_each_rcu(reg_hash, bkt, um, node)
+		if (!atomic_xchg(&um->dropped, 1))
+			reg_mm_drop(um);
+	rcu_read_unlock();
+	WARN_ON(atomic_read(&reg_nr_mm));
 	rcu_barrier();
 }

@@ -19,8 +19,9 @@ struct mm_struct;
 /*
  * Register/unregister for current->mm.  Returns 0 or a negative errno:
  * EINVAL malformed request, EFAULT kernel address or unreadable section,
- * EBADMSG malformed section, EOPNOTSUPP unsupported version/ABI, ENXIO a
- * range not mapped, EACCES text not executable or SFrame not readable,
+ * EBADMSG malformed section, EOPNOTSUPP unsupported version/ABI (or a
+ * kernel whose unmappings cannot be followed), ENXIO a range not mapped,
+ * EACCES text not executable or SFrame not readable,
  * EEXIST overlap or duplicate, ENOSPC count cap, EDQUOT byte cap, ENOMEM,
  * EINTR (fatal signal); unregister: ENOENT.
  */

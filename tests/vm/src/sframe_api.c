@@ -258,6 +258,15 @@ static int cmd_unmap(const char *libpath)
 	if (again == MAP_FAILED)
 		die("mremap: %s", strerror(errno));
 	EXPECT(sf_unreg((uintptr_t)sf), -ENOENT);
+	/* mremap moves the pages away, the old range stays mapped but empty */
+	text = map(PAGE, PROT_READ | PROT_EXEC);
+	EXPECT(sf_reg((uintptr_t)sf, 28, (uintptr_t)text, (uintptr_t)text + 64), 0);
+	again = mremap(text, PAGE, PAGE,
+		       MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+		       map(PAGE, PROT_NONE));
+	if (again == MAP_FAILED)
+		die("mremap dontunmap: %s", strerror(errno));
+	EXPECT(sf_unreg((uintptr_t)sf), -ENOENT);
 	/* MAP_FIXED over the text */
 	text = map(PAGE, PROT_READ | PROT_EXEC);
 	EXPECT(sf_reg((uintptr_t)sf, 28, (uintptr_t)text, (uintptr_t)text + 64), 0);
