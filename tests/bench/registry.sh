@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The registry's following of unmappings (tests/vm/_bench-registry.sh), in a guest
+# The registry's unmapping probes (tests/vm/_bench-registry.sh), in a guest
 # of Debian's 6.1 kernel under QEMU TCG (times are emulated; compare them):
 #   bench registry_munmap_ns_CONF   mmap+munmap of one page, ns
 #   bench registry_mremap_ns_CONF   mmap+mremap onto a fixed page, ns

@@ -1,7 +1,6 @@
-# Benchmark (make bench): what following unmappings of registered text
-# costs every process while ustack is loaded, registered or not (an
-# mmu_notifier of registered processes on main; kprobes on unmap_vmas()
-# and move_page_tables() on branch registry, for every process).  bin/bench_munmap times mmap+munmap of one untouched page and
+# Benchmark (make bench): what the registry's kprobes on unmap_vmas() and
+# move_page_tables() cost every process while ustack is loaded, registered
+# or not.  bin/bench_munmap times mmap+munmap of one untouched page and
 # mmap+mremap onto a fixed page, ns per round, in four configurations:
 #   unloaded          ustack not loaded
 #   loaded            loaded, nothing registered

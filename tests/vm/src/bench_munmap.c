@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The cost of unmapping, which the registry's following of unmappings
- * (an mmu_notifier of registered processes; kprobes on unmap_vmas() and
- * move_page_tables() in another design) adds once ustack is loaded
+ * The cost of unmapping, which the registry's kprobes on unmap_vmas() and
+ * move_page_tables() add to every process once ustack is loaded
  * (tests/vm/_bench-registry.sh compares it unloaded and loaded):
  *
  *   bench_munmap N [reg]   times N rounds of mmap+munmap of one untouched
