@@ -223,6 +223,9 @@ static void task_put(struct ustack_task *st)
 	call_rcu(&st->rcu, task_free_rcu);
 }
 
+/* Below TRACEPOINT_DEFAULT_PRIO, the sources' probes: runs after them. */
+#define USTACK_ENGINE_SWITCH_PRIO	(TRACEPOINT_DEFAULT_PRIO - 1)
+
 /* ---- the stay: cookie and its end ------------------------------------------ */
 
 /* Forget the stay; the state stays with its task.  IRQs off. */
@@ -246,6 +249,8 @@ static u64 cookie_new(void)
 static void urn_disarm(struct ustack_task *st)
 {
 	lockdep_assert_irqs_disabled();
+	/* The notifier list is per CPU, with no lock: only its CPU edits it. */
+	WARN_ON_ONCE(st->urn_on && st->urn_cpu != smp_processor_id());
 	if (st->urn_on) {
 		user_return_notifier_unregister(&st->urn);
 		st->urn_on = false;
@@ -700,8 +705,16 @@ int ustack_deferred_enable(void)
 	guard(mutex)(&engine_lock);
 	if (engine_on)
 		return 0;
-	ret = tracepoint_probe_register(tp_sched_switch, probe_sched_switch,
-					NULL);
+	/*
+	 * Last of sched_switch's probes: an off-CPU request (a source's
+	 * probe on the same switch) may arm the notifier of the task being
+	 * switched out, on this CPU; this probe must then park it, or it
+	 * stays on this CPU's list while the task runs and is unregistered
+	 * on another CPU, corrupting both lists.
+	 */
+	ret = tracepoint_probe_register_prio(tp_sched_switch,
+					     probe_sched_switch, NULL,
+					     USTACK_ENGINE_SWITCH_PRIO);
 	if (!ret)
 		WRITE_ONCE(engine_on, true);
 	return ret;
