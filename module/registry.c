@@ -60,6 +60,13 @@ struct reg_ent {
 	bool dead;		/* unmapped (set in place, under the lock) */
 };
 
+/* Mappings whose rules may be in rule caches: see ustack_registry_watch(). */
+#define REG_WATCH_MAX	16
+
+struct reg_watch {
+	u64 lo, hi;
+};
+
 struct reg_set {
 	refcount_t ref;
 	struct rcu_head rcu;
@@ -77,6 +84,8 @@ struct reg_mm {
 	bool gone;			/* released: refuse registrations */
 	u64 gen;			/* see reg_changed() */
 	atomic_t dropped;		/* claimed by reg_mm_drop() */
+	u32 nwatch;			/* under @lock */
+	struct reg_watch watch[REG_WATCH_MAX];
 	struct rcu_head rcu;
 };
 
@@ -273,6 +282,22 @@ static u32 reg_hits(const struct reg_set *s, u64 lo, u64 hi)
 	return n;
 }
 
+/* Stop watching the ranges that [lo, hi) overlaps: were there any? */
+static bool reg_unwatch(struct reg_mm *um, u64 lo, u64 hi)
+{
+	u32 i = 0, n = um->nwatch, left = n;
+
+	lockdep_assert_held(&um->lock);
+	while (i < left) {
+		if (reg_overlap(um->watch[i].lo, um->watch[i].hi, lo, hi))
+			um->watch[i] = um->watch[--left];
+		else
+			i++;
+	}
+	WRITE_ONCE(um->nwatch, left);
+	return left != n;
+}
+
 /*
  * [lo, hi) of @mm is being unmapped (or its pages moved away): hide the
  * entries it overlaps.  Atomic context, must not allocate.
@@ -288,15 +313,20 @@ static void reg_unmapped(struct mm_struct *mm, u64 lo, u64 hi)
 		return;
 	guard(rcu)();
 	um = reg_find_mm(mm);
-	if (!um || !reg_hits(rcu_dereference(um->set), lo, hi))
+	/*
+	 * A watch added after this read is added under a generation whose
+	 * readers looked the mapping up after it was detached.
+	 */
+	if (!um || (!reg_hits(rcu_dereference(um->set), lo, hi) &&
+		    !READ_ONCE(um->nwatch)))
 		return;
 
 	guard(raw_spinlock)(&um->lock);
 	s = rcu_dereference_protected(um->set, lockdep_is_held(&um->lock));
-	if (!reg_hits(s, lo, hi))
+	if (!reg_unwatch(um, lo, hi) && !reg_hits(s, lo, hi))
 		return;
 	/* Hidden in place: readers check the flag, the set is this mm's. */
-	for (i = 0; i < s->nr; i++) {
+	for (i = 0; s && i < s->nr; i++) {
 		e = &s->ent[i];
 		if (!e->dead &&
 		    (reg_overlap(e->sec.text_lo, e->sec.text_hi, lo, hi) ||
@@ -380,29 +410,94 @@ static void reg_tp_exit_mmap(void *data, struct mm_struct *mm)
 }
 
 /*
- * The registry of @mm, created if needed.  mmap_lock held for write: the
- * mm is alive (its exit_mmap has not run) and no other writer creates it.
+ * The registry of @mm, created if needed.  The caller keeps @mm alive
+ * (its exit_mmap has not run and cannot start).
  */
-static struct reg_mm *reg_get_mm(struct mm_struct *mm)
+static struct reg_mm *reg_mm_of(struct mm_struct *mm)
 {
-	struct reg_mm *um;
+	struct reg_mm *um, *old;
 
-	mmap_assert_write_locked(mm);
 	scoped_guard(rcu)
 		um = reg_find_mm(mm);
 	if (um)
-		return um->gone ? ERR_PTR(-ESRCH) : um;
+		return um;
 	um = kzalloc(sizeof(*um), GFP_KERNEL_ACCOUNT);
 	if (!um)
 		return ERR_PTR(-ENOMEM);
 	raw_spin_lock_init(&um->lock);
 	um->mm = mm;
 	um->gen = (u64)atomic64_inc_return(&reg_gen);
+	scoped_guard(raw_spinlock, &reg_hash_lock) {
+		/* Another thread of @mm may have been first. */
+		old = reg_find_mm(mm);
+		if (!old)
+			hash_add_rcu(reg_hash, &um->node, (unsigned long)mm);
+	}
+	if (old) {
+		kfree(um);
+		return old;
+	}
 	atomic_inc(&reg_nr_mm);
 	atomic_long_add(sizeof(*um), &reg_bytes);
-	scoped_guard(raw_spinlock, &reg_hash_lock)
-		hash_add_rcu(reg_hash, &um->node, (unsigned long)mm);
 	return um;
+}
+
+/* The registry of @mm for a registration, under mmap_lock held for write. */
+static struct reg_mm *reg_get_mm(struct mm_struct *mm)
+{
+	struct reg_mm *um;
+
+	mmap_assert_write_locked(mm);
+	um = reg_mm_of(mm);
+	if (!IS_ERR(um) && um->gone)
+		return ERR_PTR(-ESRCH);
+	return um;
+}
+
+/**
+ * ustack_registry_watch() - may a mapping's rules be cached?
+ * @lo: start of a text range of current->mm with a section that is not
+ *      registered (the file's own SFrame, or the store's)
+ * @hi: its end
+ * @gen: the mm's generation, read before that section was looked up
+ *
+ * Rules may stay in a rule cache under the mm's generation only while any
+ * unmapping of their text changes it: for a registered section the probes
+ * see to that; for these, the range must have been watched since before
+ * @gen.  A range not watched yet is watched from now on (under a new
+ * generation, so that no walk that read the old one may cache it), so
+ * that later walks may cache its rules.  At most REG_WATCH_MAX ranges per
+ * mm; an unmapping ends the watch of the ranges it touches.
+ *
+ * Sleeps (the mm's registry may be created).
+ *
+ * Return: true if rules of [@lo, @hi) looked up after reading @gen may be
+ * cached under @gen.
+ */
+bool ustack_registry_watch(u64 lo, u64 hi, u64 gen)
+{
+	struct mm_struct *mm = current->mm;
+	struct reg_mm *um;
+	u32 i;
+
+	might_sleep();
+	if (!mm || lo >= hi || !reg_sighted())
+		return false;
+	/* @mm is ours: alive until we are done. */
+	um = reg_mm_of(mm);
+	if (IS_ERR(um))
+		return false;
+	guard(raw_spinlock)(&um->lock);
+	for (i = 0; i < um->nwatch; i++)
+		if (lo >= um->watch[i].lo && hi <= um->watch[i].hi)
+			return gen && um->gen == gen;
+	if (um->gone || um->nwatch == REG_WATCH_MAX)
+		return false;
+	um->watch[um->nwatch].lo = lo;
+	um->watch[um->nwatch].hi = hi;
+	WRITE_ONCE(um->nwatch, um->nwatch + 1);
+	reg_changed(um);
+	return false;
 }
 
 /* ---- registration -------------------------------------------------- */

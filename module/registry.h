@@ -38,11 +38,19 @@ bool ustack_registry_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec
 
 /*
  * The generation of @mm's registry: changes after every registration,
- * unregistration, unmapping of a registered range and teardown of @mm,
+ * unregistration, unmapping of a registered or watched range and teardown
+ * of @mm,
  * unique across mms, 0 without a registry (acquire: a lookup after it
  * sees those changes).
  */
 u64 ustack_registry_generation(struct mm_struct *mm);
+
+/*
+ * May rules of current->mm's unregistered section for [@lo, @hi), looked
+ * up after reading generation @gen, be cached under @gen?  Watches the
+ * range for later walks if not.  Sleeps.
+ */
+bool ustack_registry_watch(u64 lo, u64 hi, u64 gen);
 int ustack_registry_init(void);
 void ustack_registry_exit(void);
 

@@ -10,9 +10,10 @@
  * (store_read.c).  A file replaced on disk, or written since STORE_ADD,
  * has another key and never matches the entry.  Entries are in an RCU
  * hash; a removed entry's file reference is dropped after a grace period
- * (call_rcu), so a walk that found it under RCU can still take one.  Store
- * rules never enter the per-CPU rule cache (walk.c): a mapping can change
- * without any generation telling it.
+ * (call_rcu), so a walk that found it under RCU can still take one.  Each
+ * removal (STORE_DEL, a replacing STORE_ADD, STORE_FLUSH) ends a store
+ * generation, which the per-CPU rule cache (walk.c) is tagged with: no
+ * rule of a removed entry is served after its removal.
  *
  * The vDSO has no file: its one entry (SFRAME_STORE_VDSO) is keyed by the
  * kernel's image of it, which every 64-bit process maps, and is looked up
@@ -79,6 +80,18 @@ static unsigned int store_count;	/* under store_lock */
 static struct store_ent __rcu *store_vdso;	/* the vDSO's entry */
 static atomic_long_t store_bytes, store_lookups, store_hits, store_full;
 static atomic_long_t store_vdso_lookups, store_vdso_hits;
+static atomic64_t store_gen = ATOMIC64_INIT(1);
+
+/**
+ * ustack_store_generation() - the store's generation
+ *
+ * Return: a value that changes after every removal of an entry (acquire:
+ * a lookup after reading it does not find an entry removed before).
+ */
+u64 ustack_store_generation(void)
+{
+	return (u64)atomic64_read_acquire(&store_gen);
+}
 
 static struct hlist_head *store_bucket(const struct ustack_file_id *k)
 {
@@ -121,6 +134,8 @@ static void store_remove(struct store_ent *e)
 		hlist_del_rcu(&e->node);
 	store_count--;
 	atomic_long_sub(ksize(e), &store_bytes);
+	/* after the unlink: a walk that reads the new value cannot find @e */
+	atomic64_inc_return_release(&store_gen);
 	call_rcu(&e->rcu, store_free_rcu);
 }
 

@@ -27,6 +27,9 @@ long ustack_store_ioctl(unsigned int cmd, void __user *uarg);
 int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
 			u64 *lo, u64 *hi);
 
+/* Changes after every removal of an entry (see store.c). */
+u64 ustack_store_generation(void);
+
 void ustack_store_show(struct seq_file *m);
 void ustack_store_exit(void);
 

@@ -13,15 +13,18 @@
  * system-wide store (store.c), whose sections are read through the page
  * cache by the walk's reader.
  *
- * Rules of registered sections are kept in a per-CPU rule cache (the core's
- * struct sframe_cache), tagged with the mm and the mm's registry generation
- * it was filled under: any registration change of that mm makes it stale,
- * so a walk never uses a rule of a section unregistered (or unmapped)
- * before it started; other processes' registrations leave it alone.  It is used with preemption disabled, cached runs also with page
- * faults disabled (a stack read that would fault ends the run; the frame is
- * then taken the slow way), a bounded number of frames at a time.  Rules
- * found through ELF discovery are not cached (a mapping can change without
- * a generation).
+ * Rules are kept in a per-CPU rule cache (the core's struct sframe_cache),
+ * tagged with the mm, the mm's registry generation and the store's
+ * generation it was filled under: a registration change of that mm, an
+ * unmapping of a range its rules came from, or a removal from the store
+ * makes it stale, so a walk never uses a rule of a section unregistered,
+ * unmapped or removed before it started; other processes' changes leave
+ * it alone.  Rules found through ELF discovery or the store are cached
+ * only for ranges the registry watches (ustack_registry_watch()): the
+ * first walk through a range starts the watch, later ones fill the cache.
+ * The cache is used with preemption disabled, cached runs also with page
+ * faults disabled (a stack read that would fault ends the run; the frame
+ * is then taken the slow way), a bounded number of frames at a time.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -43,10 +46,10 @@
 /* Frames taken from the rule cache per preemption-off stretch. */
 #define WALK_CACHED_BURST	64
 
-/* The per-CPU rule cache: rules of @mm's registered sections at @gen. */
+/* The per-CPU rule cache: rules of @mm's sections at @gen and @sgen. */
 struct walk_rcache {
 	struct mm_struct *mm;
-	u64 gen;
+	u64 gen, sgen;
 	struct sframe_cache c;
 };
 
@@ -95,8 +98,9 @@ struct walk_cache {
 	struct sframe_sec sec;
 	u64 lo, hi;
 	u64 gen;		/* registry generation read before the lookup */
+	u64 sgen;		/* store generation read before the lookup */
 	bool valid, have;
-	bool reg;		/* @sec is a registered section */
+	bool cacheable;		/* @sec's rules may be cached under @gen */
 	struct sf_reader rd;	/* reads a store section */
 };
 
@@ -108,11 +112,11 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 	if (c->valid && pc >= c->lo && pc < c->hi)
 		return c->have ? &c->sec : NULL;
 	c->valid = true;
-	c->reg = false;
 	c->gen = ustack_registry_generation(mm);
+	c->sgen = ustack_store_generation();
 	if (ustack_registry_lookup(mm, pc, &c->sec, &glo, &ghi)) {
 		c->have = true;
-		c->reg = true;
+		c->cacheable = true;
 		c->lo = c->sec.text_lo;
 		c->hi = c->sec.text_hi;
 		return &c->sec;
@@ -134,6 +138,7 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 		return NULL;
 	c->sec.text_lo = c->lo;
 	c->sec.text_hi = c->hi;
+	c->cacheable = ustack_registry_watch(c->lo, c->hi, c->gen);
 	return &c->sec;
 }
 
@@ -151,7 +156,7 @@ static const struct sframe_sec *walk_find_sec(struct sframe_walk *sw, u64 pc,
 	struct walk_ctx *x = container_of(sw, struct walk_ctx, w);
 	const struct sframe_sec *sec = walk_find(&x->c, x->mm, pc);
 
-	*cacheable = sec && x->c.reg;
+	*cacheable = sec && x->c.cacheable;
 	return sec;
 }
 
@@ -208,7 +213,7 @@ static bool walk_is_text(struct sframe_walk *sw, u64 addr)
 
 /*
  * The per-CPU rule cache, if it is this walk's and current (LOOKUP, RUN),
- * or made this walk's (FILL: unless the registry moved on since the
+ * or made this walk's (FILL: unless a generation moved on since the
  * section was looked up, as the rule may be of a section gone since).
  * Preemption stays disabled until walk_cache_end(); RUN also disables
  * page faults.
@@ -219,24 +224,28 @@ static struct sframe_cache *walk_cache_begin(struct sframe_walk *sw,
 	struct walk_ctx *x = container_of(sw, struct walk_ctx, w);
 	struct walk_rcache *rc;
 
-	if (!walk_rc)
+	if (!walk_rc || !READ_ONCE(ustack_walk_rule_cache))
 		return NULL;
 	rc = get_cpu_ptr(walk_rc);
 	if (use == SFRAME_CACHE_FILL) {
-		if (rc->mm != x->mm || rc->gen != x->c.gen) {
+		if (rc->mm != x->mm || rc->gen != x->c.gen ||
+		    rc->sgen != x->c.sgen) {
 			if (!x->c.gen ||
-			    ustack_registry_generation(x->mm) != x->c.gen)
+			    ustack_registry_generation(x->mm) != x->c.gen ||
+			    ustack_store_generation() != x->c.sgen)
 				goto none;
 			if (rc->mm == x->mm)
 				atomic_long_inc(&walk_flushes);
 			ustack_sframe_cache_reset(&rc->c);
 			rc->mm = x->mm;
 			rc->gen = x->c.gen;
+			rc->sgen = x->c.sgen;
 		}
 		return &rc->c;
 	}
 	if (rc->mm != x->mm || !rc->gen ||
-	    rc->gen != ustack_registry_generation(x->mm))
+	    rc->gen != ustack_registry_generation(x->mm) ||
+	    rc->sgen != ustack_store_generation())
 		goto none;
 	if (use == SFRAME_CACHE_RUN)
 		pagefault_disable();
@@ -264,6 +273,9 @@ static const struct sframe_walk_ops walk_ops = {
 
 /* Module parameter guess: scan the stack where no rule is known. */
 bool ustack_walk_guess;
+
+/* Module parameter rule_cache: keep rules in the per-CPU rule cache. */
+bool ustack_walk_rule_cache = true;
 
 /**
  * ustack_walk_user() - walk the current task's user stack
