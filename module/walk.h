@@ -20,6 +20,7 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 
 /* Parameter guess: scan the stack where no rule is known (0/1). */
 extern bool ustack_walk_guess;
+extern bool ustack_walk_rule_cache;
 
 int ustack_walk_init(void);
 void ustack_walk_exit(void);
