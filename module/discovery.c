@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "registry.h"
 #include "sframe_local.h"
+#include "text_map.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554
@@ -246,61 +247,32 @@ static bool disc_readable(struct file *file)
 }
 
 /**
- * ustack_discovery_lookup() - the PT_GNU_SFRAME section covering a PC
- * @pc: a user address of current->mm
- * @sec: set to the section, its text range the mapping of @pc
- * @lo: set to the start of the range known to have the same answer
- * @hi: set to its end
+ * ustack_discovery_lookup() - the PT_GNU_SFRAME section of a mapping
+ * @t: the mapping of a PC of current->mm
+ * @sec: set to the section, its text range the mapping
  *
  * Reads the file's program headers once (cached by inode), validates the
  * section the first time it is used.  May sleep.
  *
- * Return: 0, or -ENOENT (no usable section), -EINTR.
+ * Return: 0, or -ENOENT (no usable section).
  */
-int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
+int ustack_discovery_lookup(const struct ustack_text_map *t,
+			    struct sframe_sec *sec)
 {
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
+	struct file *file = t->file;
 	struct disc_ent key = {};
-	struct file *file;
-	u64 start, end, off, bias = 0, sf;
+	u64 start = t->start, end = t->end, off = t->off, bias = 0, sf;
 	bool found = false;
 	u32 i;
 	int err;
 
 	might_sleep();
-	*lo = pc;
-	*hi = pc + 1;
-	if (!mm || !READ_ONCE(disc_tab))
+	if (!file || !READ_ONCE(disc_tab) || !disc_readable(file))
 		return -ENOENT;
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	vma = find_vma(mm, pc);
-	if (!vma || vma->vm_start > pc) {
-		mmap_read_unlock(mm);
-		return -ENOENT;
-	}
-	start = vma->vm_start;
-	end = vma->vm_end;
-	off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	if (!(vma->vm_flags & VM_EXEC) || !vma->vm_file) {
-		mmap_read_unlock(mm);
-		*lo = start;
-		*hi = end;
-		return -ENOENT;
-	}
-	file = get_file(vma->vm_file);
-	mmap_read_unlock(mm);
-
-	*lo = start;
-	*hi = end;
-	err = -ENOENT;
-	if (!disc_readable(file))
-		goto out;
 	ustack_file_id_of(file_inode(file), &key.id);
 	disc_get(file, &key);
 	if (!key.has)
-		goto out;
+		return -ENOENT;
 
 	/* The executable PT_LOAD this mapping comes from gives the bias. */
 	for (i = 0; i < key.nloads; i++) {
@@ -314,10 +286,10 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 		}
 	}
 	if (!found)
-		goto out;
+		return -ENOENT;
 	sf = key.sf_vaddr + bias;
 	if (sf + key.sf_size < sf || sf + key.sf_size > TASK_SIZE)
-		goto out;
+		return -ENOENT;
 	/*
 	 * The file's verdict, remembered either way; this process's copy is
 	 * then read as it is: a walk is bounded whatever it finds there.
@@ -326,11 +298,7 @@ int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi)
 	if (!err)
 		err = ustack_sframe_sec_init(sec, sf, key.sf_size, sf, start,
 					     end);
-	if (err)
-		err = -ENOENT;
-out:
-	fput(file);
-	return err;
+	return err ? -ENOENT : 0;
 }
 
 /**

@@ -11,6 +11,7 @@
 #include "ustack_sframe.h"
 
 struct mm_struct;
+struct ustack_text_map;
 
 /* Per-process caps. */
 #define REG_MAX_ENTRIES	256
@@ -58,11 +59,11 @@ void ustack_registry_exit(void);
 long ustack_registry_memory(void);
 
 /*
- * ELF discovery: the PT_GNU_SFRAME section of the file mapped executable at
- * @pc in current->mm.  0 and *@sec (text range = that mapping), or
- * -ENOENT with [*@lo, *@hi) the range known to have none.  Sleeps.
+ * ELF discovery: the PT_GNU_SFRAME section of the file of mapping @t.
+ * 0 and *@sec (text range = that mapping), or -ENOENT.  Sleeps.
  */
-int ustack_discovery_lookup(u64 pc, struct sframe_sec *sec, u64 *lo, u64 *hi);
+int ustack_discovery_lookup(const struct ustack_text_map *t,
+			    struct sframe_sec *sec);
 int ustack_discovery_init(void);
 void ustack_discovery_exit(void);
 

@@ -41,6 +41,7 @@
 #include "file_id.h"
 #include "internal.h"
 #include "store.h"
+#include "text_map.h"
 
 static unsigned int store_max = 16384;
 module_param(store_max, uint, 0644);
@@ -455,73 +456,54 @@ static struct file *store_use(struct store_ent *e, u64 start, u64 end,
 }
 
 /**
- * ustack_store_lookup() - the store's section covering a PC
- * @pc: a user address of current->mm
- * @sec: set to the section, its text range the mapping of @pc
+ * ustack_store_lookup() - the store's section for a mapping
+ * @t: the mapping of a PC of current->mm
+ * @sec: set to the section, its text range the mapping
  * @rd: the walk's reader, bound to the entry's store file
- * @lo: set to the start of the range known to have the same answer
- * @hi: set to its end
  *
  * An executable file mapping without an entry is queued as a miss; the
- * vDSO is looked up in the vDSO's entry.  Sleeps (mmap_lock).
+ * vDSO is looked up in the vDSO's entry.  Sleeps.
  *
- * Return: 0, or -ENOENT, -EINTR.
+ * Return: 0, or -ENOENT.
  */
-int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
-			u64 *lo, u64 *hi)
+int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
+			struct sf_reader *rd)
 {
-	struct mm_struct *mm = current->mm;
-	struct file *file __free(fput) = NULL;
 	struct file *sf = NULL;
-	struct vm_area_struct *vma;
 	struct store_ent *e;
 	struct ustack_file_id k;
-	u64 off = 0, sf_off = 0;
-	const void *vdso = NULL;
+	u64 sf_off = 0;
 
 	might_sleep();
-	*lo = pc;
-	*hi = pc + 1;
-	if (!mm)
-		return -ENOENT;
-	if (mmap_read_lock_killable(mm))
-		return -EINTR;
-	vma = find_vma(mm, pc);
-	if (vma && vma->vm_start <= pc) {
-		*lo = vma->vm_start;
-		*hi = vma->vm_end;
-		if ((vma->vm_flags & VM_EXEC) && vma->vm_file)
-			file = get_file(vma->vm_file);
-		else if ((vma->vm_flags & VM_EXEC) && ustack_arch_is_vdso(vma))
-			vdso = ustack_arch_vdso_image(mm, NULL);
-		off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	}
-	mmap_read_unlock(mm);
-	if (vdso) {
+	if (t->vdso) {
 		atomic_long_inc(&store_lookups);
 		atomic_long_inc(&store_vdso_lookups);
 		/* the mapping starts at the image's start: offset 0 */
 		scoped_guard(rcu) {
 			e = rcu_dereference(store_vdso);
-			if (e && e->vdso == vdso)
-				sf = store_use(e, *lo, *hi, 0, sec, &sf_off);
+			if (e && e->vdso == t->vdso)
+				sf = store_use(e, t->start, t->end, 0, sec,
+					       &sf_off);
 		}
-		if (!sf)
+		if (!sf) {
+			/* no entry, or one for another image: a flush */
+			ustack_store_miss(0, 0, t->start, t->end);
 			return -ENOENT;
+		}
 		atomic_long_inc(&store_vdso_hits);
 		goto bind;
 	}
-	if (!file)
+	if (!t->file)
 		return -ENOENT;
 	atomic_long_inc(&store_lookups);
-	ustack_file_id_of(file_inode(file), &k);
+	ustack_file_id_of(file_inode(t->file), &k);
 	scoped_guard(rcu) {
 		e = store_find(&k);
 		if (e)
-			sf = store_use(e, *lo, *hi, off, sec, &sf_off);
+			sf = store_use(e, t->start, t->end, t->off, sec, &sf_off);
 	}
 	if (!e)
-		ustack_store_miss(file, *lo, *hi);
+		ustack_store_miss(k.dev, k.ino, t->start, t->end);
 	if (!sf)
 		return -ENOENT;
 bind:

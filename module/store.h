@@ -13,19 +13,19 @@
 #include "store_read.h"
 
 struct file;
+struct ustack_text_map;
 struct seq_file;
 
 /* /dev/sframe's STORE_ADD, STORE_DEL, STORE_FLUSH and STORE_MISSES. */
 long ustack_store_ioctl(unsigned int cmd, void __user *uarg);
 
 /*
- * The store's section for @pc of current->mm, read through @rd: 0 and
- * *@sec (text range: the mapping of @pc), or -ENOENT with [*@lo, *@hi)
- * the range known to have none (an executable file mapping without an
- * entry is queued as a miss).  Sleeps.
+ * The store's section for mapping @t of current->mm, read through @rd: 0
+ * and *@sec (text range: the mapping), or -ENOENT (an executable file
+ * mapping without an entry is queued as a miss).  Sleeps.
  */
-int ustack_store_lookup(u64 pc, struct sframe_sec *sec, struct sf_reader *rd,
-			u64 *lo, u64 *hi);
+int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
+			struct sf_reader *rd);
 
 /* Changes after every removal of an entry (see store.c). */
 u64 ustack_store_generation(void);

@@ -3,14 +3,17 @@
  * The miss queue: executable file mappings a walk met with no unwind info
  * (no registration, no PT_GNU_SFRAME, no store entry), for ustackd to
  * cover.  Bounded and lossy: a full queue drops (counted).  An object is
- * queued once: a small direct-mapped table remembers the objects queued
- * (a collision forgets one, which may then be queued again), and a
- * STORE_ADD for an object forgets it, so a later replacement on disk is
- * queued anew.
+ * queued once per MISS_RETRY: a small direct-mapped table remembers the
+ * objects queued and when (a collision forgets one, which may then be
+ * queued again), and a STORE_ADD for an object forgets it, so a later
+ * replacement on disk is queued anew.  The retry covers what no one
+ * added: a miss drained by a ustackd killed before it added the object,
+ * or lost to a faulting drain, or an object rewritten in place before it
+ * was added (the store's key holds its ctime, the queue's does not).
  */
 #include <linux/atomic.h>
-#include <linux/fs.h>
 #include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/kdev_t.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -22,11 +25,17 @@
 #define MISS_QUEUE	256
 #define MISS_SEEN_BITS	10
 #define MISS_DRAIN_MAX	MISS_QUEUE
+#define MISS_RETRY	(10 * HZ)
+
+struct miss_seen {
+	u64 key;
+	unsigned long at;	/* jiffies when queued */
+};
 
 static DEFINE_SPINLOCK(miss_lock);
 static struct sframe_store_miss miss_q[MISS_QUEUE];
 static unsigned int miss_head, miss_len;
-static u64 miss_seen[1U << MISS_SEEN_BITS];
+static struct miss_seen miss_seen[1U << MISS_SEEN_BITS];
 static atomic64_t miss_dropped;
 
 /* Never 0, so an empty slot matches no object. */
@@ -35,42 +44,52 @@ static u64 miss_key(dev_t dev, unsigned long ino)
 	return ((u64)dev << 40 ^ (u64)ino) | 1ULL << 63;
 }
 
-static u64 *miss_slot(u64 key)
+static struct miss_seen *miss_slot(u64 key)
 {
 	return &miss_seen[hash_64(key, MISS_SEEN_BITS)];
 }
 
+/* Queued within MISS_RETRY?  Lockless reads may be torn: then it is not. */
+static bool miss_recent(u64 key)
+{
+	struct miss_seen *m = miss_slot(key);
+
+	return READ_ONCE(m->key) == key &&
+	       time_before(jiffies, READ_ONCE(m->at) + MISS_RETRY);
+}
+
 /**
  * ustack_store_miss() - queue an object walked without unwind info
- * @file: the object, mapped executable in current
- * @start: the mapping's start
+ * @dev: its device (the inode's superblock's)
+ * @ino: its inode number; 0 and @dev 0: the vDSO
+ * @start: the mapping's start, in current
  * @end: its end
  *
- * Once per object; any context a walk runs in.
+ * Once per object and MISS_RETRY; any context a walk runs in.
  */
-void ustack_store_miss(struct file *file, u64 start, u64 end)
+void ustack_store_miss(dev_t dev, unsigned long ino, u64 start, u64 end)
 {
-	struct inode *inode = file_inode(file);
-	u64 key = miss_key(inode->i_sb->s_dev, inode->i_ino);
+	u64 key = miss_key(dev, ino);
 	struct sframe_store_miss *m;
 
-	if (READ_ONCE(*miss_slot(key)) == key)
+	if (miss_recent(key))
 		return;
 	guard(spinlock)(&miss_lock);
-	if (*miss_slot(key) == key)
+	if (miss_recent(key))
 		return;
 	if (miss_len == MISS_QUEUE) {
 		atomic64_inc(&miss_dropped);
 		return;
 	}
-	*miss_slot(key) = key;
+	WRITE_ONCE(miss_slot(key)->key, key);
+	WRITE_ONCE(miss_slot(key)->at, jiffies);
 	m = &miss_q[(miss_head + miss_len++) % MISS_QUEUE];
 	*m = (struct sframe_store_miss) {
 		.pid = task_tgid_nr(current),
 		.start = start,
 		.end = end,
-		.ino = inode->i_ino,
-		.dev = new_encode_dev(inode->i_sb->s_dev),
+		.ino = ino,
+		.dev = new_encode_dev(dev),
 	};
 }
 
@@ -84,8 +103,8 @@ void ustack_store_miss_forget(dev_t dev, unsigned long ino)
 	u64 key = miss_key(dev, ino);
 
 	guard(spinlock)(&miss_lock);
-	if (*miss_slot(key) == key)
-		*miss_slot(key) = 0;
+	if (miss_slot(key)->key == key)
+		WRITE_ONCE(miss_slot(key)->key, 0);
 }
 
 /* Drops since load. */

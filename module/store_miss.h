@@ -5,10 +5,11 @@
 
 #include <linux/types.h>
 
-struct file;
-
-/* A miss: the executable mapping [start, end) of @file in current. */
-void ustack_store_miss(struct file *file, u64 start, u64 end);
+/*
+ * A miss: the executable mapping [start, end) in current of the object
+ * @dev/@ino (0/0: the vDSO).
+ */
+void ustack_store_miss(dev_t dev, unsigned long ino, u64 start, u64 end);
 long ustack_store_misses_ioctl(void __user *uarg);
 void ustack_store_miss_forget(dev_t dev, unsigned long ino);
 u64 ustack_store_miss_dropped(void);

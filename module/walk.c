@@ -41,6 +41,7 @@
 #include "internal.h"
 #include "registry.h"
 #include "store.h"
+#include "text_map.h"
 #include "walk.h"
 
 /* Frames taken from the rule cache per preemption-off stretch. */
@@ -107,6 +108,7 @@ struct walk_cache {
 static const struct sframe_sec *walk_find(struct walk_cache *c,
 					   struct mm_struct *mm, u64 pc)
 {
+	struct ustack_text_map t;
 	u64 glo, ghi, dlo, dhi;
 
 	if (c->valid && pc >= c->lo && pc < c->hi)
@@ -121,12 +123,14 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 		c->hi = c->sec.text_hi;
 		return &c->sec;
 	}
-	c->have = !ustack_discovery_lookup(pc, &c->sec, &dlo, &dhi) ||
-		  !ustack_store_lookup(pc, &c->sec, &c->rd, &dlo, &dhi);
-	if (c->have) {
-		dlo = c->sec.text_lo;
-		dhi = c->sec.text_hi;
+	c->have = false;
+	if (!ustack_text_map_get(pc, &t)) {
+		c->have = !ustack_discovery_lookup(&t, &c->sec) ||
+			  !ustack_store_lookup(&t, &c->sec, &c->rd);
+		ustack_text_map_put(&t);
 	}
+	dlo = t.start;
+	dhi = t.end;
 	/* Registrations win: a discovered range stops at the next one. */
 	c->lo = max(glo, dlo);
 	c->hi = min(ghi, dhi);
