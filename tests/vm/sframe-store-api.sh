@@ -3,7 +3,8 @@
 # range past the store file's end, ENOSPC at store_max (counted), STORE_ADD
 # again replaces, STORE_DEL (ENOENT the second time), STORE_FLUSH; an
 # object replaced or rewritten on disk no longer matches its entry; kernel
-# bytes per entry; the miss queue names an uncovered object once; 10,000
+# bytes per entry; the miss queue names an uncovered object once, and
+# again after 10 s if no entry was added; 10,000
 # distinct objects within the default cap, at most 256 bytes each (the
 # module's count and the slab's growth), and rmmod with them registered.
 # kernels: 6.1 debug
@@ -76,6 +77,14 @@ ino=$(stat -c %i $obj)
 n=$(grep -c "^miss [0-9]* 0x[0-9a-f]* 0x[0-9a-f]* $ino " /tmp/misses)
 [ "$n" = 1 ] || fail "$obj (inode $ino) queued $n times"
 $S misses | grep -q "^miss [0-9]* 0x[0-9a-f]* 0x[0-9a-f]* $ino " && fail "$obj queued again"
+# drained but never added (a ustackd killed in between): queued again
+# once 10 s have passed
+sleep 10
+record_start /tmp/rec
+$obj cpu 1
+record_stop
+n=$($S misses | grep -c "^miss [0-9]* 0x[0-9a-f]* 0x[0-9a-f]* $ino ")
+[ "$n" = 1 ] || fail "$obj queued $n times 10 s after a drain without STORE_ADD"
 
 # 10,000 distinct objects under the default cap, then rmmod with them.
 # The first fill makes the files (tmpfs inodes and dentries are slab too);

@@ -8,7 +8,8 @@
 # is found by SFrame and some do not reach main: Debian's vDSO keeps frame
 # pointers in some functions, not in its leaves (getcpu, time), and the
 # program's rbp is no frame pointer.
-# A restart registers the stored entry again.  Bad input: garbage or
+# Dropped behind a running ustackd's back, the entry comes back within
+# a few seconds.  A restart registers the stored entry again.  Bad input: garbage or
 # another object's SFrame with the vDSO flag gets EBADMSG, an unprivileged
 # caller EPERM; STORE_DEL (ENOENT the second time), STORE_FLUSH and rmmod
 # drop the entry.
@@ -109,7 +110,7 @@ grep -q "^covered 0:0:0 \[vdso\] vdso-$(uname -r)-[0-9a-f]*\.v3\.sframe$" /tmp/s
 entry=/var/cache/ustack/sframe/$(awk '$3 == "[vdso]" { print $4 }' /tmp/status)
 [ -f "$entry" ] || fail "no store entry $entry"
 [ "$(stat_of store_vdso)" = 1 ] || fail "store_vdso $(stat_of store_vdso)"
-kill -TERM $UD; wait $UD; UD=
+t0=$(date +%s)
 
 record_start /tmp/rec1
 sleep 3
@@ -121,6 +122,23 @@ echo "with the vDSO's entry: of $1 stacks from the vDSO, $3 reach main and the o
 [ "$4" = 0 ] || fail "$4 [vdso] frames not at the vDSO's start plus their offset"
 [ "$(stat_of store_vdso_hits)" -gt 0 ] || fail "store_vdso_hits 0"
 grep '^store_' /sys/kernel/debug/ustack/stats
+
+# Its entry dropped behind the running ustackd's back (ustackd --flush):
+# the next walk through the vDSO queues a miss, and ustackd registers the
+# entry again (as a lost file entry, at most once per 10 s).
+w=$((t0 + 11 - $(date +%s)))
+[ $w -le 0 ] || sleep $w
+$S vdso-del || fail "vdso-del under ustackd"
+record_start /tmp/rec2
+for _ in $(seq 100); do
+	[ "$(stat_of store_vdso)" = 1 ] && break
+	sleep 0.1
+done
+record_stop
+grep -q '\[vdso\]: missed again: registering it again' /tmp/ud1.log ||
+	fail "ustackd did not register the vDSO again: $(tail -n 3 /tmp/ud1.log)"
+[ "$(stat_of store_vdso)" = 1 ] || fail "the vDSO's entry not back: store_vdso $(stat_of store_vdso)"
+kill -TERM $UD; wait $UD; UD=
 
 # Without it: the program and libc keep their entries, the vDSO has none.
 $S vdso-del || fail "vdso-del"

@@ -546,6 +546,19 @@ static bool lost_entry(const struct obj *o, const struct stat *st)
 	       now_ms() - o->when_ms >= RECOVER_MS;
 }
 
+/*
+ * A miss for the vDSO: the kernel has no entry for it (a flush), or one
+ * for another image.  Registered again as a lost file entry is.
+ */
+static void vdso_missed(void)
+{
+	if (vdso_obj.state != OBJ_COVERED ||
+	    now_ms() - vdso_obj.when_ms < RECOVER_MS)
+		return;
+	logmsg("[vdso]: missed again: registering it again");
+	cover_vdso();
+}
+
 /* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
 static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 			  uint64_t ino, const char *path, bool miss)
@@ -826,8 +839,11 @@ static bool poll_misses(bool *rescan)
 		for (uint32_t i = 0; i < q.nr_misses && i < MISS_BATCH && !stopping; i++) {
 			uint64_t t = now_ms();
 
-			cover_mapping((int)m[i].pid, m[i].start, m[i].end, m[i].dev,
-				      m[i].ino, NULL, true);
+			if (!m[i].ino && !m[i].dev)
+				vdso_missed();
+			else
+				cover_mapping((int)m[i].pid, m[i].start, m[i].end,
+					      m[i].dev, m[i].ino, NULL, true);
 			/* CLOCK_MONOTONIC, as the records' time= */
 			if (opt.verbose)
 				logmsg("miss: pid %u %llx-%llx read at %llu.%03llu s, done in %llu ms",
