@@ -15,6 +15,7 @@
  */
 #include "sframe_common.h"
 #include <dlfcn.h>
+#include <sched.h>
 
 #define REPS 200
 #define MAXF 64
@@ -77,12 +78,18 @@ static NOINLINE void phase(int n)
 int main(int argc, char **argv)
 {
 	char line[64];
+	cpu_set_t cpus;
 	struct obj o;
 	uintptr_t a;
 
 	if (argc != 3)
 		die("usage: store_cache LIB_A LIB_B");
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* one CPU: every walk meets the rule cache the last one filled */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		die("sched_setaffinity");
 	sf_open();
 	if (find_obj("", &o), !o.found)
 		die("no program");
