@@ -5,6 +5,9 @@
 #                                 page cache, ns per frame
 #   bench kwalk_user_per_frame    the same through PT_GNU_SFRAME in user
 #                                 memory (discovery), ns per frame
+#   bench kwalk_store_cached_per_frame, kwalk_user_cached_per_frame
+#                                 the same with the per-CPU rule cache on
+#                                 (the two above run with rule_cache=0)
 #   bench kmem_per_store_entry    kernel bytes per store entry
 # Usage: tests/bench/store.sh [KERNEL]   (default 6.1)
 top=$(cd "$(dirname "$0")/../.." && pwd)

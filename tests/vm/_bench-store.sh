@@ -1,6 +1,7 @@
 # The kernel self-walk per frame through the SFrame store (page cache)
-# next to ELF discovery (user memory), both looked up on every frame;
-# kernel bytes per store entry.  tests/bench/store.sh collects the lines.
+# next to ELF discovery (user memory), looked up on every frame
+# (rule_cache=0) and from the rule cache; kernel bytes per store entry.
+# tests/bench/store.sh collects the lines.
 . ./lib.sh
 ustack_load
 obj=/tests/vm/bin/store_bench
@@ -10,7 +11,11 @@ sframe-register gen $obj -o /tmp/store/b.elf --version 3 >/dev/null || fail "gen
 sframe-register gen $libc -o /tmp/store/libc.elf --version 3 >/dev/null || fail "gen $libc"
 bin/sframe_store add $obj /tmp/store/b.elf || fail "add $obj"
 bin/sframe_store add $libc /tmp/store/libc.elf || fail "add $libc"
+param_set rule_cache 0
 bin/store_bench store || fail "store walk"
 bin/store_bench_sf user || fail "discovery walk"
+param_set rule_cache 1
+bin/store_bench store_cached || fail "cached store walk"
+bin/store_bench_sf user_cached || fail "cached discovery walk"
 echo "bench kmem_per_store_entry $(($(stat_of store_bytes) / $(stat_of store_entries))) bytes"
 ustack_unload

@@ -4,7 +4,8 @@
  * stack, its SFrame found through the system-wide store (store_bench: no
  * SFrame, no frame pointers; the caller adds its store entry first) or
  * through ELF discovery in user memory (store_bench_sf: gas --gsframe).
- * Neither source's rules enter the rule cache: every frame is looked up.
+ * With the module's rule_cache=0 every frame is looked up; otherwise the
+ * walks after the first two take their rules from the rule cache.
  *   store_bench NAME   "bench kwalk_NAME_per_frame X ns"; fails unless
  *                      every frame but the first is SFrame's
  */
