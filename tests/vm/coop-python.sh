@@ -8,7 +8,7 @@
 # called by sorted() in main), the builtin's native frames stay between
 # main and digit_sum and no evaluator frame is left.
 # python: yes
-# kernels: 6.1 6.12 6.12-rt
+# kernels: 6.1 6.12
 # timeout: 1200
 . ./lib.sh
 [ -x /usr/bin/python3.11 ] || fail "no python3.11 in the guest"

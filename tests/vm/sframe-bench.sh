@@ -2,6 +2,7 @@
 # user-space walker, the same kernel walk by frame pointers over an equally
 # deep stack without SFrame (sframe_bench_fp), and kernel memory per
 # registration.  Prints `bench` lines; tests/bench/kwalk.sh collects them.
+# kernels: 6.12
 # debug: skip (a benchmark; timings under KASAN mean nothing)
 . ./lib.sh
 ustack_load
