@@ -58,7 +58,7 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(send_failed);
 #undef SHOW
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
-	seq_printf(m, "rule_cache_flushes %ld\n", ustack_walk_cache_flushes());
+	ustack_walk_show(m);
 	ustack_store_show(m);
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);

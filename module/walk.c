@@ -34,6 +34,7 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
 #include "arch_x86.h"
@@ -56,18 +57,27 @@ struct walk_rcache {
 
 static struct walk_rcache __percpu *walk_rc;
 
-/* Rule caches emptied because their own mm's registry changed. */
+/* Rule caches emptied because their own mm's rules may have changed. */
 static atomic_long_t walk_flushes = ATOMIC_LONG_INIT(0);
 
+/* Sections found by walks, by source (the cache hides the ones reused). */
+static atomic_long_t walk_found_reg, walk_found_elf;
+
 /**
- * ustack_walk_cache_flushes() - rule caches made stale by their mm
+ * ustack_walk_show() - the walk's lines of the stats file
+ * @m: the stats file
  *
- * Return: how many times a CPU's rule cache, filled for an mm, was emptied
- * for the same mm because its registry had changed (stats).
+ * How many times a CPU's rule cache, filled for an mm, was emptied for the
+ * same mm because its rules may have changed; and the sections walks found
+ * registered and as the files' own PT_GNU_SFRAME (the store's are in its
+ * store_hits), which tells the three SFrame sources of method sframe apart.
  */
-long ustack_walk_cache_flushes(void)
+void ustack_walk_show(struct seq_file *m)
 {
-	return atomic_long_read(&walk_flushes);
+	seq_printf(m, "rule_cache_flushes %ld\n", atomic_long_read(&walk_flushes));
+	seq_printf(m, "sections_registered %ld\n",
+		   atomic_long_read(&walk_found_reg));
+	seq_printf(m, "sections_elf %ld\n", atomic_long_read(&walk_found_elf));
 }
 
 /**
@@ -117,6 +127,7 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 	c->gen = ustack_registry_generation(mm);
 	c->sgen = ustack_store_generation();
 	if (ustack_registry_lookup(mm, pc, &c->sec, &glo, &ghi)) {
+		atomic_long_inc(&walk_found_reg);
 		c->have = true;
 		c->cacheable = true;
 		c->lo = c->sec.text_lo;
@@ -125,8 +136,12 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 	}
 	c->have = false;
 	if (!ustack_text_map_get(pc, &t)) {
-		c->have = !ustack_discovery_lookup(&t, &c->sec) ||
-			  !ustack_store_lookup(&t, &c->sec, &c->rd);
+		if (!ustack_discovery_lookup(&t, &c->sec)) {
+			atomic_long_inc(&walk_found_elf);
+			c->have = true;
+		} else {
+			c->have = !ustack_store_lookup(&t, &c->sec, &c->rd);
+		}
 		ustack_text_map_put(&t);
 	}
 	dlo = t.start;

@@ -25,6 +25,7 @@ extern bool ustack_walk_rule_cache;
 int ustack_walk_init(void);
 void ustack_walk_exit(void);
 
-long ustack_walk_cache_flushes(void);
+struct seq_file;
+void ustack_walk_show(struct seq_file *m);
 
 #endif /* USTACK_WALK_H */

@@ -7,6 +7,8 @@
 #   opened at the same address: B's frame has no SFrame rule;
 # - B gets an entry: its rule is served (and cached) again;
 # - that entry is deleted: B's frame has no SFrame rule again.
+# The stats tell store sections (store_hits) from files' own
+# (sections_elf).
 . ./lib.sh
 ustack_load
 mkdir -p /tmp/store
@@ -38,8 +40,11 @@ step() {
 	sed -n "$((n + 1))p" /tmp/sc.out
 }
 l0=$(stat_of store_lookups)
+e0=$(stat_of sections_elf)
 r=$(step warm); echo "$r"
 l1=$(stat_of store_lookups)
+[ "$(stat_of sections_elf)" = "$e0" ] || fail "store sections counted as ELF ones"
+[ "$(stat_of store_hits)" -gt 0 ] || fail "store_hits 0"
 echo "store lookups for 200 walks: $((l1 - l0))"
 case $r in "warm lib=sframe main=sframe frames="*) ;; *) fail "warm: $r" ;; esac
 # Four objects per walk, each looked up once per walk without the cache.
@@ -56,5 +61,11 @@ r=$(step again); echo "$r"
 case $r in *" main=sframe") fail "B's rule served after its entry was deleted: $r" ;; esac
 exec 3>&-
 wait $pid || fail "store_cache: $(cat /tmp/sc.out)"
+# A program with its own PT_GNU_SFRAME: counted apart from the store's.
+bin/sframe_store flush || fail "flush"
+h0=$(stat_of store_hits)
+bin/store_bench_sf user >/dev/null || fail "store_bench_sf"
+[ "$(stat_of sections_elf)" -gt "$e0" ] || fail "sections_elf did not count the program's"
+[ "$(stat_of store_hits)" = "$h0" ] || fail "ELF sections counted as store hits"
 ustack_unload
 echo "ok"
