@@ -157,7 +157,9 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 		return NULL;
 	c->sec.text_lo = c->lo;
 	c->sec.text_hi = c->hi;
-	c->cacheable = ustack_registry_watch(c->lo, c->hi, c->gen);
+	/* no watch (nor the registry it needs) while the cache is off */
+	c->cacheable = READ_ONCE(ustack_walk_rule_cache) &&
+		       ustack_registry_watch(c->lo, c->hi, c->gen);
 	return &c->sec;
 }
 
