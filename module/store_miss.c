@@ -15,6 +15,7 @@
 #include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/kdev_t.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
