@@ -126,8 +126,12 @@ int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sf_reader *rd,
 	return 0;
 }
 
-int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
-		    struct sframe_fde *fde)
+/*
+ * ustack_sframe_read_fde(), inline into the lookup, which reads one FDE
+ * each time.
+ */
+static __always_inline int sf_read_fde(const struct sframe_sec *sec, u32 idx,
+				       struct sframe_fde *fde)
 {
 	u8 b[SFRAME_FDE_SIZE_V2];
 	u32 off, freoff;
@@ -190,6 +194,12 @@ int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 	if ((fde->info & SFRAME_INFO_PCMASK) && !fde->rep_size)
 		return SFRAME_E_REP_SIZE;
 	return 0;
+}
+
+int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
+			   struct sframe_fde *fde)
+{
+	return sf_read_fde(sec, idx, fde);
 }
 
 /*
@@ -457,6 +467,72 @@ static void sf_plt_entry(struct sframe_rule *r)
 	r->flags |= SFRAME_R_PLT_ENTRY;
 }
 
+/*
+ * The binary search proper, for one start field width (@v3: 8 bytes, else
+ * 4): only the start field of each probe is read, with the section's
+ * fields in locals.  Every probe must lie between the starts already seen
+ * below and above it: sortedness is checked on the path taken.  The
+ * caller has paid for the longest search; *@probes says how many probes
+ * were made (also on an error), for the caller to account for.
+ */
+static __always_inline int sf_bsearch(const struct sframe_sec *sec, u64 pc,
+				      const bool v3, u32 *idx, u32 *probes)
+{
+	const u32 fde_off = sec->fde_off, fde_size = sec->fde_size;
+	/* PC-relative starts add their own offset: a mask, not a branch */
+	const u64 rel = (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL) ?
+			~0ULL : 0;
+	const u64 add = sec->vaddr;
+	u32 lo = 0, hi = sec->num_fdes, mid, off, n = 0;
+	u64 lo_val = 0, hi_val = ~0ULL, s;
+	u8 b[8];
+	int err = 0;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		off = fde_off + mid * fde_size;
+		n++;
+		if (v3) {
+			if (sf_sec_copy(sec, b, off, 8)) {
+				err = SFRAME_E_FAULT;
+				break;
+			}
+			s = sf_le64(b);
+		} else {
+			if (sf_sec_copy(sec, b, off, 4)) {
+				err = SFRAME_E_FAULT;
+				break;
+			}
+			s = (u64)(s64)(s32)sf_le32(b);
+		}
+		s += add + (off & rel);
+		if (s < lo_val || s > hi_val) {
+			err = SFRAME_E_UNSORTED;
+			break;
+		}
+		if (s <= pc) {
+			lo = mid + 1;
+			lo_val = s;
+		} else {
+			hi = mid;
+			hi_val = s;
+		}
+	}
+	*probes = n;
+	if (err)
+		return err;
+	if (!lo)
+		return SFRAME_E_NOINFO;
+	*idx = lo - 1;
+	return 0;
+}
+
+/* Probes a binary search over @n entries makes at most: bits of @n. */
+static __always_inline u32 sf_max_probes(u32 n)
+{
+	return n ? 32 - __builtin_clz(n) : 0;
+}
+
 /* Index of the last FDE starting at or below @pc, checking order. */
 static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 		     struct sframe_budget *bud)
@@ -466,7 +542,7 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 	const bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
 	const u64 add = sec->vaddr;
 	const u32 probe = v3 ? 8 : 4;	/* bytes of a start field */
-	u32 lo = 0, hi, mid, off;
+	u32 lo = 0, hi, mid, off, maxp, n;
 	u64 lo_val = 0, hi_val = ~0ULL, s;
 	u8 b[8];
 	int err;
@@ -491,11 +567,19 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 		return SFRAME_E_NOINFO;
 	}
 	/*
-	 * Binary search reading only the start field of each probe, with the
-	 * section's fields in locals.  Every probe must lie between the
-	 * starts already seen below and above it: sortedness is checked on
-	 * the path taken.
+	 * The common case: the budget pays for the longest search, so the
+	 * probes need no budget check each; what they spent is taken after,
+	 * exactly as probe by probe.
 	 */
+	maxp = sf_max_probes(sec->num_fdes);
+	if (likely(bud->fdes >= maxp && bud->bytes >= maxp * probe)) {
+		err = v3 ? sf_bsearch(sec, pc, true, idx, &n) :
+			   sf_bsearch(sec, pc, false, idx, &n);
+		bud->fdes -= n;
+		bud->bytes -= n * probe;
+		return err;
+	}
+	/* Short of budget: probe by probe, to stop where it runs out. */
 	hi = sec->num_fdes;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -541,18 +625,78 @@ int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule 
 	return ustack_sframe_find_budget(sec, pc, r, &b);
 }
 
+/* What the FRE scan chose: the last FRE starting at or below the PC. */
+struct sf_pick {
+	u32 idx, pos, start, size;
+	u8 info;
+	bool found;
+};
+
+/*
+ * The FREs of one FDE in order, up to the last one starting at or below
+ * @off; each one visited is checked (bounds, order, start below @limit)
+ * and paid for.  @type, the FRE start field width, is a constant in each
+ * of the three copies of this loop.
+ */
+static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
+				       struct sf_win *w,
+				       const unsigned int type, u32 pos,
+				       u32 num, u32 off, u32 limit,
+				       struct sframe_budget *bud,
+				       struct sf_pick *pk)
+{
+	u32 fres = bud->fres, bytes = bud->bytes;
+	u32 i, start, size, prev = 0;
+	int err = 0;
+	u8 info;
+
+	for (i = 0; i < num; i++) {
+		if (!fres) {
+			err = SFRAME_E_BUDGET;
+			break;
+		}
+		fres--;
+		err = sf_fre_head(sec, w, type, pos, &start, &info, &size);
+		if (err)
+			break;
+		if (bytes < size) {
+			err = SFRAME_E_BUDGET;
+			break;
+		}
+		bytes -= size;
+		if (i && start <= prev) {
+			err = SFRAME_E_FRE_ORDER;
+			break;
+		}
+		if (start >= limit) {
+			err = SFRAME_E_FRE_START;
+			break;
+		}
+		if (start > off)
+			break;
+		pk->found = true;
+		pk->idx = i;
+		pk->pos = pos;
+		pk->start = start;
+		pk->info = info;
+		pk->size = size;
+		prev = start;
+		pos += size;
+	}
+	bud->fres = fres;
+	bud->bytes = bytes;
+	return err;
+}
+
 int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 			      struct sframe_rule *r, struct sframe_budget *bud)
 {
 	struct sframe_fde fde;
 	struct sframe_fre fre;
-	unsigned int type;
-	u32 idx = 0, off, limit, pos, i, best_pos = 0, best = 0, size;
-	u32 start, prev = 0, best_start = 0, best_size = 0;
+	struct sf_pick pk;
+	u32 idx = 0, off, limit;
 	struct sf_win win;
-	u8 info, best_info = 0;
 	int err;
-	bool found = false;
 
 	if (sec->text_hi && (pc < sec->text_lo || pc >= sec->text_hi))
 		return SFRAME_E_NOINFO;
@@ -565,7 +709,7 @@ int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 		return SFRAME_E_BUDGET;
 	bud->fdes--;
 	bud->bytes -= sec->fde_size;
-	err = ustack_sframe_read_fde(sec, idx, &fde);
+	err = sf_read_fde(sec, idx, &fde);
 	if (err)
 		return err;
 	if (pc - fde.func_start >= fde.func_size)
@@ -585,43 +729,37 @@ int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 		r->fre_idx = 0;
 		return ustack_sframe_fre_rule(sec, &fde, &fre, r);
 	}
-	type = SFRAME_INFO_FRE_TYPE(fde.info);
-	pos = fde.fres_off;
-	for (i = 0; i < fde.num_fres; i++) {
-		if (!bud->fres)
-			return SFRAME_E_BUDGET;
-		bud->fres--;
-		err = sf_fre_head(sec, &win, type, pos, &start, &info, &size);
-		if (err)
-			return err;
-		if (bud->bytes < size)
-			return SFRAME_E_BUDGET;
-		bud->bytes -= size;
-		if (i && start <= prev)
-			return SFRAME_E_FRE_ORDER;
-		if (start >= limit)
-			return SFRAME_E_FRE_START;
-		if (start > off)
-			break;
-		found = true;
-		best = i;
-		best_pos = pos;
-		best_start = start;
-		best_info = info;
-		best_size = size;
-		prev = start;
-		pos += size;
+	pk.found = false;
+	/* read_fde refused other types */
+	switch (SFRAME_INFO_FRE_TYPE(fde.info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		err = sf_fre_scan(sec, &win, SFRAME_FRE_TYPE_ADDR1,
+				  fde.fres_off, fde.num_fres, off, limit, bud,
+				  &pk);
+		break;
+	case SFRAME_FRE_TYPE_ADDR2:
+		err = sf_fre_scan(sec, &win, SFRAME_FRE_TYPE_ADDR2,
+				  fde.fres_off, fde.num_fres, off, limit, bud,
+				  &pk);
+		break;
+	default:
+		err = sf_fre_scan(sec, &win, SFRAME_FRE_TYPE_ADDR4,
+				  fde.fres_off, fde.num_fres, off, limit, bud,
+				  &pk);
+		break;
 	}
-	if (!found)
-		return SFRAME_E_NOINFO;
-	/* the chosen FRE was checked in the loop */
-	fre.start = best_start;
-	fre.info = best_info;
-	fre.nwords = SFRAME_FRE_COUNT(best_info);
-	err = sf_fre_words(sec, &win, best_pos, best_size, &fre);
 	if (err)
 		return err;
-	r->fre_idx = best;
+	if (!pk.found)
+		return SFRAME_E_NOINFO;
+	/* the chosen FRE was checked in the loop */
+	fre.start = pk.start;
+	fre.info = pk.info;
+	fre.nwords = SFRAME_FRE_COUNT(pk.info);
+	err = sf_fre_words(sec, &win, pk.pos, pk.size, &fre);
+	if (err)
+		return err;
+	r->fre_idx = pk.idx;
 	err = ustack_sframe_fre_rule(sec, &fde, &fre, r);
 	if (!err)
 		sf_plt_entry(r);
