@@ -381,25 +381,29 @@ static int sf_flex_opt(const struct sframe_fre *fre, unsigned int *i,
 	return err;
 }
 
-int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
-		    const struct sframe_fre *fre, struct sframe_rule *r)
+/*
+ * What every rule of an FRE with @info shares: flags, function, the CFA's
+ * base register, RA at CFA-8, FP unchanged.  True: the FRE has no data
+ * words (@n), the rule is complete (outermost).
+ */
+static __always_inline bool sf_rule_base(const struct sframe_sec *sec,
+					 const struct sframe_fde *fde,
+					 u32 start, u8 info, unsigned int n,
+					 struct sframe_rule *r)
 {
-	unsigned int n = fre->nwords, i;
-	int err;
-
 	r->flags = 0;
 	r->fde_info = fde->info;
 	r->fde_info2 = fde->info2;
 	r->func_start = fde->func_start;
 	r->func_size = fde->func_size;
-	r->fre_start = fre->start;
+	r->fre_start = start;
 	if (fde->info & SFRAME_INFO_PCMASK)
 		r->flags |= SFRAME_R_PCMASK;
 	if (sec->version == SFRAME_VERSION_3 &&
 	    (fde->info & SFRAME_INFO_SIGNAL_V3))
 		r->flags |= SFRAME_R_SIGNAL;
 	r->cfa.kind = SFRAME_LOC_REG_VAL;
-	r->cfa.reg = (fre->info & SFRAME_FRE_BASE_SP) ?
+	r->cfa.reg = (info & SFRAME_FRE_BASE_SP) ?
 		     SFRAME_REG_RSP : SFRAME_REG_RBP;
 	r->cfa.off = 0;
 	r->ra.kind = SFRAME_LOC_CFA_DEREF;
@@ -413,8 +417,19 @@ int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde
 		r->flags |= SFRAME_R_OUTERMOST;
 		r->ra.kind = SFRAME_LOC_SAME;
 		r->ra.off = 0;
-		return 0;
+		return true;
 	}
+	return false;
+}
+
+int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
+		    const struct sframe_fre *fre, struct sframe_rule *r)
+{
+	unsigned int n = fre->nwords, i;
+	int err;
+
+	if (sf_rule_base(sec, fde, fre->start, fre->info, n, r))
+		return 0;
 	if (SFRAME_INFO2_FDE_TYPE(fde->info2) != SFRAME_FDE_TYPE_FLEX) {
 		if (n > 2)
 			return SFRAME_E_FRE_COUNT;
@@ -646,9 +661,9 @@ static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
 				       struct sf_pick *pk)
 {
 	u32 fres = bud->fres, bytes = bud->bytes;
-	u32 i, start, size, prev = 0;
+	u32 i, start = 0, size = 0, prev = 0;
 	int err = 0;
-	u8 info;
+	u8 info = 0;
 
 	for (i = 0; i < num; i++) {
 		if (!fres) {
@@ -688,12 +703,56 @@ static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
 	return err;
 }
 
+/* Data word @b of @wsz bytes, sign-extended. */
+static __always_inline s32 sf_word(const u8 *b, unsigned int wsz)
+{
+	if (wsz == 1)
+		return (s8)b[0];
+	if (wsz == 2)
+		return (s16)sf_le16(b);
+	return (s32)sf_le32(b);
+}
+
+/*
+ * The rule of the chosen FRE of a default FDE, decoded in place: at most
+ * two words, CFA offset and FP slot (ustack_sframe_fre_rule()'s default
+ * case, without the copy through struct sframe_fre).
+ */
+static __always_inline int sf_fre_default(const struct sframe_sec *sec,
+					  struct sf_win *w,
+					  const struct sframe_fde *fde,
+					  const struct sf_pick *pk,
+					  struct sframe_rule *r)
+{
+	unsigned int n = SFRAME_FRE_COUNT(pk->info);
+	unsigned int wsz = 1U << SFRAME_FRE_SIZE(pk->info);
+	const u8 *b;
+	int err;
+
+	err = sf_win_get(sec, w, pk->pos, pk->size, &b);
+	if (err)
+		return err;
+	if (sf_rule_base(sec, fde, pk->start, pk->info, n, r))
+		return 0;
+	if (n > 2)
+		return SFRAME_E_FRE_COUNT;
+	/* the words end the FRE */
+	b += pk->size - n * wsz;
+	r->cfa.off = sf_word(b, wsz);
+	if (n == 2) {
+		r->fp.kind = SFRAME_LOC_CFA_DEREF;
+		r->fp.off = sf_word(b + wsz, wsz);
+	}
+	sf_plt_entry(r);
+	return 0;
+}
+
 int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 			      struct sframe_rule *r, struct sframe_budget *bud)
 {
 	struct sframe_fde fde;
 	struct sframe_fre fre;
-	struct sf_pick pk;
+	struct sf_pick pk = { 0 };
 	u32 idx = 0, off, limit;
 	struct sf_win win;
 	int err;
@@ -729,7 +788,6 @@ int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 		r->fre_idx = 0;
 		return ustack_sframe_fre_rule(sec, &fde, &fre, r);
 	}
-	pk.found = false;
 	/* read_fde refused other types */
 	switch (SFRAME_INFO_FRE_TYPE(fde.info)) {
 	case SFRAME_FRE_TYPE_ADDR1:
@@ -752,6 +810,9 @@ int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 		return err;
 	if (!pk.found)
 		return SFRAME_E_NOINFO;
+	r->fre_idx = pk.idx;
+	if (SFRAME_INFO2_FDE_TYPE(fde.info2) != SFRAME_FDE_TYPE_FLEX)
+		return sf_fre_default(sec, &win, &fde, &pk, r);
 	/* the chosen FRE was checked in the loop */
 	fre.start = pk.start;
 	fre.info = pk.info;
@@ -759,7 +820,6 @@ int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 	err = sf_fre_words(sec, &win, pk.pos, pk.size, &fre);
 	if (err)
 		return err;
-	r->fre_idx = pk.idx;
 	err = ustack_sframe_fre_rule(sec, &fde, &fre, r);
 	if (!err)
 		sf_plt_entry(r);
