@@ -491,15 +491,17 @@ static void sf_plt_entry(struct sframe_rule *r)
  * were made (also on an error), for the caller to account for.
  */
 static __always_inline int sf_bsearch(const struct sframe_sec *sec, u64 pc,
-				      const bool v3, u32 *idx, u32 *probes)
+				      const u32 fde_size, u32 *idx,
+				      u32 *probes)
 {
-	const u32 fde_off = sec->fde_off, fde_size = sec->fde_size;
+	const bool v3 = fde_size == SFRAME_FDE_SIZE_V3;
+	const u32 fde_off = sec->fde_off;
 	/* PC-relative starts add their own offset: a mask, not a branch */
 	const u64 rel = (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL) ?
 			~0ULL : 0;
 	const u64 add = sec->vaddr;
 	u32 lo = 0, hi = sec->num_fdes, mid, off, n = 0;
-	u64 lo_val = 0, hi_val = ~0ULL, s;
+	u64 lo_val = 0, hi_val = ~0ULL, span = ~0ULL, s;
 	u8 b[8];
 	int err = 0;
 
@@ -521,7 +523,8 @@ static __always_inline int sf_bsearch(const struct sframe_sec *sec, u64 pc,
 			s = (u64)(s64)(s32)sf_le32(b);
 		}
 		s += add + (off & rel);
-		if (s < lo_val || s > hi_val) {
+		/* lo_val <= s <= hi_val, in one comparison */
+		if (s - lo_val > span) {
 			err = SFRAME_E_UNSORTED;
 			break;
 		}
@@ -532,6 +535,7 @@ static __always_inline int sf_bsearch(const struct sframe_sec *sec, u64 pc,
 			hi = mid;
 			hi_val = s;
 		}
+		span = hi_val - lo_val;
 	}
 	*probes = n;
 	if (err)
@@ -588,8 +592,13 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 	 */
 	maxp = sf_max_probes(sec->num_fdes);
 	if (likely(bud->fdes >= maxp && bud->bytes >= maxp * probe)) {
-		err = v3 ? sf_bsearch(sec, pc, true, idx, &n) :
-			   sf_bsearch(sec, pc, false, idx, &n);
+		/* constant FDE sizes: no multiply on the probe's path */
+		if (sec->version == SFRAME_VERSION_1)
+			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V1, idx, &n);
+		else if (sec->version == SFRAME_VERSION_2)
+			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V2, idx, &n);
+		else
+			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V3, idx, &n);
 		bud->fdes -= n;
 		bud->bytes -= n * probe;
 		return err;
