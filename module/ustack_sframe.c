@@ -232,16 +232,13 @@ static int sf_win_fill(const struct sframe_sec *sec, struct sf_win *w,
 	return 0;
 }
 
-/* Bytes [pos, pos + need) of the FRE sub-section, or an error. */
-static __always_inline int sf_win_get(const struct sframe_sec *sec,
-				      struct sf_win *w, u32 pos, u32 need,
-				      const u8 **p)
+/* sf_win_get() of bytes already checked to lie in the FRE sub-section */
+static __always_inline int sf_win_at(const struct sframe_sec *sec,
+				     struct sf_win *w, u32 pos, u32 need,
+				     const u8 **p)
 {
-	u32 end = sec->fre_off + sec->fre_len;
 	int err;
 
-	if (pos < sec->fre_off || pos > end || end - pos < need)
-		return SFRAME_E_FRE_OVERRUN;
 #ifdef SF_ENV_DIRECT
 	/* local memory: the checked bytes in place, no copy */
 	*p = sf_env_direct(sec->base + pos);
@@ -254,6 +251,18 @@ static __always_inline int sf_win_get(const struct sframe_sec *sec,
 	}
 	*p = w->buf + (pos - w->at);
 	return 0;
+}
+
+/* Bytes [pos, pos + need) of the FRE sub-section, or an error. */
+static __always_inline int sf_win_get(const struct sframe_sec *sec,
+				      struct sf_win *w, u32 pos, u32 need,
+				      const u8 **p)
+{
+	u32 end = sec->fre_off + sec->fre_len;
+
+	if (pos < sec->fre_off || pos > end || end - pos < need)
+		return SFRAME_E_FRE_OVERRUN;
+	return sf_win_at(sec, w, pos, need, p);
 }
 
 /*
@@ -660,7 +669,9 @@ struct sf_pick {
  * The FREs of one FDE in order, up to the last one starting at or below
  * @off; each one visited is checked (bounds, order, start below @limit)
  * and paid for.  @type, the FRE start field width, is a constant in each
- * of the three copies of this loop.
+ * of the three copies of this loop.  The bytes left in the sub-section
+ * are counted down instead of each FRE's bounds being checked from
+ * scratch, and @off < @limit: only an FRE past @off can be past @limit.
  */
 static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
 				       struct sf_win *w,
@@ -669,18 +680,47 @@ static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
 				       struct sframe_budget *bud,
 				       struct sf_pick *pk)
 {
+	const u32 asz = 1U << type, end = sec->fre_off + sec->fre_len;
 	u32 fres = bud->fres, bytes = bud->bytes;
-	u32 i, start = 0, size = 0, prev = 0;
+	u32 i, avail, start, size, least = 0;
+	const u8 *b;
 	int err = 0;
-	u8 info = 0;
+	u8 info;
 
+	if (pos < sec->fre_off || pos > end)
+		return SFRAME_E_FRE_OVERRUN;
+	avail = end - pos;
 	for (i = 0; i < num; i++) {
 		if (!fres) {
 			err = SFRAME_E_BUDGET;
 			break;
 		}
 		fres--;
-		err = sf_fre_head(sec, w, type, pos, &start, &info, &size);
+		if (avail < asz + 1) {
+			err = SFRAME_E_FRE_OVERRUN;
+			break;
+		}
+		err = sf_win_at(sec, w, pos, asz + 1, &b);
+		if (err)
+			break;
+		if (type == SFRAME_FRE_TYPE_ADDR1)
+			start = b[0];
+		else if (type == SFRAME_FRE_TYPE_ADDR2)
+			start = sf_le16(b);
+		else
+			start = sf_le32(b);
+		info = b[asz];
+		if (SFRAME_FRE_SIZE(info) == 3) {
+			err = SFRAME_E_FRE_SIZE;
+			break;
+		}
+		size = asz + 1 + (SFRAME_FRE_COUNT(info) <<
+				  SFRAME_FRE_SIZE(info));
+		if (avail < size) {
+			err = SFRAME_E_FRE_OVERRUN;
+			break;
+		}
+		err = sf_win_at(sec, w, pos, size, &b);
 		if (err)
 			break;
 		if (bytes < size) {
@@ -688,24 +728,25 @@ static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
 			break;
 		}
 		bytes -= size;
-		if (i && start <= prev) {
+		/* least: 0, then one past the last start */
+		if (start < least) {
 			err = SFRAME_E_FRE_ORDER;
 			break;
 		}
-		if (start >= limit) {
-			err = SFRAME_E_FRE_START;
+		if (start > off) {
+			if (start >= limit)
+				err = SFRAME_E_FRE_START;
 			break;
 		}
-		if (start > off)
-			break;
 		pk->found = true;
 		pk->idx = i;
 		pk->pos = pos;
 		pk->start = start;
 		pk->info = info;
 		pk->size = size;
-		prev = start;
+		least = start + 1;
 		pos += size;
+		avail -= size;
 	}
 	bud->fres = fres;
 	bud->bytes = bytes;
