@@ -126,8 +126,12 @@ int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sf_reader *rd,
 	return 0;
 }
 
-int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
-		    struct sframe_fde *fde)
+/*
+ * ustack_sframe_read_fde(), inline into the lookup, which reads one FDE
+ * each time.
+ */
+static __always_inline int sf_read_fde(const struct sframe_sec *sec, u32 idx,
+				       struct sframe_fde *fde)
 {
 	u8 b[SFRAME_FDE_SIZE_V2];
 	u32 off, freoff;
@@ -192,6 +196,12 @@ int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
 	return 0;
 }
 
+int ustack_sframe_read_fde(const struct sframe_sec *sec, u32 idx,
+			   struct sframe_fde *fde)
+{
+	return sf_read_fde(sec, idx, fde);
+}
+
 /*
  * FREs are read through a small window: one copy of up to SF_WIN bytes
  * serves several FREs (one copy_from_user instead of two per FRE in the
@@ -222,16 +232,13 @@ static int sf_win_fill(const struct sframe_sec *sec, struct sf_win *w,
 	return 0;
 }
 
-/* Bytes [pos, pos + need) of the FRE sub-section, or an error. */
-static __always_inline int sf_win_get(const struct sframe_sec *sec,
-				      struct sf_win *w, u32 pos, u32 need,
-				      const u8 **p)
+/* sf_win_get() of bytes already checked to lie in the FRE sub-section */
+static __always_inline int sf_win_at(const struct sframe_sec *sec,
+				     struct sf_win *w, u32 pos, u32 need,
+				     const u8 **p)
 {
-	u32 end = sec->fre_off + sec->fre_len;
 	int err;
 
-	if (pos < sec->fre_off || pos > end || end - pos < need)
-		return SFRAME_E_FRE_OVERRUN;
 #ifdef SF_ENV_DIRECT
 	/* local memory: the checked bytes in place, no copy */
 	*p = sf_env_direct(sec->base + pos);
@@ -244,6 +251,18 @@ static __always_inline int sf_win_get(const struct sframe_sec *sec,
 	}
 	*p = w->buf + (pos - w->at);
 	return 0;
+}
+
+/* Bytes [pos, pos + need) of the FRE sub-section, or an error. */
+static __always_inline int sf_win_get(const struct sframe_sec *sec,
+				      struct sf_win *w, u32 pos, u32 need,
+				      const u8 **p)
+{
+	u32 end = sec->fre_off + sec->fre_len;
+
+	if (pos < sec->fre_off || pos > end || end - pos < need)
+		return SFRAME_E_FRE_OVERRUN;
+	return sf_win_at(sec, w, pos, need, p);
 }
 
 /*
@@ -371,25 +390,29 @@ static int sf_flex_opt(const struct sframe_fre *fre, unsigned int *i,
 	return err;
 }
 
-int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
-		    const struct sframe_fre *fre, struct sframe_rule *r)
+/*
+ * What every rule of an FRE with @info shares: flags, function, the CFA's
+ * base register, RA at CFA-8, FP unchanged.  True: the FRE has no data
+ * words (@n), the rule is complete (outermost).
+ */
+static __always_inline bool sf_rule_base(const struct sframe_sec *sec,
+					 const struct sframe_fde *fde,
+					 u32 start, u8 info, unsigned int n,
+					 struct sframe_rule *r)
 {
-	unsigned int n = fre->nwords, i;
-	int err;
-
 	r->flags = 0;
 	r->fde_info = fde->info;
 	r->fde_info2 = fde->info2;
 	r->func_start = fde->func_start;
 	r->func_size = fde->func_size;
-	r->fre_start = fre->start;
+	r->fre_start = start;
 	if (fde->info & SFRAME_INFO_PCMASK)
 		r->flags |= SFRAME_R_PCMASK;
 	if (sec->version == SFRAME_VERSION_3 &&
 	    (fde->info & SFRAME_INFO_SIGNAL_V3))
 		r->flags |= SFRAME_R_SIGNAL;
 	r->cfa.kind = SFRAME_LOC_REG_VAL;
-	r->cfa.reg = (fre->info & SFRAME_FRE_BASE_SP) ?
+	r->cfa.reg = (info & SFRAME_FRE_BASE_SP) ?
 		     SFRAME_REG_RSP : SFRAME_REG_RBP;
 	r->cfa.off = 0;
 	r->ra.kind = SFRAME_LOC_CFA_DEREF;
@@ -403,8 +426,19 @@ int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde
 		r->flags |= SFRAME_R_OUTERMOST;
 		r->ra.kind = SFRAME_LOC_SAME;
 		r->ra.off = 0;
-		return 0;
+		return true;
 	}
+	return false;
+}
+
+int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
+		    const struct sframe_fre *fre, struct sframe_rule *r)
+{
+	unsigned int n = fre->nwords, i;
+	int err;
+
+	if (sf_rule_base(sec, fde, fre->start, fre->info, n, r))
+		return 0;
 	if (SFRAME_INFO2_FDE_TYPE(fde->info2) != SFRAME_FDE_TYPE_FLEX) {
 		if (n > 2)
 			return SFRAME_E_FRE_COUNT;
@@ -457,6 +491,76 @@ static void sf_plt_entry(struct sframe_rule *r)
 	r->flags |= SFRAME_R_PLT_ENTRY;
 }
 
+/*
+ * The binary search proper, for one start field width (@v3: 8 bytes, else
+ * 4): only the start field of each probe is read, with the section's
+ * fields in locals.  Every probe must lie between the starts already seen
+ * below and above it: sortedness is checked on the path taken.  The
+ * caller has paid for the longest search; *@probes says how many probes
+ * were made (also on an error), for the caller to account for.
+ */
+static __always_inline int sf_bsearch(const struct sframe_sec *sec, u64 pc,
+				      const u32 fde_size, u32 *idx,
+				      u32 *probes)
+{
+	const bool v3 = fde_size == SFRAME_FDE_SIZE_V3;
+	const u32 fde_off = sec->fde_off;
+	/* PC-relative starts add their own offset: a mask, not a branch */
+	const u64 rel = (sec->flags & SFRAME_F_FDE_FUNC_START_PCREL) ?
+			~0ULL : 0;
+	const u64 add = sec->vaddr;
+	u32 lo = 0, hi = sec->num_fdes, mid, off, n = 0;
+	u64 lo_val = 0, hi_val = ~0ULL, span = ~0ULL, s;
+	u8 b[8];
+	int err = 0;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		off = fde_off + mid * fde_size;
+		n++;
+		if (v3) {
+			if (sf_sec_copy(sec, b, off, 8)) {
+				err = SFRAME_E_FAULT;
+				break;
+			}
+			s = sf_le64(b);
+		} else {
+			if (sf_sec_copy(sec, b, off, 4)) {
+				err = SFRAME_E_FAULT;
+				break;
+			}
+			s = (u64)(s64)(s32)sf_le32(b);
+		}
+		s += add + (off & rel);
+		/* lo_val <= s <= hi_val, in one comparison */
+		if (s - lo_val > span) {
+			err = SFRAME_E_UNSORTED;
+			break;
+		}
+		if (s <= pc) {
+			lo = mid + 1;
+			lo_val = s;
+		} else {
+			hi = mid;
+			hi_val = s;
+		}
+		span = hi_val - lo_val;
+	}
+	*probes = n;
+	if (err)
+		return err;
+	if (!lo)
+		return SFRAME_E_NOINFO;
+	*idx = lo - 1;
+	return 0;
+}
+
+/* Probes a binary search over @n entries makes at most: bits of @n. */
+static __always_inline u32 sf_max_probes(u32 n)
+{
+	return n ? 32 - __builtin_clz(n) : 0;
+}
+
 /* Index of the last FDE starting at or below @pc, checking order. */
 static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 		     struct sframe_budget *bud)
@@ -466,7 +570,7 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 	const bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
 	const u64 add = sec->vaddr;
 	const u32 probe = v3 ? 8 : 4;	/* bytes of a start field */
-	u32 lo = 0, hi, mid, off;
+	u32 lo = 0, hi, mid, off, maxp, n;
 	u64 lo_val = 0, hi_val = ~0ULL, s;
 	u8 b[8];
 	int err;
@@ -491,11 +595,24 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 		return SFRAME_E_NOINFO;
 	}
 	/*
-	 * Binary search reading only the start field of each probe, with the
-	 * section's fields in locals.  Every probe must lie between the
-	 * starts already seen below and above it: sortedness is checked on
-	 * the path taken.
+	 * The common case: the budget pays for the longest search, so the
+	 * probes need no budget check each; what they spent is taken after,
+	 * exactly as probe by probe.
 	 */
+	maxp = sf_max_probes(sec->num_fdes);
+	if (likely(bud->fdes >= maxp && bud->bytes >= maxp * probe)) {
+		/* constant FDE sizes: no multiply on the probe's path */
+		if (sec->version == SFRAME_VERSION_1)
+			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V1, idx, &n);
+		else if (sec->version == SFRAME_VERSION_2)
+			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V2, idx, &n);
+		else
+			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V3, idx, &n);
+		bud->fdes -= n;
+		bud->bytes -= n * probe;
+		return err;
+	}
+	/* Short of budget: probe by probe, to stop where it runs out. */
 	hi = sec->num_fdes;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -541,18 +658,154 @@ int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule 
 	return ustack_sframe_find_budget(sec, pc, r, &b);
 }
 
+/* What the FRE scan chose: the last FRE starting at or below the PC. */
+struct sf_pick {
+	u32 idx, pos, start, size;
+	u8 info;
+	bool found;
+};
+
+/*
+ * The FREs of one FDE in order, up to the last one starting at or below
+ * @off; each one visited is checked (bounds, order, start below @limit)
+ * and paid for.  @type, the FRE start field width, is a constant in each
+ * of the three copies of this loop.  The bytes left in the sub-section
+ * are counted down instead of each FRE's bounds being checked from
+ * scratch, and @off < @limit: only an FRE past @off can be past @limit.
+ */
+static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
+				       struct sf_win *w,
+				       const unsigned int type, u32 pos,
+				       u32 num, u32 off, u32 limit,
+				       struct sframe_budget *bud,
+				       struct sf_pick *pk)
+{
+	const u32 asz = 1U << type, end = sec->fre_off + sec->fre_len;
+	u32 fres = bud->fres, bytes = bud->bytes;
+	u32 i, avail, start, size, least = 0;
+	const u8 *b;
+	int err = 0;
+	u8 info;
+
+	if (pos < sec->fre_off || pos > end)
+		return SFRAME_E_FRE_OVERRUN;
+	avail = end - pos;
+	for (i = 0; i < num; i++) {
+		if (!fres) {
+			err = SFRAME_E_BUDGET;
+			break;
+		}
+		fres--;
+		if (avail < asz + 1) {
+			err = SFRAME_E_FRE_OVERRUN;
+			break;
+		}
+		err = sf_win_at(sec, w, pos, asz + 1, &b);
+		if (err)
+			break;
+		if (type == SFRAME_FRE_TYPE_ADDR1)
+			start = b[0];
+		else if (type == SFRAME_FRE_TYPE_ADDR2)
+			start = sf_le16(b);
+		else
+			start = sf_le32(b);
+		info = b[asz];
+		if (SFRAME_FRE_SIZE(info) == 3) {
+			err = SFRAME_E_FRE_SIZE;
+			break;
+		}
+		size = asz + 1 + (SFRAME_FRE_COUNT(info) <<
+				  SFRAME_FRE_SIZE(info));
+		if (avail < size) {
+			err = SFRAME_E_FRE_OVERRUN;
+			break;
+		}
+		err = sf_win_at(sec, w, pos, size, &b);
+		if (err)
+			break;
+		if (bytes < size) {
+			err = SFRAME_E_BUDGET;
+			break;
+		}
+		bytes -= size;
+		/* least: 0, then one past the last start */
+		if (start < least) {
+			err = SFRAME_E_FRE_ORDER;
+			break;
+		}
+		if (start > off) {
+			if (start >= limit)
+				err = SFRAME_E_FRE_START;
+			break;
+		}
+		pk->found = true;
+		pk->idx = i;
+		pk->pos = pos;
+		pk->start = start;
+		pk->info = info;
+		pk->size = size;
+		least = start + 1;
+		pos += size;
+		avail -= size;
+	}
+	bud->fres = fres;
+	bud->bytes = bytes;
+	return err;
+}
+
+/* Data word @b of @wsz bytes, sign-extended. */
+static __always_inline s32 sf_word(const u8 *b, unsigned int wsz)
+{
+	if (wsz == 1)
+		return (s8)b[0];
+	if (wsz == 2)
+		return (s16)sf_le16(b);
+	return (s32)sf_le32(b);
+}
+
+/*
+ * The rule of the chosen FRE of a default FDE, decoded in place: at most
+ * two words, CFA offset and FP slot (ustack_sframe_fre_rule()'s default
+ * case, without the copy through struct sframe_fre).
+ */
+static __always_inline int sf_fre_default(const struct sframe_sec *sec,
+					  struct sf_win *w,
+					  const struct sframe_fde *fde,
+					  const struct sf_pick *pk,
+					  struct sframe_rule *r)
+{
+	unsigned int n = SFRAME_FRE_COUNT(pk->info);
+	unsigned int wsz = 1U << SFRAME_FRE_SIZE(pk->info);
+	const u8 *b;
+	int err;
+
+	err = sf_win_get(sec, w, pk->pos, pk->size, &b);
+	if (err)
+		return err;
+	if (sf_rule_base(sec, fde, pk->start, pk->info, n, r))
+		return 0;
+	if (n > 2)
+		return SFRAME_E_FRE_COUNT;
+	/* the words end the FRE */
+	b += pk->size - n * wsz;
+	r->cfa.off = sf_word(b, wsz);
+	if (n == 2) {
+		r->fp.kind = SFRAME_LOC_CFA_DEREF;
+		r->fp.off = sf_word(b + wsz, wsz);
+	}
+	sf_plt_entry(r);
+	return 0;
+}
+
 int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 			      struct sframe_rule *r, struct sframe_budget *bud)
 {
 	struct sframe_fde fde;
 	struct sframe_fre fre;
-	unsigned int type;
-	u32 idx = 0, off, limit, pos, i, best_pos = 0, best = 0, size;
-	u32 start, prev = 0, best_start = 0, best_size = 0;
+	struct sf_pick pk = { 0 };
+	u32 idx = 0, off, limit;
 	struct sf_win win;
-	u8 info, best_info = 0;
 	int err;
-	bool found = false;
 
 	if (sec->text_hi && (pc < sec->text_lo || pc >= sec->text_hi))
 		return SFRAME_E_NOINFO;
@@ -565,7 +818,7 @@ int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 		return SFRAME_E_BUDGET;
 	bud->fdes--;
 	bud->bytes -= sec->fde_size;
-	err = ustack_sframe_read_fde(sec, idx, &fde);
+	err = sf_read_fde(sec, idx, &fde);
 	if (err)
 		return err;
 	if (pc - fde.func_start >= fde.func_size)
@@ -585,43 +838,38 @@ int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 		r->fre_idx = 0;
 		return ustack_sframe_fre_rule(sec, &fde, &fre, r);
 	}
-	type = SFRAME_INFO_FRE_TYPE(fde.info);
-	pos = fde.fres_off;
-	for (i = 0; i < fde.num_fres; i++) {
-		if (!bud->fres)
-			return SFRAME_E_BUDGET;
-		bud->fres--;
-		err = sf_fre_head(sec, &win, type, pos, &start, &info, &size);
-		if (err)
-			return err;
-		if (bud->bytes < size)
-			return SFRAME_E_BUDGET;
-		bud->bytes -= size;
-		if (i && start <= prev)
-			return SFRAME_E_FRE_ORDER;
-		if (start >= limit)
-			return SFRAME_E_FRE_START;
-		if (start > off)
-			break;
-		found = true;
-		best = i;
-		best_pos = pos;
-		best_start = start;
-		best_info = info;
-		best_size = size;
-		prev = start;
-		pos += size;
+	/* read_fde refused other types */
+	switch (SFRAME_INFO_FRE_TYPE(fde.info)) {
+	case SFRAME_FRE_TYPE_ADDR1:
+		err = sf_fre_scan(sec, &win, SFRAME_FRE_TYPE_ADDR1,
+				  fde.fres_off, fde.num_fres, off, limit, bud,
+				  &pk);
+		break;
+	case SFRAME_FRE_TYPE_ADDR2:
+		err = sf_fre_scan(sec, &win, SFRAME_FRE_TYPE_ADDR2,
+				  fde.fres_off, fde.num_fres, off, limit, bud,
+				  &pk);
+		break;
+	default:
+		err = sf_fre_scan(sec, &win, SFRAME_FRE_TYPE_ADDR4,
+				  fde.fres_off, fde.num_fres, off, limit, bud,
+				  &pk);
+		break;
 	}
-	if (!found)
-		return SFRAME_E_NOINFO;
-	/* the chosen FRE was checked in the loop */
-	fre.start = best_start;
-	fre.info = best_info;
-	fre.nwords = SFRAME_FRE_COUNT(best_info);
-	err = sf_fre_words(sec, &win, best_pos, best_size, &fre);
 	if (err)
 		return err;
-	r->fre_idx = best;
+	if (!pk.found)
+		return SFRAME_E_NOINFO;
+	r->fre_idx = pk.idx;
+	if (SFRAME_INFO2_FDE_TYPE(fde.info2) != SFRAME_FDE_TYPE_FLEX)
+		return sf_fre_default(sec, &win, &fde, &pk, r);
+	/* the chosen FRE was checked in the loop */
+	fre.start = pk.start;
+	fre.info = pk.info;
+	fre.nwords = SFRAME_FRE_COUNT(pk.info);
+	err = sf_fre_words(sec, &win, pk.pos, pk.size, &fre);
+	if (err)
+		return err;
 	err = ustack_sframe_fre_rule(sec, &fde, &fre, r);
 	if (!err)
 		sf_plt_entry(r);
