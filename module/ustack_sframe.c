@@ -495,12 +495,12 @@ static void sf_plt_entry(struct sframe_rule *r)
  * The binary search proper, for one start field width (@v3: 8 bytes, else
  * 4): only the start field of each probe is read, with the section's
  * fields in locals.  Every probe must lie between the starts already seen
- * below and above it: sortedness is checked on the path taken.  The
- * caller has paid for the longest search; *@probes says how many probes
- * were made (also on an error), for the caller to account for.
+ * below and above it: sortedness is checked on the path taken.  At most
+ * @left probes (the budget's); *@probes says how many were made (also on
+ * an error), for the caller to charge.
  */
 static __always_inline int sf_bsearch(const struct sframe_sec *sec, u64 pc,
-				      const u32 fde_size, u32 *idx,
+				      const u32 fde_size, u32 left, u32 *idx,
 				      u32 *probes)
 {
 	const bool v3 = fde_size == SFRAME_FDE_SIZE_V3;
@@ -515,6 +515,10 @@ static __always_inline int sf_bsearch(const struct sframe_sec *sec, u64 pc,
 	int err = 0;
 
 	while (lo < hi) {
+		if (n == left) {
+			err = SFRAME_E_BUDGET;
+			break;
+		}
 		mid = lo + (hi - lo) / 2;
 		off = fde_off + mid * fde_size;
 		n++;
@@ -555,24 +559,14 @@ static __always_inline int sf_bsearch(const struct sframe_sec *sec, u64 pc,
 	return 0;
 }
 
-/* Probes a binary search over @n entries makes at most: bits of @n. */
-static __always_inline u32 sf_max_probes(u32 n)
-{
-	return n ? 32 - __builtin_clz(n) : 0;
-}
-
 /* Index of the last FDE starting at or below @pc, checking order. */
 static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 		     struct sframe_budget *bud)
 {
-	const u32 fde_off = sec->fde_off, fde_size = sec->fde_size;
-	const bool v3 = sec->version == SFRAME_VERSION_3;
-	const bool pcrel = sec->flags & SFRAME_F_FDE_FUNC_START_PCREL;
-	const u64 add = sec->vaddr;
-	const u32 probe = v3 ? 8 : 4;	/* bytes of a start field */
-	u32 lo = 0, hi, mid, off, maxp, n;
-	u64 lo_val = 0, hi_val = ~0ULL, s;
-	u8 b[8];
+	const u32 fde_size = sec->fde_size;
+	/* bytes of a start field */
+	const u32 probe = sec->version == SFRAME_VERSION_3 ? 8 : 4;
+	u32 left, n;
 	int err;
 
 	if (!(sec->flags & SFRAME_F_FDE_SORTED)) {
@@ -595,56 +589,20 @@ static int sf_search(const struct sframe_sec *sec, u64 pc, u32 *idx,
 		return SFRAME_E_NOINFO;
 	}
 	/*
-	 * The common case: the budget pays for the longest search, so the
-	 * probes need no budget check each; what they spent is taken after,
-	 * exactly as probe by probe.
+	 * The search stops where the budget does, as probe by probe; what it
+	 * spent is charged after.
 	 */
-	maxp = sf_max_probes(sec->num_fdes);
-	if (likely(bud->fdes >= maxp && bud->bytes >= maxp * probe)) {
-		/* constant FDE sizes: no multiply on the probe's path */
-		if (sec->version == SFRAME_VERSION_1)
-			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V1, idx, &n);
-		else if (sec->version == SFRAME_VERSION_2)
-			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V2, idx, &n);
-		else
-			err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V3, idx, &n);
-		bud->fdes -= n;
-		bud->bytes -= n * probe;
-		return err;
-	}
-	/* Short of budget: probe by probe, to stop where it runs out. */
-	hi = sec->num_fdes;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		off = fde_off + mid * fde_size;
-		if (!bud->fdes || bud->bytes < probe)
-			return SFRAME_E_BUDGET;
-		bud->fdes--;
-		bud->bytes -= probe;
-		if (v3) {
-			if (sf_sec_copy(sec, b, off, 8))
-				return SFRAME_E_FAULT;
-			s = sf_le64(b);
-		} else {
-			if (sf_sec_copy(sec, b, off, 4))
-				return SFRAME_E_FAULT;
-			s = (u64)(s64)(s32)sf_le32(b);
-		}
-		s += pcrel ? add + off : add;
-		if (s < lo_val || s > hi_val)
-			return SFRAME_E_UNSORTED;
-		if (s <= pc) {
-			lo = mid + 1;
-			lo_val = s;
-		} else {
-			hi = mid;
-			hi_val = s;
-		}
-	}
-	if (!lo)
-		return SFRAME_E_NOINFO;
-	*idx = lo - 1;
-	return 0;
+	left = bud->bytes / probe < bud->fdes ? bud->bytes / probe : bud->fdes;
+	/* constant FDE sizes: no multiply on the probe's path */
+	if (sec->version == SFRAME_VERSION_1)
+		err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V1, left, idx, &n);
+	else if (sec->version == SFRAME_VERSION_2)
+		err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V2, left, idx, &n);
+	else
+		err = sf_bsearch(sec, pc, SFRAME_FDE_SIZE_V3, left, idx, &n);
+	bud->fdes -= n;
+	bud->bytes -= n * probe;
+	return err;
 }
 
 int ustack_sframe_find(const struct sframe_sec *sec, u64 pc, struct sframe_rule *r)
