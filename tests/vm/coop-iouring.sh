@@ -21,7 +21,6 @@ val() { tr ' ' '\n' </tmp/coopio.out | sed -n "s/^$1=//p"; }
 [ "$(val answered)" -ge 5 ] || fail "only $(val answered) answers accepted"
 [ "$(val refused)" = 0 ] || fail "$(val refused) answers refused"
 [ "$(stat_of coop_deferred)" -gt "$d0" ] || fail "no request came inside a system call"
-a=$(grep -c '^interp cookie=0x[0-9a-f]\{16\} pid=[0-9]* tid=[0-9]* frames=1 lang=test$' /tmp/coopio.rec)
-[ "$a" = "$(stat_of coop_answered)" ] || fail "$a interp records, $(stat_of coop_answered) answers accepted"
+interp_accounted /tmp/coopio.rec '^interp cookie=0x[0-9a-f]\{16\} pid=[0-9]* tid=[0-9]* frames=1 lang=test$' 5
 echo "coop-iouring: $(val rounds) rounds, $(val answered) answers, $(( $(stat_of coop_deferred) - d0 )) requests raised at the real return"
 ustack_unload

@@ -69,6 +69,19 @@ record_stop() {
 # stat_of NAME: a counter of /sys/kernel/debug/ustack/stats.
 stat_of() { sed -n "s/^$1 //p" /sys/kernel/debug/ustack/stats; }
 
+# interp_accounted REC PATTERN MIN: every accepted cooperative answer is
+# one interp record of REC matching PATTERN, or one the ring had no room
+# for, counted in a lost record's samples (a slow guest's reader falls
+# behind a program sampled at 999 Hz); at least MIN are records.
+interp_accounted() {
+	_a=$(grep -c "$2" "$1")
+	_l=$(sed -n 's/^lost samples=\([0-9]*\) .*/\1/p' "$1" | awk '{ n += $1 } END { print n + 0 }')
+	_n=$(stat_of coop_answered)
+	echo "$_a interp records, $_l records lost, $_n answers accepted"
+	[ "$_a" -ge "$3" ] && [ "$_a" -le "$_n" ] && [ "$_n" -le $((_a + _l)) ] ||
+		fail "$_a interp records, $_l records lost, $_n answers accepted"
+}
+
 param_set() { echo "$2" >"/sys/module/ustack/parameters/$1" || fail "set $1=$2"; }
 
 # While a reader is open: every online CPU samples, with hardware cycles
