@@ -1,6 +1,9 @@
 # A store file truncated and rewritten while walks read it: walks that
 # meet the cut end cleanly (no splat, no stall), and once the file is whole
-# again its entry serves complete stacks again.
+# again its entry serves complete stacks again: no rule read while the
+# file changed (a page of zeroes, say) outlives the change in the rule
+# cache.  The program runs alone on CPU 1, so no other process's walk
+# empties that CPU's rule cache meanwhile.
 # kernels: 6.1 debug
 . ./lib.sh
 ustack_load sample_hz=999
@@ -13,11 +16,12 @@ cp /tmp/store/w.elf /tmp/store/w.whole
 cp /tmp/store/libc.elf /tmp/store/libc.whole
 bin/sframe_store add $obj /tmp/store/w.elf || fail "add $obj"
 bin/sframe_store add $libc /tmp/store/libc.elf || fail "add $libc"
-$obj cpu 600 &
+taskset -p 1 $$ >/dev/null || fail "pin the test to CPU 0"
+taskset -c 1 $obj cpu 600 &
 pid=$!
 record_start /tmp/rec
 i=0
-while [ $i -lt 20 ]; do
+while [ $i -lt 10 ]; do
 	: >/tmp/store/w.elf
 	head -c 1900000 /tmp/store/libc.whole >/tmp/store/libc.elf
 	sleep 0.1
