@@ -20,6 +20,7 @@
 #include <linux/pagemap.h>
 #include <linux/shmem_fs.h>
 #include <uapi/linux/magic.h>
+#include "compat.h"
 #include "sframe_env.h"
 #include "store_read.h"
 
@@ -32,6 +33,45 @@ static void rd_put_pages(struct sf_reader *rd)
 			put_page(rd->page[i]);
 		rd->page[i] = NULL;
 	}
+}
+
+/*
+ * Root may rewrite a store file in place while walks read it; what they
+ * read meanwhile is bounded, but may be torn.  Every change to a file sets
+ * its ctime to the current time before it changes a byte (a write) or
+ * while the bytes it removes still read as before (a truncation).  So if
+ * the file's ctime is older than the current time, read first, any later
+ * change moves the ctime past the one seen here.
+ */
+static void rd_stamp(struct sf_reader *rd)
+{
+	struct inode *inode = file_inode(rd->file);
+	struct timespec64 now = current_time(inode);
+
+	smp_rmb();	/* the time before the ctime it is compared with */
+	rd->ctime = ustack_inode_ctime(inode);
+	rd->settled = timespec64_compare(&rd->ctime, &now) < 0;
+}
+
+/**
+ * ustack_store_rd_unchanged() - whether what @rd read may be kept
+ * @rd: a bound reader
+ *
+ * For the rule cache, which must not keep a rule read from a store file
+ * while it was being rewritten: only a file that had settled at the bind
+ * and whose ctime has not moved since.  Any context.
+ *
+ * Return: true if the bytes read through @rd were the file's settled ones.
+ */
+bool ustack_store_rd_unchanged(const struct sf_reader *rd)
+{
+	struct timespec64 ct;
+
+	if (!rd->file || !rd->settled)
+		return false;
+	smp_rmb();	/* the bytes read before the ctime that vouches for them */
+	ct = ustack_inode_ctime(file_inode(rd->file));
+	return timespec64_equal(&ct, &rd->ctime);
 }
 
 /**
@@ -52,6 +92,7 @@ void ustack_store_rd_bind(struct sf_reader *rd, struct file *file, u64 off,
 	}
 	rd->off = off;
 	rd->len = len;
+	rd_stamp(rd);
 }
 
 /**

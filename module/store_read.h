@@ -3,6 +3,7 @@
 #ifndef USTACK_STORE_READ_H
 #define USTACK_STORE_READ_H
 
+#include <linux/time64.h>
 #include <linux/types.h>
 
 struct file;
@@ -21,6 +22,8 @@ struct sf_reader {
 	u64 off;		/* the section's offset in it */
 	u32 len;		/* the section's length (at STORE_ADD) */
 	u8 next;		/* window slot to replace next */
+	bool settled;		/* @file last changed before the bind's tick */
+	struct timespec64 ctime;	/* @file's ctime at the bind */
 	struct page *page[STORE_RD_PAGES];	/* referenced, or NULL */
 	pgoff_t idx[STORE_RD_PAGES];
 };
@@ -29,5 +32,6 @@ void ustack_store_rd_bind(struct sf_reader *rd, struct file *file, u64 off,
 			  u32 len);
 void ustack_store_rd_release(struct sf_reader *rd);
 bool ustack_store_rd_usable(struct file *file);
+bool ustack_store_rd_unchanged(const struct sf_reader *rd);
 
 #endif /* USTACK_STORE_READ_H */

@@ -159,6 +159,7 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 	c->sec.text_hi = c->hi;
 	/* no watch (nor the registry it needs) while the cache is off */
 	c->cacheable = READ_ONCE(ustack_walk_rule_cache) &&
+		       (!c->sec.rd || c->rd.settled) &&
 		       ustack_registry_watch(c->lo, c->hi, c->gen);
 	return &c->sec;
 }
@@ -235,7 +236,8 @@ static bool walk_is_text(struct sframe_walk *sw, u64 addr)
 /*
  * The per-CPU rule cache, if it is this walk's and current (LOOKUP, RUN),
  * or made this walk's (FILL: unless a generation moved on since the
- * section was looked up, as the rule may be of a section gone since).
+ * section was looked up, as the rule may be of a section gone since, or
+ * the section's store file changed).
  * Preemption stays disabled until walk_cache_end(); RUN also disables
  * page faults.
  */
@@ -249,6 +251,9 @@ static struct sframe_cache *walk_cache_begin(struct sframe_walk *sw,
 		return NULL;
 	rc = get_cpu_ptr(walk_rc);
 	if (use == SFRAME_CACHE_FILL) {
+		/* a store file rewritten since the bind: maybe a torn rule */
+		if (x->c.sec.rd && !ustack_store_rd_unchanged(&x->c.rd))
+			goto none;
 		if (rc->mm != x->mm || rc->gen != x->c.gen ||
 		    rc->sgen != x->c.sgen) {
 			if (!x->c.gen ||
