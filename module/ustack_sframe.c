@@ -266,21 +266,15 @@ static __always_inline int sf_win_get(const struct sframe_sec *sec,
 }
 
 /*
- * Read the start and info byte of the FRE at @pos; set *size to its whole
- * length.  Only the bytes of the FRE sub-section are ever read.
+ * The start and info byte of an FRE from its first (1 << @type) + 1 bytes
+ * at @b, already checked to lie in the FRE sub-section (as sf_win_at() is
+ * to sf_win_get()); *size: its whole length.
  */
-static __always_inline int sf_fre_head(const struct sframe_sec *sec,
-				       struct sf_win *w, unsigned int type,
-				       u32 pos, u32 *start, u8 *info,
-				       u32 *size)
+static __always_inline int sf_fre_head_at(const u8 *b, const unsigned int type,
+					  u32 *start, u8 *info, u32 *size)
 {
-	u32 asz = 1U << type;
-	const u8 *b;
-	int err;
+	const u32 asz = 1U << type;
 
-	err = sf_win_get(sec, w, pos, asz + 1, &b);
-	if (err)
-		return err;
 	if (type == SFRAME_FRE_TYPE_ADDR1)
 		*start = b[0];
 	else if (type == SFRAME_FRE_TYPE_ADDR2)
@@ -290,8 +284,27 @@ static __always_inline int sf_fre_head(const struct sframe_sec *sec,
 	*info = b[asz];
 	if (SFRAME_FRE_SIZE(*info) == 3)
 		return SFRAME_E_FRE_SIZE;
-	*size = asz + 1 + SFRAME_FRE_COUNT(*info) *
-		(1U << SFRAME_FRE_SIZE(*info));
+	*size = asz + 1 + (SFRAME_FRE_COUNT(*info) << SFRAME_FRE_SIZE(*info));
+	return 0;
+}
+
+/*
+ * Read the start and info byte of the FRE at @pos; set *size to its whole
+ * length.  Only the bytes of the FRE sub-section are ever read.
+ */
+static __always_inline int sf_fre_head(const struct sframe_sec *sec,
+				       struct sf_win *w, unsigned int type,
+				       u32 pos, u32 *start, u8 *info,
+				       u32 *size)
+{
+	const u8 *b;
+	int err;
+
+	err = sf_win_get(sec, w, pos, (1U << type) + 1, &b);
+	if (!err)
+		err = sf_fre_head_at(b, type, start, info, size);
+	if (err)
+		return err;
 	return sf_win_get(sec, w, pos, *size, &b);
 }
 
@@ -661,19 +674,10 @@ static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
 		err = sf_win_at(sec, w, pos, asz + 1, &b);
 		if (err)
 			break;
-		if (type == SFRAME_FRE_TYPE_ADDR1)
-			start = b[0];
-		else if (type == SFRAME_FRE_TYPE_ADDR2)
-			start = sf_le16(b);
-		else
-			start = sf_le32(b);
-		info = b[asz];
-		if (SFRAME_FRE_SIZE(info) == 3) {
-			err = SFRAME_E_FRE_SIZE;
+		err = sf_fre_head_at(b, type, &start, &info, &size);
+		/* rare; so hinted, the scan keeps its registers (bench walk) */
+		if (unlikely(err))
 			break;
-		}
-		size = asz + 1 + (SFRAME_FRE_COUNT(info) <<
-				  SFRAME_FRE_SIZE(info));
 		if (avail < size) {
 			err = SFRAME_E_FRE_OVERRUN;
 			break;
