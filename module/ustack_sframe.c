@@ -444,6 +444,25 @@ static __always_inline bool sf_rule_base(const struct sframe_sec *sec,
 	return false;
 }
 
+/*
+ * The rest of a default FDE's rule (after sf_rule_base()) from its FRE's
+ * @n data words: CFA offset, then the FP's slot (@fp, used if n == 2).
+ * Values, not the FRE's bytes: a lookup decodes them in place, while
+ * ustack_sframe_fre_rule() is given them in struct sframe_fre.
+ */
+static __always_inline int sf_rule_default(unsigned int n, s32 cfa, s32 fp,
+					   struct sframe_rule *r)
+{
+	if (n > 2)
+		return SFRAME_E_FRE_COUNT;
+	r->cfa.off = cfa;
+	if (n == 2) {
+		r->fp.kind = SFRAME_LOC_CFA_DEREF;
+		r->fp.off = fp;
+	}
+	return 0;
+}
+
 int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    const struct sframe_fre *fre, struct sframe_rule *r)
 {
@@ -452,16 +471,9 @@ int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde
 
 	if (sf_rule_base(sec, fde, fre->start, fre->info, n, r))
 		return 0;
-	if (SFRAME_INFO2_FDE_TYPE(fde->info2) != SFRAME_FDE_TYPE_FLEX) {
-		if (n > 2)
-			return SFRAME_E_FRE_COUNT;
-		r->cfa.off = fre->words[0];
-		if (n == 2) {
-			r->fp.kind = SFRAME_LOC_CFA_DEREF;
-			r->fp.off = fre->words[1];
-		}
-		return 0;
-	}
+	if (SFRAME_INFO2_FDE_TYPE(fde->info2) != SFRAME_FDE_TYPE_FLEX)
+		return sf_rule_default(n, fre->words[0],
+				       n == 2 ? fre->words[1] : 0, r);
 	r->flags |= SFRAME_R_FLEX;
 	if (n < 2 || n > 6)
 		return SFRAME_E_FRE_COUNT;
@@ -746,17 +758,13 @@ static __always_inline int sf_fre_default(const struct sframe_sec *sec,
 		return err;
 	if (sf_rule_base(sec, fde, pk->start, pk->info, n, r))
 		return 0;
-	if (n > 2)
-		return SFRAME_E_FRE_COUNT;
 	/* the words end the FRE */
 	b += pk->size - n * wsz;
-	r->cfa.off = sf_word(b, wsz);
-	if (n == 2) {
-		r->fp.kind = SFRAME_LOC_CFA_DEREF;
-		r->fp.off = sf_word(b + wsz, wsz);
-	}
-	sf_plt_entry(r);
-	return 0;
+	err = sf_rule_default(n, sf_word(b, wsz),
+			      n == 2 ? sf_word(b + wsz, wsz) : 0, r);
+	if (!err)
+		sf_plt_entry(r);
+	return err;
 }
 
 int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
