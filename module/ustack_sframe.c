@@ -266,21 +266,15 @@ static __always_inline int sf_win_get(const struct sframe_sec *sec,
 }
 
 /*
- * Read the start and info byte of the FRE at @pos; set *size to its whole
- * length.  Only the bytes of the FRE sub-section are ever read.
+ * The start and info byte of an FRE from its first (1 << @type) + 1 bytes
+ * at @b, already checked to lie in the FRE sub-section (as sf_win_at() is
+ * to sf_win_get()); *size: its whole length.
  */
-static __always_inline int sf_fre_head(const struct sframe_sec *sec,
-				       struct sf_win *w, unsigned int type,
-				       u32 pos, u32 *start, u8 *info,
-				       u32 *size)
+static __always_inline int sf_fre_head_at(const u8 *b, const unsigned int type,
+					  u32 *start, u8 *info, u32 *size)
 {
-	u32 asz = 1U << type;
-	const u8 *b;
-	int err;
+	const u32 asz = 1U << type;
 
-	err = sf_win_get(sec, w, pos, asz + 1, &b);
-	if (err)
-		return err;
 	if (type == SFRAME_FRE_TYPE_ADDR1)
 		*start = b[0];
 	else if (type == SFRAME_FRE_TYPE_ADDR2)
@@ -290,8 +284,27 @@ static __always_inline int sf_fre_head(const struct sframe_sec *sec,
 	*info = b[asz];
 	if (SFRAME_FRE_SIZE(*info) == 3)
 		return SFRAME_E_FRE_SIZE;
-	*size = asz + 1 + SFRAME_FRE_COUNT(*info) *
-		(1U << SFRAME_FRE_SIZE(*info));
+	*size = asz + 1 + (SFRAME_FRE_COUNT(*info) << SFRAME_FRE_SIZE(*info));
+	return 0;
+}
+
+/*
+ * Read the start and info byte of the FRE at @pos; set *size to its whole
+ * length.  Only the bytes of the FRE sub-section are ever read.
+ */
+static __always_inline int sf_fre_head(const struct sframe_sec *sec,
+				       struct sf_win *w, unsigned int type,
+				       u32 pos, u32 *start, u8 *info,
+				       u32 *size)
+{
+	const u8 *b;
+	int err;
+
+	err = sf_win_get(sec, w, pos, (1U << type) + 1, &b);
+	if (!err)
+		err = sf_fre_head_at(b, type, start, info, size);
+	if (err)
+		return err;
 	return sf_win_get(sec, w, pos, *size, &b);
 }
 
@@ -431,6 +444,25 @@ static __always_inline bool sf_rule_base(const struct sframe_sec *sec,
 	return false;
 }
 
+/*
+ * The rest of a default FDE's rule (after sf_rule_base()) from its FRE's
+ * @n data words: CFA offset, then the FP's slot (@fp, used if n == 2).
+ * Values, not the FRE's bytes: a lookup decodes them in place, while
+ * ustack_sframe_fre_rule() is given them in struct sframe_fre.
+ */
+static __always_inline int sf_rule_default(unsigned int n, s32 cfa, s32 fp,
+					   struct sframe_rule *r)
+{
+	if (n > 2)
+		return SFRAME_E_FRE_COUNT;
+	r->cfa.off = cfa;
+	if (n == 2) {
+		r->fp.kind = SFRAME_LOC_CFA_DEREF;
+		r->fp.off = fp;
+	}
+	return 0;
+}
+
 int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde *fde,
 		    const struct sframe_fre *fre, struct sframe_rule *r)
 {
@@ -439,16 +471,9 @@ int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde
 
 	if (sf_rule_base(sec, fde, fre->start, fre->info, n, r))
 		return 0;
-	if (SFRAME_INFO2_FDE_TYPE(fde->info2) != SFRAME_FDE_TYPE_FLEX) {
-		if (n > 2)
-			return SFRAME_E_FRE_COUNT;
-		r->cfa.off = fre->words[0];
-		if (n == 2) {
-			r->fp.kind = SFRAME_LOC_CFA_DEREF;
-			r->fp.off = fre->words[1];
-		}
-		return 0;
-	}
+	if (SFRAME_INFO2_FDE_TYPE(fde->info2) != SFRAME_FDE_TYPE_FLEX)
+		return sf_rule_default(n, fre->words[0],
+				       n == 2 ? fre->words[1] : 0, r);
 	r->flags |= SFRAME_R_FLEX;
 	if (n < 2 || n > 6)
 		return SFRAME_E_FRE_COUNT;
@@ -661,19 +686,10 @@ static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
 		err = sf_win_at(sec, w, pos, asz + 1, &b);
 		if (err)
 			break;
-		if (type == SFRAME_FRE_TYPE_ADDR1)
-			start = b[0];
-		else if (type == SFRAME_FRE_TYPE_ADDR2)
-			start = sf_le16(b);
-		else
-			start = sf_le32(b);
-		info = b[asz];
-		if (SFRAME_FRE_SIZE(info) == 3) {
-			err = SFRAME_E_FRE_SIZE;
+		err = sf_fre_head_at(b, type, &start, &info, &size);
+		/* rare; so hinted, the scan keeps its registers (bench walk) */
+		if (unlikely(err))
 			break;
-		}
-		size = asz + 1 + (SFRAME_FRE_COUNT(info) <<
-				  SFRAME_FRE_SIZE(info));
 		if (avail < size) {
 			err = SFRAME_E_FRE_OVERRUN;
 			break;
@@ -742,17 +758,13 @@ static __always_inline int sf_fre_default(const struct sframe_sec *sec,
 		return err;
 	if (sf_rule_base(sec, fde, pk->start, pk->info, n, r))
 		return 0;
-	if (n > 2)
-		return SFRAME_E_FRE_COUNT;
 	/* the words end the FRE */
 	b += pk->size - n * wsz;
-	r->cfa.off = sf_word(b, wsz);
-	if (n == 2) {
-		r->fp.kind = SFRAME_LOC_CFA_DEREF;
-		r->fp.off = sf_word(b + wsz, wsz);
-	}
-	sf_plt_entry(r);
-	return 0;
+	err = sf_rule_default(n, sf_word(b, wsz),
+			      n == 2 ? sf_word(b + wsz, wsz) : 0, r);
+	if (!err)
+		sf_plt_entry(r);
+	return err;
 }
 
 int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
