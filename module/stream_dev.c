@@ -118,9 +118,16 @@ static bool text_pending(const struct reader *r)
 	return r->text_pos < r->text_len || r->line < r->nlines;
 }
 
+/*
+ * A read ends between records, as trace_pipe's does, so that a reader
+ * stopped between two reads (`timeout 10 cat /dev/ustack >file`) leaves
+ * whole records: a record that does not fit after others waits for the
+ * next read, rendered again from its first line.  Only a record longer
+ * than the whole buffer is split across reads.
+ */
 static ssize_t read_text(struct reader *r, char __user *buf, size_t len)
 {
-	size_t done = 0;
+	size_t done = 0, rec_start = 0;
 	u32 need;
 
 	lockdep_assert_held(&r->lock);
@@ -133,6 +140,7 @@ static ssize_t read_text(struct reader *r, char __user *buf, size_t len)
 					break;
 				r->line = 0;
 				r->nlines = ustack_render_lines(r->rec);
+				rec_start = done;
 				continue;
 			}
 			r->text_len = ustack_render_line(r->rec, r->line++,
@@ -146,6 +154,12 @@ static ssize_t read_text(struct reader *r, char __user *buf, size_t len)
 			return done ? done : -EFAULT;
 		r->text_pos += n;
 		done += n;
+	}
+	if (rec_start && text_pending(r)) {
+		r->line = 0;
+		r->text_len = 0;
+		r->text_pos = 0;
+		return rec_start;
 	}
 	return done;
 }

@@ -1,5 +1,7 @@
 # Reading: O_NONBLOCK and poll on an empty stream, the binary mode's
-# records well-formed, a blocking reader woken by new records, in batches.
+# records well-formed, text reads ending between records (a reader
+# stopped between reads keeps whole records), a blocking reader woken by
+# new records, in batches.
 . ./lib.sh
 ustack_load sample_hz=0 syscalls=write
 ./bin/ustack_read nonblock || fail "nonblock"
@@ -7,6 +9,9 @@ param_set syscalls ""
 param_set sample_hz 499
 ./bin/workload_fp cpu 1 &
 ./bin/ustack_read binary 1.5 || fail "binary"
+wait
+./bin/workload_fp cpu 2 &
+./bin/ustack_read text 1.5 || fail "text"
 wait
 w0=$(stat_of reader_wakeups)
 ./bin/workload_fp cpu 2 &

@@ -7,11 +7,13 @@
  *   ustack_read binary SECS   binary mode: every record well-formed;
  *                             prints the count of each type
  *   ustack_read batched SECS  blocking reads return batches of records
+ *   ustack_read text SECS     text reads of 4 KiB end between records
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +173,49 @@ static int batched(double secs)
 	return 0;
 }
 
+/*
+ * Text reads into a 4 KiB buffer for SECS seconds: each ends between two
+ * records (at a line end, the next read starting a record's first line,
+ * which is not indented), unless it holds one record too long to fit.
+ */
+static int text(double secs)
+{
+	static char buf[4096];
+	unsigned long reads = 0, records = 0, split = 0;
+	struct timespec t0, t;
+	int fd = open("/dev/ustack", O_RDONLY), prev_starts = 0;
+	bool prev_nl = true;
+
+	if (fd < 0)
+		DIE("text: %s", strerror(errno));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		int starts = 0;
+
+		if (n <= 0)
+			DIE("text read: %s", n ? strerror(errno) : "EOF");
+		/* the previous read ended inside a record */
+		if (!prev_nl || buf[0] == ' ') {
+			if (prev_starts != 1)
+				DIE("text: read %lu ends inside a record after %d others",
+				    reads, prev_starts - 1);
+			split++;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			starts += (i == 0 || buf[i - 1] == '\n') && buf[i] != ' ';
+		records += starts;
+		prev_starts = starts;
+		prev_nl = buf[n - 1] == '\n';
+		reads++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	printf("text reads=%lu records=%lu split=%lu\n", reads, records, split);
+	if (records < 100 || records <= reads)
+		DIE("text: %lu records in %lu reads: too few to tell", records, reads);
+	return 0;
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_term(int sig)
@@ -231,6 +276,8 @@ int main(int argc, char **argv)
 		return batched(atof(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "binary"))
 		return binary(atof(argv[2]));
-	fprintf(stderr, "usage: ustack_read perm | nonblock | binary SECS | batched SECS\n");
+	if (argc == 3 && !strcmp(argv[1], "text"))
+		return text(atof(argv[2]));
+	fprintf(stderr, "usage: ustack_read perm | nonblock | binary SECS | batched SECS | text SECS\n");
 	return 2;
 }
