@@ -88,6 +88,10 @@ static bool registering;
 static volatile sig_atomic_t stopping;
 static bool status_dirty;
 static uint64_t misses_dropped;
+static bool rescan_wanted;	/* the miss queue overflowed: scan again */
+static uint64_t last_poll;	/* when the miss queue was last read, ms */
+
+static bool poll_misses(void);
 static struct {
 	unsigned long generated, reused, own, refused, prepared, covered;
 } cnt;
@@ -669,6 +673,13 @@ static void scan_all(void)
 		if (*end || pid <= 0 || pid == getpid())
 			continue;
 		scan_pid((int)pid);
+		/*
+		 * A scan of every process takes seconds on a busy machine: the
+		 * misses of new objects are served meanwhile, each within an
+		 * interval as between scans.
+		 */
+		if (registering && now_ms() - last_poll >= (uint64_t)opt.interval_ms)
+			poll_misses();
 	}
 	closedir(d);
 }
@@ -810,11 +821,12 @@ static void on_signal(int sig)
 }
 
 /* Read the miss queue until empty; false if the module has no store. */
-static bool poll_misses(bool *rescan)
+static bool poll_misses(void)
 {
 	struct sframe_store_miss m[MISS_BATCH];
 	struct sframe_store_misses q;
 
+	last_poll = now_ms();
 	do {
 		memset(&q, 0, sizeof(q));
 		q.size = sizeof(q);
@@ -833,7 +845,7 @@ static bool poll_misses(bool *rescan)
 				logmsg("%llu misses dropped by the module; rescanning",
 				       (unsigned long long)(q.dropped - misses_dropped));
 			misses_dropped = q.dropped;
-			*rescan = true;
+			rescan_wanted = true;
 			status_dirty = true;
 		}
 		for (uint32_t i = 0; i < q.nr_misses && i < MISS_BATCH && !stopping; i++) {
@@ -861,7 +873,6 @@ static int run_daemon(void)
 {
 	uint64_t t0 = now_ms(), last_scan, last_status = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
-	bool rescan = false;
 
 	if (geteuid()) {
 		logmsg("must run as root");
@@ -878,7 +889,7 @@ static int run_daemon(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	/* misses queued before the scan are for objects the scan covers */
-	if (!poll_misses(&rescan))
+	if (!poll_misses())
 		return 1;
 	cover_vdso();
 	scan_all();
@@ -900,13 +911,15 @@ static int run_daemon(void)
 		nanosleep(&ts, NULL);
 		if (stopping)
 			break;
-		if (!poll_misses(&rescan))
+		if (!poll_misses())
 			return 1;
 		now = now_ms();
-		if (rescan || (opt.rescan_s && now - last_scan >= (uint64_t)opt.rescan_s * 1000)) {
+		if (rescan_wanted ||
+		    (opt.rescan_s && now - last_scan >= (uint64_t)opt.rescan_s * 1000)) {
+			/* cleared first: what overflows during the scan, a next one finds */
+			rescan_wanted = false;
 			scan_all();
 			last_scan = now;
-			rescan = false;
 		}
 		if (status_dirty && now - last_status >= 1000) {
 			write_status("ready");
