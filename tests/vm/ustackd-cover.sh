@@ -37,8 +37,13 @@ outer()' & PY=$!
 fi
 trap 'kill $PC $PB $PY $PN $UD 2>/dev/null' EXIT
 sleep 1
-# its libc: not the file at that path here, and unlinked
-ns_libc=$(awk '$2 ~ /x/ && $6 ~ /libc.so.6/ { print $5; exit }' /proc/$PN/maps)
+# its libc: not the file at that path here, and unlinked (once it has
+# exec'd the program: some seconds after the copy on the debug kernel)
+i=0
+until ns_libc=$(awk '$2 ~ /x/ && $6 ~ /libc.so.6/ { print $5; exit }' /proc/$PN/maps) &&
+	[ -n "$ns_libc" ] || [ $i -ge 300 ]; do
+	i=$((i + 1)); sleep 0.1
+done
 [ -n "$ns_libc" ] && [ "$ns_libc" != "$(stat -c %i $libc)" ] ||
 	fail "the namespace's libc is not its own copy: inode '$ns_libc'"
 
