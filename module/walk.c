@@ -159,7 +159,7 @@ static const struct sframe_sec *walk_find(struct walk_cache *c,
 	c->sec.text_hi = c->hi;
 	/* no watch (nor the registry it needs) while the cache is off */
 	c->cacheable = READ_ONCE(ustack_walk_rule_cache) &&
-		       (!c->sec.rd || c->rd.settled) &&
+		       (!c->sec.rd || ustack_store_rd_unchanged(&c->rd)) &&
 		       ustack_registry_watch(c->lo, c->hi, c->gen);
 	return &c->sec;
 }
