@@ -4,6 +4,11 @@
  * functions), in one process:
  *   sframe     module/ustack_sframe.c's ustack_sframe_walk() over this program's own
  *              .sframe (gas --gsframe, v1), chain built without frame pointers
+ *   sframe_indexed  the same, uncached, as if PCs found their FDE in O(1):
+ *              each function's FDE in a section of its own, found through
+ *              a table with an entry per text byte (the bound any
+ *              PC-to-FDE index could reach: what is left is reading the
+ *              FDE and its FREs, building the rule and the step)
  *   sframe_cached  the same with the optional rule cache, warm: every walk
  *              is of the same stack, so after the first one every rule
  *              and every next-entry guess is in the cache (the cold cost
@@ -37,14 +42,19 @@ int leaf_fp(void);
 int fp_leaf_body(uint64_t ip, uint64_t sp, uint64_t fp);
 
 static struct sframe_sec self_sec;
+static struct sframe_sec *fn_sec;	/* sframe_indexed: one per FDE */
+static u16 *fn_idx;			/* text byte -> fn_sec index + 1 */
+static u8 *fn_bytes;
 static struct sframe_cache cache;
 static u64 stack_lo, stack_hi;
 static int iters = 20000;
 static double best[8];
 static int failed;
-enum { M_SFRAME, M_SFRAME_CACHED, M_FP_CORE, M_FP, M_BT, M_UNW, M_N };
+enum { M_SFRAME, M_SFRAME_INDEXED, M_SFRAME_CACHED, M_FP_CORE, M_FP, M_BT,
+       M_UNW, M_N };
 static const char * const mname[M_N] = {
-	"sframe", "sframe_cached", "fp_core", "fp", "backtrace", "libunwind",
+	"sframe", "sframe_indexed", "sframe_cached", "fp_core", "fp",
+	"backtrace", "libunwind",
 };
 static int cur;			/* method measured by this descent */
 static int (*unw_bt)(void **, int);
@@ -105,6 +115,65 @@ static const struct sframe_walk_ops walk_ops = {
 	.read_code = ustack_sframe_read_local_code,
 };
 
+static const struct sframe_sec *find_fn(struct sframe_walk *w, u64 pc,
+					 bool *cacheable)
+{
+	u64 k = pc - self_sec.text_lo;
+
+	*cacheable = true;
+	if (k >= self_sec.text_hi - self_sec.text_lo || !fn_idx[k])
+		return NULL;
+	return &fn_sec[fn_idx[k] - 1];
+}
+
+static const struct sframe_walk_ops fn_ops = {
+	.find_sec = find_fn,
+	.read_code = ustack_sframe_read_local_code,
+};
+
+/*
+ * sframe_indexed's sections: copies of the program's section, each with
+ * one FDE (num_fdes 1, the FDE offset moved to it; every other byte where
+ * it was, so that its FREs and start resolve as before).
+ */
+static int index_fns(u64 sf, u32 len)
+{
+	u32 n = self_sec.num_fdes, fde_rel, i;
+	u64 span = self_sec.text_hi - self_sec.text_lo;
+	const u8 *h = (const u8 *)(unsigned long)sf;
+	struct sframe_fde f;
+	int err;
+
+	fn_sec = calloc(n, sizeof(*fn_sec));
+	fn_idx = calloc(span, sizeof(*fn_idx));
+	fn_bytes = malloc((size_t)n * len);
+	if (!fn_sec || !fn_idx || !fn_bytes)
+		return SFRAME_E_FAULT;
+	memcpy(&fde_rel, h + 20, 4);
+	for (i = 0; i < n; i++) {
+		u8 *b = fn_bytes + (size_t)i * len;
+		u32 one = 1, rel = fde_rel + i * self_sec.fde_size;
+
+		err = ustack_sframe_read_fde(&self_sec, i, &f);
+		if (err)
+			return err;
+		if (f.func_start < self_sec.text_lo ||
+		    f.func_start + f.func_size > self_sec.text_hi)
+			return SFRAME_E_FUNC_RANGE;
+		memcpy(b, h, len);
+		memcpy(b + 8, &one, 4);
+		memcpy(b + 20, &rel, 4);
+		err = ustack_sframe_sec_init(&fn_sec[i], (unsigned long)b, len,
+					     sf, f.func_start,
+					     f.func_start + f.func_size);
+		if (err)
+			return err;
+		for (u64 a = f.func_start; a < f.func_start + f.func_size; a++)
+			fn_idx[a - self_sec.text_lo] = (u16)(i + 1);
+	}
+	return 0;
+}
+
 static unsigned int fp_bare(u64 fp, u64 *ips, unsigned int max)
 {
 	unsigned int n = 0;
@@ -122,8 +191,8 @@ static unsigned int fp_bare(u64 fp, u64 *ips, unsigned int max)
 	return n;
 }
 
-static unsigned int core_walk(u64 ip, u64 sp, u64 fp, u64 *ips, bool sframe,
-			      bool cached)
+static unsigned int core_walk(u64 ip, u64 sp, u64 fp, u64 *ips,
+			      const struct sframe_walk_ops *ops, bool cached)
 {
 	struct sframe_walk w;
 
@@ -133,7 +202,7 @@ static unsigned int core_walk(u64 ip, u64 sp, u64 fp, u64 *ips, bool sframe,
 	w.st.fp = fp;
 	w.st.stack_lo = stack_lo;
 	w.st.stack_hi = stack_hi;
-	w.ops = sframe ? &walk_ops : NULL;
+	w.ops = ops;
 	w.cache = cached ? &cache : NULL;
 	w.ips = ips;
 	w.max_frames = DEPTH;
@@ -149,7 +218,7 @@ int fp_leaf_body(uint64_t ip, uint64_t sp, uint64_t fp)
 
 	for (int i = 0; i < iters; i++) {
 		if (cur == M_FP_CORE)
-			n = core_walk(ip, sp, fp, ips, false, false);
+			n = core_walk(ip, sp, fp, ips, NULL, false);
 		else
 			n = fp_bare(fp, ips, DEPTH);
 		__asm__ volatile("" : : "r"(ips) : "memory");
@@ -172,10 +241,13 @@ __attribute__((noinline)) static int leaf_nofp(void)
 	for (int i = 0; i < iters; i++) {
 		switch (cur) {
 		case M_SFRAME:
-			n = core_walk(ip, sp, fp, ips, true, false);
+			n = core_walk(ip, sp, fp, ips, &walk_ops, false);
+			break;
+		case M_SFRAME_INDEXED:
+			n = core_walk(ip, sp, fp, ips, &fn_ops, false);
 			break;
 		case M_SFRAME_CACHED:
-			n = core_walk(ip, sp, fp, ips, true, true);
+			n = core_walk(ip, sp, fp, ips, &walk_ops, true);
 			break;
 		case M_BT:
 			n = (unsigned int)backtrace(bt, DEPTH);
@@ -191,7 +263,8 @@ __attribute__((noinline)) static int leaf_nofp(void)
 	if (cur == M_BT)
 		for (int i = 1; i < DEPTH; i++)
 			ref_ips[i] = (u64)(unsigned long)bt[i];
-	if ((cur == M_SFRAME || cur == M_SFRAME_CACHED) && ref_ips[1])
+	if ((cur == M_SFRAME || cur == M_SFRAME_INDEXED ||
+	     cur == M_SFRAME_CACHED) && ref_ips[1])
 		for (int i = 1; i < DEPTH; i++)
 			if (ips[i] != ref_ips[i]) {
 				fprintf(stderr, "walk: %s frame %d: %#llx, backtrace %#llx\n",
@@ -210,8 +283,8 @@ int main(int argc, char **argv)
 	size_t size;
 	int err = -1, rounds = 7;
 	const char *only;
-	static const int order[] = { M_BT, M_SFRAME, M_SFRAME_CACHED, M_FP_CORE,
-				     M_FP, M_UNW };
+	static const int order[] = { M_BT, M_SFRAME, M_SFRAME_INDEXED,
+				     M_SFRAME_CACHED, M_FP_CORE, M_FP, M_UNW };
 
 	if (argc > 1)
 		iters = atoi(argv[1]);
@@ -223,6 +296,8 @@ int main(int argc, char **argv)
 	stack_lo = (u64)(unsigned long)addr;
 	stack_hi = stack_lo + size;
 	dl_iterate_phdr(find_self, &err);
+	if (!err)
+		err = index_fns(self_sec.base, self_sec.len);
 	if (err) {
 		fprintf(stderr, "walk: no usable PT_GNU_SFRAME: %s\n",
 			ustack_sframe_strerror(err));
@@ -251,6 +326,8 @@ int main(int argc, char **argv)
 	for (int m = 0; m < M_N; m++)
 		printf("bench walk_%s_per_frame %.2f ns\n", mname[m], best[m]);
 	printf("bench walk_sframe_vs_fp %.2f ratio\n", best[M_SFRAME] / best[M_FP]);
+	printf("bench walk_sframe_indexed_vs_fp %.2f ratio\n",
+	       best[M_SFRAME_INDEXED] / best[M_FP]);
 	printf("bench walk_sframe_cached_vs_fp %.2f ratio\n",
 	       best[M_SFRAME_CACHED] / best[M_FP]);
 	printf("bench walk_sframe_vs_fp_core %.2f ratio\n",
