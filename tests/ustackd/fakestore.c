@@ -7,8 +7,12 @@
  * if it is not valid, and appends "add DEV INO LEN" to $FAKESTORE_LOG
  * ("add vdso LEN" with SFRAME_STORE_VDSO);
  * SFRAME_IOC_STORE_MISSES hands out the lines "PID START END DEV INO" (hex
- * addresses) of $FAKESTORE_MISSES once (the file is then removed);
+ * addresses) of $FAKESTORE_MISSES once (the file is then removed); a line
+ * "dropped N" adds N to the count of misses the queue lost;
  * SFRAME_IOC_STORE_FLUSH appends "flush".
+ * With $FAKESTORE_SCAN_DELAY_MS, each fopen() of /proc/PID/maps (a scan's
+ * step for one process) appends "maps PID" and then takes that long: a
+ * scan of every process as slow as on a large, busy machine.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,18 +27,22 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
 
 static unsigned char fake[1024];
+static unsigned long long dropped;
 static int (*real_open)(const char *, int, ...);
 static int (*real_ioctl)(int, unsigned long, ...);
+static FILE *(*real_fopen)(const char *, const char *);
 
 static void resolve(void)
 {
 	if (!real_open) {
 		real_open = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
 		real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+		real_fopen = (FILE *(*)(const char *, const char *))dlsym(RTLD_NEXT, "fopen");
 	}
 }
 
@@ -78,6 +86,26 @@ static void logline(const char *fmt, ...)
 	fclose(f);
 }
 
+FILE *fopen(const char *path, const char *mode)
+{
+	const char *d = getenv("FAKESTORE_SCAN_DELAY_MS");
+	int pid, n = 0;
+
+	resolve();
+	if (d && path && sscanf(path, "/proc/%d/maps%n", &pid, &n) == 1 &&
+	    n && !path[n]) {
+		long ms = atol(d);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+		logline("maps %d\n", pid);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+	return real_fopen(path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen")));
+
 static int store_add(const struct sframe_store_reg *r)
 {
 	struct sframe_sec s;
@@ -114,16 +142,24 @@ static int store_misses(struct sframe_store_misses *q)
 {
 	struct sframe_store_miss *m = (void *)(uintptr_t)q->misses;
 	const char *p = getenv("FAKESTORE_MISSES");
-	unsigned long long start, end, dev, ino;
+	unsigned long long start, end, dev, ino, n;
+	char line[256];
 	FILE *f;
 	int pid;
 
 	q->nr_misses = 0;
-	q->dropped = 0;
+	q->dropped = dropped;
 	if (!p || !(f = fopen(p, "re")))
 		return 0;
-	while (q->nr_misses < q->max_misses &&
-	       fscanf(f, "%d %llx %llx %llu %llu", &pid, &start, &end, &dev, &ino) == 5) {
+	while (q->nr_misses < q->max_misses && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "dropped %llu", &n) == 1) {
+			dropped += n;
+			q->dropped = dropped;
+			continue;
+		}
+		if (sscanf(line, "%d %llx %llx %llu %llu", &pid, &start, &end,
+			   &dev, &ino) != 5)
+			break;
 		memset(&m[q->nr_misses], 0, sizeof(*m));
 		m[q->nr_misses].pid = pid;
 		m[q->nr_misses].start = start;

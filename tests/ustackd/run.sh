@@ -411,3 +411,77 @@ NSEOF
 		fi
 	fi
 fi
+
+# A scan of every process serves the miss queue as it goes.  The stand-in
+# slows each process's step (FAKESTORE_SCAN_DELAY_MS); the late program,
+# the highest PID, is the scan's last process, and its miss is queued once
+# the scan has begun: it must be registered from the miss while at least
+# half the scan is still to come, not found by the scan at its end.  The
+# scan is the one a queue overflow asks for (--rescan 0: no other); the
+# order of the stand-in's "maps PID" and "add" lines is compared, not times.
+if want scan-miss; then
+	if [ ! -e "$W/fakestore.so" ] &&
+	   ! gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
+		tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"; then
+		fail scan-miss "$(head -n3 "$W/fs.log")"
+	else
+		cp /usr/bin/sleep "$W/scanlate"
+		cat >"$W/scan.sh" <<NSEOF
+set -u
+W=$W D=$D N=30
+NSEOF
+		cat >>"$W/scan.sh" <<'NSEOF'
+L=$W/scan.adds
+res() { echo "$1" >>"$W/scan.results"; }
+misses() { echo "$1" >"$W/scan.tmp" && mv "$W/scan.tmp" "$W/scan.misses"; }
+waitfor() { # CMD...: until it succeeds, at most 30 s
+	for _ in $(seq 1500); do "$@" && return 0; sleep 0.02; done
+	return 1
+}
+after() { tail -n +$((n + 1)) "$L"; }	# the stand-in's lines since the overflow
+seen() { after | grep -q "^$1"; }
+key() { stat -L -c '%d %i' "$1"; }
+LD_PRELOAD=$W/fakestore.so FAKESTORE_LOG=$L FAKESTORE_MISSES=$W/scan.misses \
+FAKESTORE_SCAN_DELAY_MS=50 "$D" --store "$W/sstore" --rescan 0 2>"$W/scan.log" & UD=$!
+if ! waitfor grep -q '^ustackd: ready$' "$W/scan.log"; then
+	res "FAIL: ustackd/scan-miss: not ready: $(tail -n3 "$W/scan.log" | paste -sd' ')"
+	kill $UD; exit
+fi
+S=
+for _ in $(seq $N); do sleep 100 & S="$S $!"; done
+first=${S# } first=${first%% *} last=$!
+"$W/scanlate" 100 & LATE=$!
+waitfor grep -q 'scanlate$' /proc/$LATE/maps
+set -- $(awk '$2 ~ /x/ && $6 ~ /scanlate$/ { split($1, r, "-"); print r[1], r[2]; exit }' /proc/$LATE/maps)
+miss="$LATE $1 $2 $(key "$W/scanlate")"
+add="add $(key "$W/scanlate") "
+n=$(wc -l <"$L")
+misses "dropped 1"
+if waitfor seen "maps $first\$"; then
+	misses "$miss"
+	waitfor seen "$add"
+	waitfor seen "maps $last\$"
+fi
+# how many of the sleepers' steps came after the late program's registration
+left=$(after | awk -v s="$S" -v k="$add" '
+	BEGIN { split(s, a, " "); for (i in a) sl["maps " a[i]] = 1 }
+	index($0, k) == 1 && !seen { seen = 1; next }
+	seen && ($0 in sl) { left++ }
+	END { print seen ? left + 0 : "none" }')
+if [ "$left" = none ] || [ "$left" -lt $((N / 2)) ]; then
+	res "FAIL: ustackd/scan-miss: the late program registered with $left of the scan's $N slow steps still to come (want $((N / 2)) or more)"
+else
+	res "PASS: ustackd/scan-miss"
+fi
+kill -TERM $UD; wait $UD
+kill $S $LATE
+NSEOF
+		: >"$W/scan.results"
+		unshare --pid --fork --mount-proc sh "$W/scan.sh" >"$W/scan.ns" 2>&1
+		if [ -s "$W/scan.results" ]; then
+			cat "$W/scan.results"
+		else
+			fail scan-miss "no result: $(tail -n3 "$W/scan.ns" | paste -sd' ')"
+		fi
+	fi
+fi
