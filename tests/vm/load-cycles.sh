@@ -1,9 +1,9 @@
-# 100 load/unload cycles in a row, each with the devices appearing and going
+# 40 load/unload cycles in a row, each with the devices appearing and going
 # (20 on the debug kernel, where each takes seconds).
 . ./lib.sh
 ustack_unload	# whatever an earlier test left loaded
 ustack_install
-n=100
+n=40
 case $KREL in *debug*) n=20 ;; esac
 i=0
 while [ $i -lt $n ]; do

@@ -44,12 +44,12 @@ for cycle in 1 2 3 4; do
 	echo 0 >$on || fail "cycle $cycle: offline cpu 1"
 	[ "$(cat $on)" = 0 ] || fail "cycle $cycle: cpu 1 still online"
 	[ $cycle = 3 ] && param_set sample_hz 499
-	phase off$cycle 1
+	phase off$cycle 0.5
 	[ $cycle = 3 ] && param_set sample_hz 999
 	echo 1 >$on || fail "cycle $cycle: online cpu 1"
 	taskset -p 2 $P >/dev/null || fail "cycle $cycle: pin to cpu 1 again"
 	sleep 0.2	# the pin takes effect at the next tick
-	phase on$cycle 1
+	phase on$cycle 0.5
 done
 kill $P; wait $P 2>/dev/null
 record_stop
