@@ -1075,14 +1075,15 @@ static __always_inline const struct sframe_cache_ent *
 sf_cache_find(const struct sframe_cache *c, u64 pc)
 {
 	const struct sframe_cache_ent *e = sf_cache_set(c, pc);
+	const u32 tag = c->tag;
 
-	if (likely(e[0].pc == pc && e[0].kind))
+	if (likely(e[0].pc == pc && e[0].tag == tag && e[0].kind))
 		return &e[0];
-	if (e[1].pc == pc && e[1].kind)
+	if (e[1].pc == pc && e[1].tag == tag && e[1].kind)
 		return &e[1];
-	if (e[2].pc == pc && e[2].kind)
+	if (e[2].pc == pc && e[2].tag == tag && e[2].kind)
 		return &e[2];
-	if (e[3].pc == pc && e[3].kind)
+	if (e[3].pc == pc && e[3].tag == tag && e[3].kind)
 		return &e[3];
 	return NULL;
 }
@@ -1096,7 +1097,7 @@ const struct sframe_cache_ent *ustack_sframe_cache_get(const struct sframe_cache
 bool ustack_sframe_cache_put(struct sframe_cache *c, u64 pc,
 		      const struct sframe_rule *r)
 {
-	struct sframe_cache_ent *e, n = { .pc = pc };	/* the rest zero */
+	struct sframe_cache_ent *e, n = { .pc = pc, .tag = c->tag };
 	int i;
 
 	if (r->flags & SFRAME_R_OUTERMOST) {
@@ -1125,10 +1126,10 @@ bool ustack_sframe_cache_put(struct sframe_cache *c, u64 pc,
 			n.kind |= SFRAME_CK_SP8;
 		}
 	}
-	/* newest first; the oldest of a full set goes */
+	/* newest first; the oldest of a full set goes, of any tag */
 	e = (struct sframe_cache_ent *)sf_cache_set(c, pc);
 	for (i = 0; i < SFRAME_CACHE_WAYS - 1; i++)
-		if (e[i].pc == pc || !e[i].kind)
+		if ((e[i].pc == pc && e[i].tag == n.tag) || !e[i].kind)
 			break;
 	for (; i > 0; i--)
 		e[i] = e[i - 1];
@@ -1225,6 +1226,7 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 {
 	u64 sp = st->sp, fp = st->fp;
 	u64 lo = 0, span = ~0ULL, hi = ~0ULL;
+	const u32 tag = c->tag;
 	struct sframe_cache_ent *e, *n;
 	u32 i = nr;
 	u64 cfa, ra;
@@ -1290,7 +1292,8 @@ stepped:
 		 */
 		n = e->next;
 		if (unlikely((((unsigned long)n - (unsigned long)c->e) &
-			      ~SF_CACHE_OFF_MASK) || n->pc != ra - 1)) {
+			      ~SF_CACHE_OFF_MASK) || n->pc != ra - 1 ||
+			     n->tag != tag)) {
 			n = (struct sframe_cache_ent *)sf_cache_find(c, ra - 1);
 			if (!n)
 				break;

@@ -264,9 +264,12 @@ int ustack_sframe_errno(int code, int malformed);
  * must not be copied: the pointers are into its own array.  It holds the
  * default-shape rules (CFA = SP/FP + off, RA at CFA-8, FP unchanged or at
  * CFA+off, off within s8) and outermost markers; flex and signal rules are
- * looked up each time.  Entries are keyed by PC only: reset the
- * cache whenever a section it may have seen goes away or changes, or tag
- * the whole cache with the owner of its sections (walk.c).
+ * looked up each time.  Entries are keyed by PC and by the cache's tag
+ * when they were stored: only entries of the current tag are found, so
+ * several owners of sections (processes, walk.c) can share the cache, and
+ * a new tag makes all of an owner's entries stale at once.  A cache with
+ * one owner keeps tag 0 and is reset whenever a section it may have seen
+ * goes away or changes.
  */
 #define SFRAME_CACHE_WAYS	4
 #define SFRAME_CACHE_SETS	128	/* a power of two */
@@ -288,16 +291,18 @@ struct sframe_cache_ent {
 					 * a guess, checked before use
 					 */
 	s32 cfa_off;
+	u32 tag;		/* the cache's tag when stored */
 	s8 fp_off;
 	u8 kind;		/* SFRAME_CK_* */
 	u8 no_tramp;		/* the code at pc + 1 was looked at: no
 				 * signal trampoline (set by the walk)
 				 */
-	u8 pad[9];		/* zero */
+	u8 pad[5];		/* zero */
 };
 
 struct sframe_cache {
 	struct sframe_cache_ent e[SFRAME_CACHE_SIZE];
+	u32 tag;		/* entries of this tag are live */
 };
 
 /* Entry for lookup PC @pc, or NULL. */

@@ -14,12 +14,14 @@
  * cache by the walk's reader.
  *
  * Rules are kept in a per-CPU rule cache (the core's struct sframe_cache),
- * tagged with the mm, the mm's registry generation and the store's
- * generation it was filled under: a registration change of that mm, an
- * unmapping of a range its rules came from, or a removal from the store
- * makes it stale, so a walk never uses a rule of a section unregistered,
+ * shared by the last few processes walked on that CPU: each one's entries
+ * carry a tag of its own, given for its mm, its registry generation and
+ * the store's generation.  A registration change of that mm, an unmapping
+ * of a range its rules came from, or a removal from the store makes its
+ * tag stale, so a walk never uses a rule of a section unregistered,
  * unmapped or removed before it started; other processes' changes leave
- * it alone.  Rules found through ELF discovery or the store are cached
+ * their entries alone, and a CPU that alternates between processes keeps
+ * the rules of each.  Rules found through ELF discovery or the store are cached
  * only for ranges the registry watches (ustack_registry_watch()): the
  * first walk through a range starts the watch, later ones fill the cache.
  * The cache is used with preemption disabled, cached runs also with page
@@ -48,16 +50,27 @@
 /* Frames taken from the rule cache per preemption-off stretch. */
 #define WALK_CACHED_BURST	64
 
-/* The per-CPU rule cache: rules of @mm's sections at @gen and @sgen. */
-struct walk_rcache {
+/* Processes whose rules a CPU's rule cache keeps at once. */
+#define WALK_RC_OWNERS		4
+
+/* Whose entries have @tag: @mm's sections at @gen and @sgen. */
+struct walk_owner {
 	struct mm_struct *mm;
 	u64 gen, sgen;
+	u32 tag;
+	u32 used;		/* the cache's clock at its last use */
+};
+
+/* The per-CPU rule cache and the owners of its entries. */
+struct walk_rcache {
+	struct walk_owner own[WALK_RC_OWNERS];
+	u32 last_tag, clock;
 	struct sframe_cache c;
 };
 
 static struct walk_rcache __percpu *walk_rc;
 
-/* Rule caches emptied because their own mm's rules may have changed. */
+/* An mm's cached rules dropped because its rules may have changed. */
 static atomic_long_t walk_flushes = ATOMIC_LONG_INIT(0);
 
 /* Sections found by walks, by source (the cache hides the ones reused). */
@@ -67,8 +80,8 @@ static atomic_long_t walk_found_reg, walk_found_elf;
  * ustack_walk_show() - the walk's lines of the stats file
  * @m: the stats file
  *
- * How many times a CPU's rule cache, filled for an mm, was emptied for the
- * same mm because its rules may have changed; and the sections walks found
+ * How many times a CPU's rule cache dropped an mm's rules because they
+ * may have changed; and the sections walks found
  * registered and as the files' own PT_GNU_SFRAME (the store's are in its
  * store_hits), which tells the three SFrame sources of method sframe apart.
  */
@@ -233,11 +246,49 @@ static bool walk_is_text(struct sframe_walk *sw, u64 addr)
 	return text;
 }
 
+static struct walk_owner *walk_owner_of(struct walk_rcache *rc,
+					 struct mm_struct *mm)
+{
+	int i;
+
+	for (i = 0; i < WALK_RC_OWNERS; i++)
+		if (rc->own[i].mm == mm)
+			return &rc->own[i];
+	return NULL;
+}
+
 /*
- * The per-CPU rule cache, if it is this walk's and current (LOOKUP, RUN),
- * or made this walk's (FILL: unless a generation moved on since the
- * section was looked up, as the rule may be of a section gone since, or
- * the section's store file changed).
+ * @mm's owner slot with a tag no entry has: the least recently used slot
+ * for an mm new to the cache.  Tags are not reused while entries may
+ * hold them: when they run out, the cache starts again empty.
+ */
+static struct walk_owner *walk_owner_new(struct walk_rcache *rc,
+					 struct walk_owner *o,
+					 struct mm_struct *mm)
+{
+	int i;
+
+	if (!o) {
+		o = &rc->own[0];
+		for (i = 1; i < WALK_RC_OWNERS; i++)
+			if (rc->own[i].used < o->used)
+				o = &rc->own[i];
+	}
+	if (!++rc->last_tag) {
+		ustack_sframe_cache_reset(&rc->c);
+		memset(rc->own, 0, sizeof(rc->own));
+		rc->last_tag = 1;
+	}
+	o->mm = mm;
+	o->tag = rc->last_tag;
+	return o;
+}
+
+/*
+ * The per-CPU rule cache with this walk's entries live, if they are
+ * current (LOOKUP, RUN), or with a tag for this walk's (FILL: unless a
+ * generation moved on since the section was looked up, as the rule may
+ * be of a section gone since, or the section's store file changed).
  * Preemption stays disabled until walk_cache_end(); RUN also disables
  * page faults.
  */
@@ -246,33 +297,34 @@ static struct sframe_cache *walk_cache_begin(struct sframe_walk *sw,
 {
 	struct walk_ctx *x = container_of(sw, struct walk_ctx, w);
 	struct walk_rcache *rc;
+	struct walk_owner *o;
 
 	if (!walk_rc || !READ_ONCE(ustack_walk_rule_cache))
 		return NULL;
 	rc = get_cpu_ptr(walk_rc);
+	o = walk_owner_of(rc, x->mm);
 	if (use == SFRAME_CACHE_FILL) {
 		/* a store file rewritten since the bind: maybe a torn rule */
 		if (x->c.sec.rd && !ustack_store_rd_unchanged(&x->c.rd))
 			goto none;
-		if (rc->mm != x->mm || rc->gen != x->c.gen ||
-		    rc->sgen != x->c.sgen) {
+		if (!o || o->gen != x->c.gen || o->sgen != x->c.sgen) {
 			if (!x->c.gen ||
 			    ustack_registry_generation(x->mm) != x->c.gen ||
 			    ustack_store_generation() != x->c.sgen)
 				goto none;
-			if (rc->mm == x->mm)
+			if (o)
 				atomic_long_inc(&walk_flushes);
-			ustack_sframe_cache_reset(&rc->c);
-			rc->mm = x->mm;
-			rc->gen = x->c.gen;
-			rc->sgen = x->c.sgen;
+			o = walk_owner_new(rc, o, x->mm);
+			o->gen = x->c.gen;
+			o->sgen = x->c.sgen;
 		}
-		return &rc->c;
-	}
-	if (rc->mm != x->mm || !rc->gen ||
-	    rc->gen != ustack_registry_generation(x->mm) ||
-	    rc->sgen != ustack_store_generation())
+	} else if (!o || !o->gen ||
+		   o->gen != ustack_registry_generation(x->mm) ||
+		   o->sgen != ustack_store_generation()) {
 		goto none;
+	}
+	o->used = ++rc->clock;
+	rc->c.tag = o->tag;
 	if (use == SFRAME_CACHE_RUN)
 		pagefault_disable();
 	return &rc->c;

@@ -652,6 +652,24 @@ static void test_walk(void)
 			hits += cache.e[k].kind != 0;
 		check("walk-cache", same && hits == 3, "same %d entries %d",
 		      same, hits);
+		/*
+		 * Tags: entries of another tag are not used (these are made
+		 * wrong), nor replaced by the same PCs' entries of this one.
+		 */
+		for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
+			cache.e[k].cfa_off += 8;
+		int wrong[3];
+
+		for (int k = 0; k < 3; k++) {
+			cache.tag = k == 1;
+			memset(ips, 0, sizeof(ips));
+			ustack_sframe_walk(&w);
+			wrong[k] = w.nr != 4 || memcmp(ips, ref, 4 * sizeof(u64));
+		}
+		check("walk-cache-tags", wrong[0] && !wrong[1] && wrong[2],
+		      "wrong frames under tag 0, 1, 0: %d %d %d", wrong[0],
+		      wrong[1], wrong[2]);
+		cache.tag = 0;
 		w.cache = NULL;
 	}
 

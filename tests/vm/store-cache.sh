@@ -3,6 +3,8 @@
 # pointers) walks itself through a library that has only a store entry:
 # - warm: 200 walks through library A reach the outermost frame by store
 #   rules with a few store lookups in all, not one per object per walk;
+# - so do two such processes on one CPU taking turns: each turn finds
+#   its rules still cached;
 # - A is dlclosed and B (the same bytes, another file, without an entry)
 #   opened at the same address: B's frame has no SFrame rule;
 # - B gets an entry: its rule is served (and cached) again;
@@ -26,21 +28,23 @@ done
 for o in $prog $libc /tmp/store/liba.so; do
 	bin/sframe_store add $o /tmp/store/$(basename $o).sf || fail "add $o"
 done
+# Pinned, with the second one below, to one CPU: one rule cache.
 rm -f /tmp/sc.in; mkfifo /tmp/sc.in
-$prog /tmp/store/liba.so /tmp/store/libb.so </tmp/sc.in >/tmp/sc.out 2>&1 &
+taskset -c 1 $prog /tmp/store/liba.so /tmp/store/libb.so </tmp/sc.in >/tmp/sc.out 2>&1 &
 pid=$!
 exec 3>/tmp/sc.in
-# step CMD: run one phase, print its line
+# step CMD [2]: run one phase of the program (or of the second), print its line
 step() {
-	local n
-	n=$(grep -c . /tmp/sc.out)
-	echo "$1" >&3
+	local n fd=3 out=/tmp/sc.out p=$pid
+	[ "${2:-}" = 2 ] && { fd=4; out=/tmp/sc2.out; p=$pid2; }
+	n=$(grep -c . $out)
+	echo "$1" >&$fd
 	for _ in $(seq 100); do
-		[ "$(grep -c . /tmp/sc.out)" -gt "$n" ] && break
-		kill -0 $pid 2>/dev/null || fail "store_cache died: $(cat /tmp/sc.out)"
+		[ "$(grep -c . $out)" -gt "$n" ] && break
+		kill -0 $p 2>/dev/null || fail "store_cache died: $(cat $out)"
 		sleep 0.1
 	done
-	sed -n "$((n + 1))p" /tmp/sc.out
+	sed -n "$((n + 1))p" $out
 }
 now=$(date +%s)
 date -s "@$((now - 3600))" >/dev/null || fail "set the clock back"
@@ -61,6 +65,24 @@ echo "store lookups for 200 walks: $((l1 - l0))"
 case $r in "warm lib=sframe main=sframe frames="*) ;; *) fail "warm: $r" ;; esac
 # Four objects per walk, each looked up once per walk without the cache.
 [ $((l1 - l0)) -lt 50 ] || fail "$((l1 - l0)) store lookups: store rules not cached"
+# A second process on the same CPU: the cache keeps both one's rules and
+# the other's, as they take turns.
+rm -f /tmp/sc2.in; mkfifo /tmp/sc2.in
+taskset -c 1 $prog /tmp/store/liba.so /tmp/store/libb.so </tmp/sc2.in >/tmp/sc2.out 2>&1 &
+pid2=$!
+exec 4>/tmp/sc2.in
+r=$(step warm 2)
+case $r in "warm lib=sframe main=sframe frames="*) ;; *) fail "second: $r" ;; esac
+l0=$(stat_of store_lookups)
+for _ in 1 2 3; do
+	step warm >/dev/null
+	step warm 2 >/dev/null
+done
+l1=$(stat_of store_lookups)
+echo "store lookups for 6 phases of 200 walks, two processes in turn: $((l1 - l0))"
+[ $((l1 - l0)) -lt 10 ] || fail "$((l1 - l0)) store lookups: each process's turn refilled the cache"
+exec 4>&-
+wait $pid2 || fail "second store_cache: $(cat /tmp/sc2.out)"
 r=$(step swap); echo "$r"
 [ "$r" = "swap same=1" ] || fail "library B is not at A's address: $r"
 r=$(step again); echo "$r"
