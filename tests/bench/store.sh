@@ -8,6 +8,12 @@
 #   bench kwalk_store_cached_per_frame, kwalk_user_cached_per_frame
 #                                 the same with the per-CPU rule cache on
 #                                 (the two above run with rule_cache=0)
+#   bench kwalk_store_cached_turns_per_frame
+#                                 the cached store walk of a process taking
+#                                 turns with another on one CPU, walk by
+#                                 walk; _vs_alone: its ratio to the walk
+#                                 of a process alone (1: the cache keeps
+#                                 each process's rules)
 #   bench kmem_per_store_entry    kernel bytes per store entry
 # Usage: tests/bench/store.sh [KERNEL]   (default 6.1)
 top=$(cd "$(dirname "$0")/../.." && pwd)

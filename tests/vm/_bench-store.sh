@@ -15,7 +15,13 @@ param_set rule_cache 0
 bin/store_bench store || fail "store walk"
 bin/store_bench_sf user || fail "discovery walk"
 param_set rule_cache 1
-bin/store_bench store_cached || fail "cached store walk"
+bin/store_bench store_cached >/tmp/one || fail "cached store walk"
+cat /tmp/one
 bin/store_bench_sf user_cached || fail "cached discovery walk"
+# Two processes taking turns on one CPU: each keeps its cached rules.
+bin/store_bench store_cached_turns >/tmp/two || fail "cached store walk in turns"
+cat /tmp/two
+awk '/^bench/ { v[FILENAME] = $3 }
+     END { printf "bench kwalk_store_cached_turns_vs_alone %.2f ratio\n", v["/tmp/two"] / v["/tmp/one"] }' /tmp/one /tmp/two
 echo "bench kmem_per_store_entry $(($(stat_of store_bytes) / $(stat_of store_entries))) bytes"
 ustack_unload

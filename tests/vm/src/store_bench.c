@@ -8,8 +8,14 @@
  * walks after the first two take their rules from the rule cache.
  *   store_bench NAME   "bench kwalk_NAME_per_frame X ns"; fails unless
  *                      every frame but the first is SFrame's
+ * A NAME ending in "_turns": on CPU 1 with a copy of itself (forked, its
+ * own mm) that walks the same chain, the two taking turns walk by walk
+ * (sched_yield()), so that each walk follows the other process's.
  */
 #include "sframe_common.h"
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
 #include <time.h>
 
 #define DEPTH 64
@@ -17,7 +23,7 @@
 
 static double t_k1, t_kn;
 static uint8_t methods[DEPTH + 16];
-static int nk;
+static int nk, turns;
 
 static double now(void)
 {
@@ -34,14 +40,24 @@ static NOINLINE void measure(void)
 	double t;
 	int i;
 
-	t = now();
-	for (i = 0; i < REPS; i++)
+	t_k1 = 0;
+	t_kn = 0;
+	for (i = 0; i < REPS; i++) {
+		if (turns)
+			sched_yield();
+		t = now();
 		self_stack(ips, NULL, 1, &end);
-	t_k1 = (now() - t) / REPS;
-	t = now();
-	for (i = 0; i < REPS; i++)
+		t_k1 += now() - t;
+	}
+	for (i = 0; i < REPS; i++) {
+		if (turns)
+			sched_yield();
+		t = now();
 		nk = self_stack(ips, methods, DEPTH + 16, &end);
-	t_kn = (now() - t) / REPS;
+		t_kn += now() - t;
+	}
+	t_k1 /= REPS;
+	t_kn /= REPS;
 }
 
 static NOINLINE int chain(int d)
@@ -59,10 +75,30 @@ int main(int argc, char **argv)
 {
 	int i;
 
+	size_t n;
+	pid_t peer = 0;
+	cpu_set_t one;
+
 	if (argc != 2)
 		die("usage: store_bench NAME");
 	sf_open();
+	n = strlen(argv[1]);
+	turns = n > 6 && !strcmp(argv[1] + n - 6, "_turns");
+	if (turns) {
+		CPU_ZERO(&one);
+		CPU_SET(1, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			die("CPU 1");
+		peer = fork();
+		if (peer < 0)
+			die("fork");
+		if (!peer)
+			for (;;)
+				chain(DEPTH);
+	}
 	chain(DEPTH);
+	if (peer)
+		kill(peer, SIGKILL);
 	if (nk < DEPTH)
 		die("%d frames", nk);
 	for (i = 1; i < DEPTH; i++)
