@@ -7,8 +7,9 @@
 # programs, each with its own libc, in two subvolumes (the same inode
 # numbers), started before ustackd, and a third in a third subvolume
 # started after it is ready, reach the outermost frame in >= 99% of their
-# stacks; each object is registered once, and the covered ones are not
-# reported as misses again (a rescan and the queue's retry later).
+# stacks; each program walked before ustackd was queued as a miss, each is
+# registered once, and the covered ones are not reported as misses again
+# (a rescan and the queue's retry later).
 # kernels: 6.1 debug
 # debug: skip (the debug kernel is tinyconfig: no block layer, loop or btrfs)
 # modules: loop btrfs crc32c_generic xxhash_generic blake2b_generic
@@ -81,6 +82,15 @@ done || exit 1
 ustackd -v 2>/tmp/ud.log & UD=$!
 wait_ready /tmp/ud.log
 grep -E 'objects:|refused' /tmp/ud.log
+# Each program walked without unwind info (its loop the first frame,
+# where the walk stops) was queued as a miss, read by ustackd at its
+# start: neither held back by the other, whose device and inode in the
+# maps are the same.
+for p in $PA:/mnt/b/sv1/prog $PB:/mnt/b/sv2/prog; do
+	r=$(awk -v f="${p#*:}" '$6 == f && $2 ~ /x/ { print $1; exit }' /proc/${p%%:*}/maps)
+	grep -q "^ustackd: miss: pid ${p%%:*} $r " /tmp/ud.log ||
+		fail "${p#*:}: walked before ustackd, never queued as a miss (misses: $(grep '^ustackd: miss:' /tmp/ud.log | tr '\n' ';'))"
+done
 ustackd --status >/tmp/status || fail "ustackd --status"
 grep ' /mnt/b/' /tmp/status
 # At ready, each object by its own device and inode (stat's): none taken
