@@ -336,7 +336,7 @@ static int store_add(const struct sframe_store_reg *r)
 	if (err)
 		goto fail;
 	if (obj)
-		ustack_store_miss_forget(e->key.dev, e->key.ino);
+		ustack_store_miss_forget(&e->key);
 	return 0;
 fail:
 	fput(e->file);
@@ -487,7 +487,7 @@ int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
 		}
 		if (!sf) {
 			/* no entry, or one for another image: a flush */
-			ustack_store_miss(0, 0, t->start, t->end);
+			ustack_store_miss(NULL, t->start, t->end);
 			return -ENOENT;
 		}
 		atomic_long_inc(&store_vdso_hits);
@@ -503,7 +503,7 @@ int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
 			sf = store_use(e, t->start, t->end, t->off, sec, &sf_off);
 	}
 	if (!e)
-		ustack_store_miss(k.dev, k.ino, t->start, t->end);
+		ustack_store_miss(&k, t->start, t->end);
 	if (!sf)
 		return -ENOENT;
 bind:

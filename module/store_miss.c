@@ -6,13 +6,16 @@
  * queued once per MISS_RETRY: a small direct-mapped table remembers the
  * objects queued and when (a collision forgets one, which may then be
  * queued again), and a STORE_ADD for an object forgets it, so a later
- * replacement on disk is queued anew.  The retry covers what no one
- * added: a miss drained by a ustackd killed before it added the object,
- * or lost to a faulting drain, or an object rewritten in place before it
- * was added (the store's key holds its ctime, the queue's does not).
+ * replacement on disk is queued anew.  Objects are told apart as the
+ * store tells them (struct ustack_file_id): on btrfs, files of two
+ * subvolumes have one device (the superblock's) and may have one inode
+ * number, and one of them queued must not hold back the other for
+ * MISS_RETRY.  The retry covers what no one added: a miss drained by a
+ * ustackd killed before it added the object, or lost to a faulting drain.
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
+#include <linux/jhash.h>
 #include <linux/jiffies.h>
 #include <linux/kdev_t.h>
 #include <linux/pid.h>
@@ -21,6 +24,7 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
+#include "file_id.h"
 #include "store_miss.h"
 
 #define MISS_QUEUE	256
@@ -39,10 +43,16 @@ static unsigned int miss_head, miss_len;
 static struct miss_seen miss_seen[1U << MISS_SEEN_BITS];
 static atomic64_t miss_dropped;
 
-/* Never 0, so an empty slot matches no object. */
-static u64 miss_key(dev_t dev, unsigned long ino)
+/* Never 0, so an empty slot matches no object; @id NULL: the vDSO. */
+static u64 miss_key(const struct ustack_file_id *id)
 {
-	return ((u64)dev << 40 ^ (u64)ino) | 1ULL << 63;
+	u64 k = 0;
+
+	BUILD_BUG_ON(sizeof(*id) % sizeof(u32));
+	if (id)
+		k = (u64)jhash2((const u32 *)id, sizeof(*id) / sizeof(u32), 0) << 32 ^
+		    ((u64)id->dev << 40 ^ (u64)id->ino);
+	return k | 1ULL << 63;
 }
 
 static struct miss_seen *miss_slot(u64 key)
@@ -61,16 +71,15 @@ static bool miss_recent(u64 key)
 
 /**
  * ustack_store_miss() - queue an object walked without unwind info
- * @dev: its device (the inode's superblock's)
- * @ino: its inode number; 0 and @dev 0: the vDSO
+ * @id: its identity (its device the inode's superblock's); NULL: the vDSO
  * @start: the mapping's start, in current
  * @end: its end
  *
  * Once per object and MISS_RETRY; any context a walk runs in.
  */
-void ustack_store_miss(dev_t dev, unsigned long ino, u64 start, u64 end)
+void ustack_store_miss(const struct ustack_file_id *id, u64 start, u64 end)
 {
-	u64 key = miss_key(dev, ino);
+	u64 key = miss_key(id);
 	struct sframe_store_miss *m;
 
 	if (miss_recent(key))
@@ -89,19 +98,18 @@ void ustack_store_miss(dev_t dev, unsigned long ino, u64 start, u64 end)
 		.pid = task_tgid_nr(current),
 		.start = start,
 		.end = end,
-		.ino = ino,
-		.dev = new_encode_dev(dev),
+		.ino = id ? id->ino : 0,
+		.dev = id ? new_encode_dev(id->dev) : 0,
 	};
 }
 
 /**
  * ustack_store_miss_forget() - let an object be queued again
- * @dev: its device
- * @ino: its inode number
+ * @id: its identity
  */
-void ustack_store_miss_forget(dev_t dev, unsigned long ino)
+void ustack_store_miss_forget(const struct ustack_file_id *id)
 {
-	u64 key = miss_key(dev, ino);
+	u64 key = miss_key(id);
 
 	guard(spinlock)(&miss_lock);
 	if (miss_slot(key)->key == key)

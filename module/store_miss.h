@@ -5,13 +5,15 @@
 
 #include <linux/types.h>
 
+struct ustack_file_id;
+
 /*
  * A miss: the executable mapping [start, end) in current of the object
- * @dev/@ino (0/0: the vDSO).
+ * @id (NULL: the vDSO).
  */
-void ustack_store_miss(dev_t dev, unsigned long ino, u64 start, u64 end);
+void ustack_store_miss(const struct ustack_file_id *id, u64 start, u64 end);
 long ustack_store_misses_ioctl(void __user *uarg);
-void ustack_store_miss_forget(dev_t dev, unsigned long ino);
+void ustack_store_miss_forget(const struct ustack_file_id *id);
 u64 ustack_store_miss_dropped(void);
 
 #endif /* USTACK_STORE_MISS_H */

@@ -11,11 +11,15 @@
 # headers under kernels/<headers package>/ (a root holding usr/src and
 # usr/lib, so KDIR is kernels/<headers package>/usr/src/<headers package>).
 # Nothing is installed.
-# NAME=debug delegates to debug-kernel.sh.
+# With --modules, the image's loadable modules too (lib/modules/KREL/kernel
+# under MODROOT, unpacked once: some 400 MB), for a guest that loads one
+# (vm-test.sh, a test's "# modules:" line).
+# NAME=debug delegates to debug-kernel.sh (its MODROOT has its modules).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/kernels.conf"
-name=${1:?usage: kernel.sh NAME}
+name=${1:?usage: kernel.sh NAME [--modules]}
+modules=${2:-}
 cache=${USTACK_CACHE:-/var/cache/ustack}
 
 if [ "$name" = debug ]; then
@@ -103,6 +107,16 @@ if [ ! -f "$hroot/.done" ]; then
 	mv -T "$tmp/root" "$hroot" 2>/dev/null || [ -f "$hroot/.done" ] ||
 		{ echo "kernel.sh: cannot move the headers into $hroot" >&2; rm -rf "$tmp"; exit 1; }
 	rm -rf "$tmp"
+fi
+
+if [ "$modules" = --modules ] && [ ! -f "$dir/.modules" ]; then
+	tmp=$(mktemp -d "$cache/kernels/.dl.XXXXXX")
+	(cd "$tmp" && apt-get download -qq "$pkg" >/dev/null 2>&1) ||
+		{ echo "kernel.sh: apt-get download $pkg failed" >&2; rm -rf "$tmp"; exit 1; }
+	dpkg-deb --fsys-tarfile "$tmp"/*.deb |
+		tar -x -C "$dir" --wildcards './lib/modules/*/kernel/*'
+	rm -rf "$tmp"
+	touch "$dir/.modules"
 fi
 
 vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n1)

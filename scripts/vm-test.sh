@@ -32,7 +32,12 @@ else
 	fi
 fi
 
-if ! kinfo=$("$top/scripts/kernel.sh" "$name"); then
+# Modules of the kernel a test loads, named by its line "# modules: A B".
+kmods=()
+for t in "${tests[@]}"; do
+	kmods+=($(sed -n 's/^# modules: //p' "$top/tests/vm/$t.sh" | head -n1))
+done
+if ! kinfo=$("$top/scripts/kernel.sh" "$name" ${kmods[0]:+--modules}); then
 	echo "FAIL: vm/$name/kernel: cannot prepare kernel $name"
 	exit 0
 fi
@@ -80,6 +85,38 @@ done
 [ -x "$top/tools/ustackd/ustackd" ] && install -D "$top/tools/ustackd/ustackd" "$stage/usr/sbin/ustackd"
 for t in "${tests[@]}"; do
 	grep -qs '^# bash: yes' "$top/tests/vm/$t.sh" && cp /bin/bash "$stage/usr/bin/bash"
+done
+
+# Those modules and the modules they depend on, from the image's tree (soft
+# dependencies, named by alias, the line names too): the guest's depmod
+# (ustack_install) indexes them with ustack.ko.
+if [ ${#kmods[@]} -gt 0 ]; then
+	mtree=$MODROOT/lib/modules/$KREL
+	declare -A seen=()
+	while [ ${#kmods[@]} -gt 0 ]; do
+		m=${kmods[0]//-/_} kmods=("${kmods[@]:1}")
+		[ -z "${seen[$m]:-}" ] || continue
+		seen[$m]=1
+		# its file, or a line of modules.builtin
+		ko=$({ find "$mtree/kernel" -name '*.ko' 2>/dev/null; cat "$mtree/modules.builtin" 2>/dev/null; } |
+			awk -v m="$m" '{ n = $0; sub(/.*\//, "", n); sub(/\.ko$/, "", n); gsub(/-/, "_", n) } n == m && !f { f = $0 } END { print f }')
+		case $ko in
+		/*) install -D -m 0644 "$ko" "$stage/lib/modules/$KREL/${ko#"$mtree/"}"
+		    kmods+=($(modinfo -F depends "$ko" | tr , ' ')) ;;
+		"") echo "vm-test: module $m is not in $mtree" >&2 ;;
+		esac
+	done
+fi
+
+# Debian's btrfs-progs (mkfs.btrfs, btrfs) for a test that asks with a
+# line "# btrfs: yes"; initramfs.sh brings their shared libraries.
+for t in "${tests[@]}"; do
+	if grep -qs '^# btrfs: yes' "$top/tests/vm/$t.sh"; then
+		for b in /usr/sbin/mkfs.btrfs /usr/bin/btrfs; do
+			[ -x "$b" ] && install -D "$b" "$stage$b"
+		done
+		break
+	fi
 done
 
 # Debian's perf, for the benchmarks that compare with it, and for a test

@@ -311,8 +311,9 @@ struct sframe_store_miss {
 	__u32 reserved;
 	__u64 start;		/* the executable mapping, [start, end) */
 	__u64 end;
-	__u64 ino;		/* the object's inode and device (st_dev); */
-	__u64 dev;		/* both 0: the vDSO, whose entry is missing */
+	__u64 ino;		/* the object's inode and device as in */
+	__u64 dev;		/* /proc/PID/maps (on btrfs not stat's st_dev); */
+				/* both 0: the vDSO, whose entry is missing */
 };
 
 struct sframe_store_misses {

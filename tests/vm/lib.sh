@@ -107,3 +107,43 @@ nofp_sframe_check() {
 	grep -q "user 0x[0-9a-f]* sframe $3+" "$1" || fail "no libc frame by sframe"
 	grep -q "user 0x[0-9a-f]* sframe $2+" "$1" || fail "no program frame by sframe"
 }
+
+# ustackd (tests/vm/ustackd-*.sh)
+
+# wait_ready LOG: until ustackd (pid $UD) writing LOG says ready (or exits)
+wait_ready() {
+	i=0
+	until grep -q '^ustackd: ready$' "$1"; do
+		kill -0 $UD 2>/dev/null || fail "ustackd exited: $(tail -n 5 "$1")"
+		i=$((i + 1)); [ $i -lt 3000 ] || fail "ustackd not ready in 300 s: $(tail -n 5 "$1")"
+		sleep 0.1
+	done
+}
+# complete PIDS REC: "pid ok total" per process, ok = user records ending
+# outermost.
+complete() {
+	awk -v pids="$1" '
+	BEGIN { n = split(pids, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+	/^user / {
+		pid = ""; end = ""
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, "=")
+			if (kv[1] == "pid") pid = kv[2]
+			if (kv[1] == "end") end = kv[2]
+		}
+		if (pid in want) { tot[pid]++; if (end == "outermost") ok[pid]++ }
+	}
+	END { for (p in want) printf "pid %s %d %d\n", p, ok[p] + 0, tot[p] + 0 }' "$2"
+}
+# check_complete WHAT REC PIDS: each program >= 99% complete, >= 50 stacks
+check_complete() {
+	complete "$3" "$2" >/tmp/complete
+	while read -r _ pid ok tot; do
+		echo "$1: pid $pid ($(cat /proc/$pid/comm)): $ok of $tot stacks outermost"
+		[ "$tot" -ge 50 ] || fail "$1: only $tot stacks of pid $pid"
+		[ $((ok * 100)) -ge $((tot * 99)) ] || {
+			awk -v p=$pid '$1 == "user" && $0 ~ "pid=" p " " && $0 !~ /end=outermost/ { n = 6 } n > 0 { print; n-- }' "$2" | head -n 30
+			fail "$1: pid $pid: $ok of $tot stacks complete (< 99%)"
+		}
+	done </tmp/complete
+}

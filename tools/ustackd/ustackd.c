@@ -68,6 +68,13 @@ static const char *const state_names[] = { "covered", "own", "refused", "prepare
 struct obj {
 	uint64_t dev, ino;	/* 0/0: free slot */
 	uint8_t state;
+	/*
+	 * Keyed by the device the maps give, which is not stat's (btrfs:
+	 * the superblock's, shared by its subvolumes, whose inode numbers
+	 * are their own): it may name several files, and is trusted only
+	 * for the path it was made for.
+	 */
+	bool alias;
 	uint64_t when_ms;	/* of the last outcome */
 	struct cache_src src;	/* the file as it was then */
 	char *path;		/* as a process mapped it, for the logs */
@@ -574,6 +581,8 @@ static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 	int fd;
 
 	o = tab_find(dev, ino);
+	if (o && o->alias && (miss || !o->path || strcmp(path, o->path)))
+		o = NULL;	/* which file it is, its file says */
 	if (o && !(miss && o->state == OBJ_COVERED))
 		return;
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
@@ -616,13 +625,18 @@ static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		cache_src_of(&o->src, &st);
 		cover_fd(fd, &st, path, o, false);
 	}
-	/* the map's device may name the file otherwise than stat (btrfs) */
+	/*
+	 * The map's device may name the file otherwise than stat (btrfs):
+	 * an alias spares the next scans opening it, for this path.
+	 */
 	if (st.st_dev != dev || st.st_ino != ino) {
 		a = tab_find(dev, ino);
-		if (!a)
-			a = tab_add(dev, ino);
+		if (!a && (a = tab_add(dev, ino)))
+			a->alias = true;
+		else if (a && (!a->alias || !a->path || strcmp(a->path, path)))
+			a = NULL;
 		if (a)
-			set_state(a, o->state, o->path, o->what);
+			set_state(a, o->state, path, o->what);
 	}
 	close(fd);
 }
