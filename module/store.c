@@ -80,6 +80,7 @@ static struct hlist_head store_hash[1U << STORE_HASH_BITS];
 static unsigned int store_count;	/* under store_lock */
 static struct store_ent __rcu *store_vdso;	/* the vDSO's entry */
 static atomic_long_t store_bytes, store_lookups, store_hits, store_full;
+static atomic_long_t store_kept;
 static atomic_long_t store_vdso_lookups, store_vdso_hits;
 static atomic64_t store_gen = ATOMIC64_INIT(1);
 
@@ -254,12 +255,41 @@ static int store_check_section(struct store_ent *e, u64 len, u64 vaddr)
 	return err;
 }
 
-/* Insert @e, replacing an entry of the same object. */
-static int store_insert(struct store_ent *e)
+/*
+ * SFRAME_STORE_KEEP: whether the object of @k (the vDSO of image @vdso if
+ * set) has an entry that serves it.  Under RCU or store_lock.
+ */
+static bool store_has(const struct ustack_file_id *k, const void *vdso)
+{
+	struct store_ent *e;
+
+	if (!vdso)
+		return store_find(k);
+	e = rcu_dereference_check(store_vdso, lockdep_is_held(&store_lock));
+	return e && e->vdso == vdso;
+}
+
+static bool store_has_rcu(const struct ustack_file_id *k, const void *vdso)
+{
+	guard(rcu)();
+	return store_has(k, vdso);
+}
+
+static int store_kept_one(void)
+{
+	atomic_long_inc(&store_kept);
+	return -EEXIST;
+}
+
+/* Insert @e, replacing an entry of the same object unless @keep. */
+static int store_insert(struct store_ent *e, bool keep)
 {
 	struct store_ent *old;
 
 	guard(mutex)(&store_lock);
+	/* another caller's STORE_ADD since store_add()'s first look */
+	if (keep && store_has(&e->key, e->vdso))
+		return store_kept_one();
 	old = e->vdso ? store_vdso_locked() : store_find(&e->key);
 	if (old) {
 		store_remove(old);
@@ -280,7 +310,9 @@ static int store_add(const struct sframe_store_reg *r)
 {
 	struct file *obj __free(fput) = NULL;
 	bool vdso = r->flags & SFRAME_STORE_VDSO;
+	bool keep = r->flags & SFRAME_STORE_KEEP;
 	struct store_obj src = {};
+	struct ustack_file_id k = {};
 	struct store_ent *e;
 	u64 end;
 	int err;
@@ -296,7 +328,11 @@ static int store_add(const struct sframe_store_reg *r)
 		if (IS_ERR(obj))
 			return store_refuse(PTR_ERR(obj), "object fd", 0);
 		src.file = obj;
+		ustack_file_id_of(file_inode(obj), &k);
 	}
+	/* before any read: an entry kept costs the caller nothing else */
+	if (keep && store_has_rcu(&k, src.img))
+		return store_kept_one();
 	if (!r->sframe_len || check_add_overflow(r->sframe_off, r->sframe_len, &end))
 		return store_refuse(-EINVAL, "empty or wrapping range", 0);
 	if (r->sframe_len > USTACK_SFRAME_MAX_BYTES)
@@ -330,9 +366,8 @@ static int store_add(const struct sframe_store_reg *r)
 	err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
 	if (err)
 		goto fail;
-	if (obj)
-		ustack_file_id_of(file_inode(obj), &e->key);
-	err = store_insert(e);
+	e->key = k;
+	err = store_insert(e, keep);
 	if (err)
 		goto fail;
 	if (obj)
@@ -412,10 +447,13 @@ long ustack_store_ioctl(unsigned int cmd, void __user *uarg)
 	}
 	if (copy_from_user(&r, uarg, sizeof(r)))
 		return -EFAULT;
-	if (r.size < sizeof(r) || (r.flags & ~SFRAME_STORE_VDSO))
+	if (r.size < sizeof(r) ||
+	    (r.flags & ~(SFRAME_STORE_VDSO | SFRAME_STORE_KEEP)))
 		return -EINVAL;
 	if (cmd == SFRAME_IOC_STORE_ADD)
 		return store_add(&r);
+	if (r.flags & SFRAME_STORE_KEEP)
+		return -EINVAL;
 	return store_del(&r);
 }
 
@@ -529,6 +567,7 @@ void ustack_store_show(struct seq_file *m)
 	seq_printf(m, "store_lookups %ld\n", atomic_long_read(&store_lookups));
 	seq_printf(m, "store_hits %ld\n", atomic_long_read(&store_hits));
 	seq_printf(m, "store_full %ld\n", atomic_long_read(&store_full));
+	seq_printf(m, "store_kept %ld\n", atomic_long_read(&store_kept));
 	seq_printf(m, "store_miss_dropped %llu\n", ustack_store_miss_dropped());
 	scoped_guard(rcu)
 		n = !!rcu_dereference(store_vdso);

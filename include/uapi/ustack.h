@@ -252,7 +252,8 @@ struct ustack_coop_answer {
  * PT_GNU_SFRAME; frames found so have method "sframe" (the stats count
  * store lookups apart).
  *
- * STORE_ADD replaces an earlier entry for the same object.  Errors:
+ * STORE_ADD replaces an earlier entry for the same object (unless
+ * SFRAME_STORE_KEEP, below).  Errors:
  * EPERM not privileged; EBADF a descriptor not open for reading; EINVAL
  * bad size/flags/reserved, object not a regular x86-64 ELF file with an
  * executable PT_LOAD, store file not a regular file or on a filesystem
@@ -281,12 +282,26 @@ struct ustack_coop_answer {
  * image and are not covered.  Errors as above, and EOPNOTSUPP when the
  * caller's own vDSO is not an x86-64 ELF64 image (a 32-bit or x32 caller,
  * or none), EBADMSG also for functions outside the image's text.
+ *
+ * SFRAME_STORE_KEEP in flags (STORE_ADD only; EINVAL with STORE_DEL): add
+ * only if the object has no entry.  If its key (or, with
+ * SFRAME_STORE_VDSO, the caller's vDSO image) has one, whatever store
+ * file and offset that entry names, STORE_ADD fails with EEXIST before
+ * reading anything (only object_fd is looked at: EBADF, EINVAL as above),
+ * and the entry, its rules cached by walks and the store's generation are
+ * left as they were (counted in the stats' store_kept).  Any entry is
+ * kept, not only one from the same store file: entries are made from the
+ * object's own bytes, so two for one key say the same, and ustackd's,
+ * which replaces without the flag, are the authority; an object replaced
+ * or written since has another key and is added.  Root's shim passes it
+ * for each object of every process it starts.
  */
 #define SFRAME_STORE_VDSO	(1U << 0)
+#define SFRAME_STORE_KEEP	(1U << 1)
 
 struct sframe_store_reg {
 	__u32 size;		/* sizeof(struct sframe_store_reg) */
-	__u32 flags;		/* 0 or SFRAME_STORE_VDSO */
+	__u32 flags;		/* SFRAME_STORE_VDSO, SFRAME_STORE_KEEP */
 	__s32 object_fd;	/* the ELF object (its inode is the key) */
 	__s32 sframe_fd;	/* the store file holding the section */
 	__u64 sframe_off;	/* offset of the section in the store file */

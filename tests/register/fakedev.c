@@ -9,6 +9,11 @@
  * with module/ustack_sframe.c's ustack_sframe_walk(), the kernel's loop
  * (SFrame only, no frame pointers):
  * what SFRAME_IOC_SELF_STACK will do in the kernel.
+ * STORE_ADD is ENOTTY (a module without the store) unless FAKEDEV_STORE
+ * says what the store does with SFRAME_STORE_KEEP: "old" refuses the flag
+ * (EINVAL, a module older than it), "keep" has an entry for every object
+ * (EEXIST); without the flag every add is taken.  The counts are printed
+ * at exit: "fakedev: store_add keep K plain P".
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -32,6 +37,34 @@ static unsigned char fake[1024];
 static int (*real_open)(const char *, int, ...);
 static int (*real_ioctl)(int, unsigned long, ...);
 static int (*real_close)(int);
+static int store_keep_n, store_plain_n;
+
+static void store_report(void)
+{
+	fprintf(stderr, "fakedev: store_add keep %d plain %d\n",
+		store_keep_n, store_plain_n);
+}
+
+/* STORE_ADD as FAKEDEV_STORE says; -1 (ENOTTY) without it. */
+static int store_add(const struct sframe_store_reg *r)
+{
+	const char *mode = getenv("FAKEDEV_STORE");
+
+	if (!mode) {
+		errno = ENOTTY;
+		return -1;
+	}
+	if (!store_keep_n && !store_plain_n)
+		atexit(store_report);
+	if (!r->flags) {
+		store_plain_n++;
+		return 0;
+	}
+	store_keep_n++;
+	errno = r->flags == SFRAME_STORE_KEEP && !strcmp(mode, "keep") ?
+		EEXIST : EINVAL;
+	return -1;
+}
 
 static void resolve(void)
 {
@@ -122,6 +155,8 @@ int ioctl(int fd, unsigned long req, ...)
 		errno = ENOENT;
 		return -1;
 	}
+	if (req == SFRAME_IOC_STORE_ADD)
+		return store_add(arg);
 	errno = ENOTTY;
 	return -1;
 }

@@ -700,6 +700,23 @@ if gcc -O2 -fomit-frame-pointer -o "$W/btmain" "$R/btmain.c" 2>"$W/cc.err"; then
 		else
 			fail shim-root-store-fallback "$(tr '\n' ' ' <<<"$out" | head -c 400)"
 		fi
+		# SFRAME_STORE_KEEP: an object with an entry keeps it (EEXIST is
+		# success: nothing added without the flag); a module older than
+		# the flag (EINVAL) is asked with it once, then without.
+		out=$(unshare -m --propagation private sh -c '
+			mount -t tmpfs -o mode=755 tmpfs /var/cache/ustack || exit 9
+			env LD_PRELOAD="$1/fakedev.so $2" "$1/btmain" "$1/libcb.so" >/dev/null 2>&1
+			for m in keep old; do
+				echo "$m: $(env FAKEDEV_STORE=$m LD_PRELOAD="$1/fakedev.so $2" \
+					"$1/btmain" "$1/libcb.so" 2>&1 | grep "^fakedev: store_add")"
+			done
+			' sh "$W" "$SHIM" 2>&1)
+		if grep -q '^keep: fakedev: store_add keep [1-9][0-9]* plain 0$' <<<"$out" &&
+			grep -q '^old: fakedev: store_add keep 1 plain [1-9][0-9]*$' <<<"$out"; then
+			pass shim-root-store-keep
+		else
+			fail shim-root-store-keep "$(tr '\n' ' ' <<<"$out" | head -c 400)"
+		fi
 	fi
 	# and it can fail: without the cache nothing is registered for libc
 	out=$(asuser env LD_PRELOAD="$W/fakedev.so $SHIM" USTACK_CACHE_DIR="$U/btempty" \

@@ -1,7 +1,9 @@
 # The SFrame store's ioctls: EPERM for an unprivileged user, EBADMSG for a
 # section that is not SFrame, EINVAL for an object that is not ELF and a
 # range past the store file's end, ENOSPC at store_max (counted), STORE_ADD
-# again replaces, STORE_DEL (ENOENT the second time), STORE_FLUSH; an
+# again replaces, STORE_DEL (ENOENT the second time), STORE_FLUSH;
+# SFRAME_STORE_KEEP adds an object without an entry and gets EEXIST, with
+# nothing read, for one that has one (counted), unknown flags EINVAL; an
 # object replaced or rewritten on disk no longer matches its entry; kernel
 # bytes per entry; the miss queue names an uncovered object once, and
 # again after 10 s if no entry was added; 10,000
@@ -53,6 +55,23 @@ $S add $obj /tmp/store/w.elf || fail "add again"
 $S del $obj || fail "del"
 expect ENOENT $S del $obj
 [ "$(stat_of store_entries)" = 0 ] || fail "del: entries $(stat_of store_entries)"
+# SFRAME_STORE_KEEP (2): an object without an entry is added; one with an
+# entry keeps it, and EEXIST comes before the section is read (garbage is
+# not refused as such); the flag means nothing to STORE_DEL
+KEEP=2
+k0=$(stat_of store_kept)
+$S add $obj /tmp/store/w.elf $KEEP || fail "keep: add without an entry"
+[ "$(stat_of store_entries)" = 1 ] || fail "keep: entries $(stat_of store_entries)"
+[ "$(stat_of store_kept)" = "$k0" ] || fail "keep: an add counted as kept"
+expect EEXIST $S add $obj /tmp/store/w.elf $KEEP
+expect EEXIST $S raw $obj /tmp/store/garbage 0 4096 0 $KEEP
+[ "$(stat_of store_kept)" = $((k0 + 2)) ] ||
+	fail "keep: store_kept $(stat_of store_kept), want $((k0 + 2))"
+expect EINVAL $S add $obj /tmp/store/w.elf 4
+expect EINVAL $S add $obj /tmp/store/w.elf 0x80000000
+expect EINVAL $S del $obj $KEEP
+[ "$(stat_of store_entries)" = 1 ] || fail "keep: entries $(stat_of store_entries)"
+$S del $obj || fail "keep: the kept entry is gone"
 # an object replaced on disk (a new inode) or written in place is not the
 # entry's object any more
 cp $obj /tmp/store/copy

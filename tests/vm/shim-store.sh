@@ -4,7 +4,9 @@
 # libc) to /var/cache/ustack/sframe and registers them with STORE_ADD; a
 # second process of the same program, started without the shim, then
 # reaches the outermost frame through them (its frames and libc's by
-# SFrame from the store).  The entries are the files ustackd names:
+# SFrame from the store).  A second root process under the shim keeps
+# the entries there (SFRAME_STORE_KEEP: none replaced, read or validated
+# again).  The entries are the files ustackd names:
 # ustackd started afterwards reuses them instead of generating them.
 # kernels: 6.1 debug
 . ./lib.sh
@@ -25,6 +27,14 @@ n=$(stat_of store_entries)
 for f in /var/cache/ustack/sframe/*.v3.sframe; do
 	[ "$(mode_of "$f")" = "644 0" ] || fail "$f: mode and owner $(mode_of "$f")"
 done
+k0=$(stat_of store_kept)
+LD_PRELOAD=/usr/lib/libsframe-register.so $obj cpu 0.1 >/dev/null ||
+	fail "$obj under the shim, again"
+k1=$(stat_of store_kept)
+echo "second root process under the shim: store_kept $k0 -> $k1, $n entries"
+[ "$(stat_of store_entries)" = "$n" ] ||
+	fail "store_entries $(stat_of store_entries) after the second run, was $n"
+[ $((k1 - k0)) -ge "$n" ] || fail "the second run kept $((k1 - k0)) of $n entries"
 
 # Without the shim: the store alone.
 $obj cpu 600 >/dev/null &

@@ -39,7 +39,8 @@
  * object's entry is looked up there (its helper writes a missing one with
  * `gen --store`), and registered with SFRAME_IOC_STORE_ADD for the very
  * file mapped (opened through /proc/self/map_files/), so every process
- * mapping that object is covered, not only this one.  Where STORE_ADD is
+ * mapping that object is covered, not only this one; an object with an
+ * entry keeps it (SFRAME_STORE_KEEP, store_add()).  Where STORE_ADD is
  * unavailable or refused (an older module, no CAP_SYS_ADMIN or
  * CAP_PERFMON, a full store) or the mapped file cannot be opened, the
  * entry is registered for this process as before; so is the vDSO, whose
@@ -664,18 +665,27 @@ static void store_end(void)
 	store_fd = -1;
 }
 
+/* Set once a module refused SFRAME_STORE_KEEP (older than the flag). */
+static bool store_no_keep;
+
 /*
  * Register the store entry @sffd (@h) for the file that holds @o's text,
  * for every process (STORE_ADD).  The object is the very file mapped
  * (/proc/self/map_files/), and only if it is still the file @key was
  * made from: keyed by inode, a file put in the path's place since the
- * object was loaded must never get its SFrame.  Returns 0 or -errno.
+ * object was loaded must never get its SFrame.  An object with an entry
+ * already (ustackd's, an earlier root process's) keeps it: with
+ * SFRAME_STORE_KEEP the kernel neither reads nor validates the section
+ * again, which each root process start would otherwise pay for every
+ * object it maps.  Returns 0 or -errno.
  */
 static int store_add(int devfd, const struct entry_key *key, int sffd,
 		     const struct cache_hdr *h)
 {
 	struct sframe_store_reg r = {
 		.size = sizeof(r), .sframe_fd = sffd,
+		.flags = __atomic_load_n(&store_no_keep, __ATOMIC_RELAXED) ?
+			 0 : SFRAME_STORE_KEEP,
 		.sframe_off = h->hdr_size, .sframe_len = h->sframe_len,
 		.sframe_vaddr = h->sframe_vaddr,
 	};
@@ -683,6 +693,7 @@ static int store_add(int devfd, const struct entry_key *key, int sffd,
 	char path[80];
 	struct stat st;
 	int objfd, ret = 0, tries = 0;
+	bool no_keep = false;
 
 	if (devfd < 0 || !key->range[0])
 		return -ENODEV;
@@ -701,11 +712,20 @@ static int store_add(int devfd, const struct entry_key *key, int sffd,
 	/* bounded: a profiling timer must not keep us here */
 	while (!ret && ioctl(devfd, SFRAME_IOC_STORE_ADD, &r)) {
 		ret = -errno;
-		if (ret == -EINTR && ++tries < 16)
+		if (ret == -EINTR && ++tries < 16) {
 			ret = 0;
+		} else if (ret == -EINVAL && r.flags) {
+			/* an older module; a bad request fails again */
+			r.flags = 0;
+			ret = 0;
+			no_keep = true;
+		}
 	}
 	close(objfd);
-	return ret;
+	if (!ret && no_keep)
+		__atomic_store_n(&store_no_keep, true, __ATOMIC_RELAXED);
+	/* EEXIST: the object has its entry, which serves this process too */
+	return ret == -EEXIST ? 0 : ret;
 }
 
 /*

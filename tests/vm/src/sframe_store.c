@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The SFrame store's ioctls on /dev/sframe, for the VM tests:
- *   sframe_store add OBJ ELF      OBJ's entry: the .sframe section of ELF
- *                                 (`sframe-register gen OBJ -o ELF`)
- *   sframe_store raw OBJ FILE OFF LEN VADDR
- *   sframe_store del OBJ
+ *   sframe_store add OBJ ELF [FLAGS]
+ *                                 OBJ's entry: the .sframe section of ELF
+ *                                 (`sframe-register gen OBJ -o ELF`),
+ *                                 FLAGS (default 0) the request's flags
+ *   sframe_store raw OBJ FILE OFF LEN VADDR [FLAGS]
+ *   sframe_store del OBJ [FLAGS]
  *   sframe_store flush
  *   sframe_store misses           "miss PID START END INO DEV" per entry,
  *                                 then "dropped N"
@@ -174,21 +176,24 @@ int main(int argc, char **argv)
 	struct sframe_store_reg r = { 0 };
 	const char *c = argc > 1 ? argv[1] : "";
 
-	if (!strcmp(c, "add") && argc == 4) {
+	if (!strcmp(c, "add") && (argc == 4 || argc == 5)) {
 		r.object_fd = open_ro(argv[2]);
 		find_sframe(argv[3], &r);
+		r.flags = argc == 5 ? strtoul(argv[4], NULL, 0) : 0;
 		return store(SFRAME_IOC_STORE_ADD, &r) ? refused() : 0;
 	}
-	if (!strcmp(c, "raw") && argc == 7) {
+	if (!strcmp(c, "raw") && (argc == 7 || argc == 8)) {
 		r.object_fd = open_ro(argv[2]);
 		r.sframe_fd = open_ro(argv[3]);
 		r.sframe_off = strtoull(argv[4], NULL, 0);
 		r.sframe_len = strtoull(argv[5], NULL, 0);
 		r.sframe_vaddr = strtoull(argv[6], NULL, 0);
+		r.flags = argc == 8 ? strtoul(argv[7], NULL, 0) : 0;
 		return store(SFRAME_IOC_STORE_ADD, &r) ? refused() : 0;
 	}
-	if (!strcmp(c, "del") && argc == 3) {
+	if (!strcmp(c, "del") && (argc == 3 || argc == 4)) {
 		r.object_fd = open_ro(argv[2]);
+		r.flags = argc == 4 ? strtoul(argv[3], NULL, 0) : 0;
 		return store(SFRAME_IOC_STORE_DEL, &r) ? refused() : 0;
 	}
 	if (!strcmp(c, "flush") && argc == 2)
