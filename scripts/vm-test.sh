@@ -98,10 +98,16 @@ if [ ${#kmods[@]} -gt 0 ]; then
 		[ -z "${seen[$m]:-}" ] || continue
 		seen[$m]=1
 		# its file, or a line of modules.builtin
-		ko=$({ find "$mtree/kernel" -name '*.ko' 2>/dev/null; cat "$mtree/modules.builtin" 2>/dev/null; } |
-			awk -v m="$m" '{ n = $0; sub(/.*\//, "", n); sub(/\.ko$/, "", n); gsub(/-/, "_", n) } n == m && !f { f = $0 } END { print f }')
+		# (6.12's are xz-compressed: the guest gets them plain)
+		ko=$({ find "$mtree/kernel" -name '*.ko' -o -name '*.ko.xz' 2>/dev/null; cat "$mtree/modules.builtin" 2>/dev/null; } |
+			awk -v m="$m" '{ n = $0; sub(/.*\//, "", n); sub(/\.ko(\.xz)?$/, "", n); gsub(/-/, "_", n) } n == m && !f { f = $0 } END { print f }')
 		case $ko in
-		/*) install -D -m 0644 "$ko" "$stage/lib/modules/$KREL/${ko#"$mtree/"}"
+		/*) dst=$stage/lib/modules/$KREL/${ko#"$mtree/"}
+		    mkdir -p "${dst%/*}"
+		    case $ko in
+		    *.xz) xz -dc "$ko" >"${dst%.xz}" ;;
+		    *) install -m 0644 "$ko" "$dst" ;;
+		    esac
 		    kmods+=($(modinfo -F depends "$ko" | tr , ' ')) ;;
 		"") echo "vm-test: module $m is not in $mtree" >&2 ;;
 		esac
