@@ -284,6 +284,18 @@ if want no-module; then
 	fi
 fi
 
+# in_pidns NAME SCRIPT RESULTS: run SCRIPT in a PID namespace of its own,
+# print the result lines it wrote to RESULTS (none: NAME fails)
+in_pidns() {
+	: >"$3"
+	unshare --pid --fork --mount-proc sh "$2" >"$2.log" 2>&1
+	if [ -s "$3" ]; then
+		cat "$3"
+	else
+		fail "$1" "no result: $(tail -n3 "$2.log" | paste -sd' ')"
+	fi
+}
+
 # The daemon against a stand-in for the module's store ioctls (fakestore.c:
 # the kernel's decoder validates each section), in a PID namespace of its
 # own so that it sees only the processes started here: every object of a
@@ -406,13 +418,7 @@ fi
 kill -TERM $UD; wait $UD
 kill $S $L
 NSEOF
-		: >"$W/results"
-		unshare --pid --fork --mount-proc sh "$W/ns.sh" >"$W/ns.log" 2>&1
-		if [ -s "$W/results" ]; then
-			cat "$W/results"
-		else
-			fail daemon-ready "no result: $(tail -n3 "$W/ns.log" | paste -sd' ')"
-		fi
+		in_pidns daemon-ready "$W/ns.sh" "$W/results"
 	fi
 fi
 
@@ -480,12 +486,6 @@ fi
 kill -TERM $UD; wait $UD
 kill $S $LATE
 NSEOF
-		: >"$W/scan.results"
-		unshare --pid --fork --mount-proc sh "$W/scan.sh" >"$W/scan.ns" 2>&1
-		if [ -s "$W/scan.results" ]; then
-			cat "$W/scan.results"
-		else
-			fail scan-miss "no result: $(tail -n3 "$W/scan.ns" | paste -sd' ')"
-		fi
+		in_pidns scan-miss "$W/scan.sh" "$W/scan.results"
 	fi
 fi

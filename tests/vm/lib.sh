@@ -135,6 +135,16 @@ complete() {
 	}
 	END { for (p in want) printf "pid %s %d %d\n", p, ok[p] + 0, tot[p] + 0 }' "$2"
 }
+# check_incomplete REC PIDS: each program < 90% complete, some stacks: what
+# a test sees before ustackd gives them unwind info
+check_incomplete() {
+	complete "$2" "$1" >/tmp/complete
+	while read -r _ pid ok tot; do
+		echo "before ustackd: pid $pid ($(cat /proc/$pid/comm)): $ok of $tot stacks outermost"
+		[ "$tot" -gt 0 ] && [ $((ok * 100)) -lt $((tot * 90)) ] ||
+			fail "before ustackd: pid $pid: $ok of $tot complete already"
+	done </tmp/complete
+}
 # check_complete WHAT REC PIDS: each program >= 99% complete, >= 50 stacks
 check_complete() {
 	complete "$3" "$2" >/tmp/complete

@@ -56,11 +56,7 @@ ustack_load sample_hz=199 buffer_kb=16384
 record_start /tmp/rec0
 sleep 2
 record_stop
-complete "$PC $PN $PB $PY" /tmp/rec0 | while read -r _ pid ok tot; do
-	echo "before ustackd: pid $pid ($(cat /proc/$pid/comm)): $ok of $tot stacks outermost"
-	[ "$tot" -gt 0 ] && [ $((ok * 100)) -lt $((tot * 90)) ] ||
-		fail "before ustackd: pid $pid: $ok of $tot complete already"
-done || exit 1
+check_incomplete /tmp/rec0 "$PC $PN $PB $PY"
 
 t0=$(cut -d' ' -f1 /proc/uptime)
 : >/tmp/ud1.log
