@@ -51,7 +51,8 @@ awk -v tids=" $wrk$sqp" '
 	bad && n <= 8 { print }
 	END { if (n) print n " records of io threads"; exit n > 0 }' /tmp/rec >/tmp/bad ||
 	{ cat /tmp/bad; bad="$bad; records of io_uring threads: $(tail -n1 /tmp/bad)"; }
-grep -q '^lost' /tmp/rec && bad="$bad; records lost: $(grep '^lost' /tmp/rec | head -3)"
+l=$(lost_lines /tmp/rec | head -3)
+[ -z "$l" ] || bad="$bad; records lost: $l"
 [ "$(sed -n 's/^dropped //p' $s)" = 0 ] || bad="$bad; dropped $(sed -n 's/^dropped //p' $s)"
 [ "$(sed -n 's/^regs_mismatch //p' $s)" = 0 ] || bad="$bad; $(grep regs_mismatch $s) register mismatches"
 

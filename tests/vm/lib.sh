@@ -135,6 +135,9 @@ complete() {
 	}
 	END { for (p in want) printf "pid %s %d %d\n", p, ok[p] + 0, tot[p] + 0 }' "$2"
 }
+# lost_lines REC: the lost records of recording REC (a fixed string: a
+# regex grep of a recording of a storm takes half a minute under TCG)
+lost_lines() { grep -F 'lost samples=' "$1"; }
 # check_incomplete REC PIDS: each program < 90% complete, some stacks: what
 # a test sees before ustackd gives them unwind info
 check_incomplete() {
