@@ -284,6 +284,13 @@ if want no-module; then
 	fi
 fi
 
+# fakestore: build the stand-in for the store ioctls once (errors: fs.log)
+fakestore() {
+	[ -e "$W/fakestore.so" ] ||
+		gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
+			tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"
+}
+
 # in_pidns NAME SCRIPT RESULTS: run SCRIPT in a PID namespace of its own,
 # print the result lines it wrote to RESULTS (none: NAME fails)
 in_pidns() {
@@ -303,8 +310,7 @@ in_pidns() {
 # named by the miss queue covered within a second, SIGTERM, a restart that
 # generates nothing, an entry the kernel refuses made again.
 if want 'daemon-*'; then
-	if ! gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
-		tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"; then
+	if ! fakestore; then
 		fail daemon-build "$(head -n3 "$W/fs.log")"
 	else
 		cp /usr/bin/sleep "$W/sleepy"
@@ -430,9 +436,7 @@ fi
 # scan is the one a queue overflow asks for (--rescan 0: no other); the
 # order of the stand-in's "maps PID" and "add" lines is compared, not times.
 if want scan-miss; then
-	if [ ! -e "$W/fakestore.so" ] &&
-	   ! gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
-		tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"; then
+	if ! fakestore; then
 		fail scan-miss "$(head -n3 "$W/fs.log")"
 	else
 		cp /usr/bin/sleep "$W/scanlate"
