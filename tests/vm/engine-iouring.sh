@@ -85,7 +85,7 @@ check() {	# check LABEL stream-check.awk ARGS...
 # stacks, whose chain is checked, except under KASAN (the debug kernel),
 # where it hardly runs user code.
 check cpu-clock -v hot=cpu_inner -v min_hot_pct=0 -v chain=run_rounds,main \
-	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=100
+	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=$(per_hz 100)
 hot=$(sed -n 's/.* hot=\([0-9]*\) .*/\1/p' /tmp/check.out | tail -n1)
 case $(uname -r) in
 *-ustack-debug) ;;

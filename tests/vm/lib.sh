@@ -21,10 +21,36 @@ ustack_unload() {
 	done
 }
 
+# On the debug kernel a sample costs so much (the kernel stack's unwind and
+# the walk under KASAN and lockdep, in TCG) that 999 Hz takes most of a
+# vCPU, and all of it once the host is busy: a test there ran five times
+# longer beside one busy host thread.  There ustack_load's sample_hz= asks
+# for at most DEBUG_HZ (tests of the rate itself set it with param_set),
+# and per_hz N scales a count of samples a test wants at 999 Hz to it.
+DEBUG_HZ=249
+per_hz() {
+	case $KREL in
+	*-ustack-debug) echo $(($1 * DEBUG_HZ / 999)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # Load with exactly these parameters (reloading if a test left it loaded).
 ustack_load() {
 	ustack_unload
 	[ -f "/lib/modules/$KREL/updates/ustack.ko" ] || ustack_install
+	case $KREL in
+	*-ustack-debug)
+		_a=
+		for _p; do
+			case $_p in
+			sample_hz=*) [ "${_p#*=}" -le $DEBUG_HZ ] || _p=sample_hz=$DEBUG_HZ ;;
+			esac
+			_a="$_a $_p"
+		done
+		# shellcheck disable=SC2086	# parameters hold no spaces
+		set -- $_a ;;
+	esac
 	modprobe ustack "$@" || fail "modprobe ustack"
 	# Where its code is, for the host to name a stalled vCPU's place.
 	echo "ustack: .text at $(cat /sys/module/ustack/sections/.text)" >/dev/kmsg

@@ -8,7 +8,7 @@ ustack-report --duration 2 --summary >/tmp/summary.txt 2>&1 || { cat /tmp/summar
 wait $w
 cat /tmp/summary.txt | head -20
 samples=$(sed -n 's/^samples: \([0-9]*\).*/\1/p' /tmp/summary.txt)
-[ "${samples:-0}" -gt 100 ] || fail "only ${samples:-0} samples recorded live"
+[ "${samples:-0}" -gt "$(per_hz 100)" ] || fail "only ${samples:-0} samples recorded live"
 grep -q 'format: binary' /tmp/summary.txt || fail "live mode did not use the binary format"
 grep -q 'workload_sf' /tmp/summary.txt || fail "the workload is not in the live profile"
 ustack_unload

@@ -35,7 +35,7 @@ while [ $i -lt $rounds ]; do
 done
 record_stop
 n=$(grep -c '^user .*end=' /tmp/rec)
-[ "$n" -gt 50 ] || fail "$n user records while truncating"
+[ "$n" -gt "$(per_hz 50)" ] || fail "$n user records while truncating"
 echo "$n user records while truncating: $(grep -o 'end=[a-z_]*' /tmp/rec | sort | uniq -c | tr '\n' ' ')"
 # whole again: complete stacks
 record_start /tmp/rec2
@@ -44,7 +44,7 @@ kill $pid; wait $pid 2>/dev/null
 record_stop
 awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
 	-v obj=$obj -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
-	-v min_samples=100 /tmp/rec2 || fail "stacks after the file is whole"
+	-v min_samples=$(per_hz 100) /tmp/rec2 || fail "stacks after the file is whole"
 grep '^store_' /sys/kernel/debug/ustack/stats
 ustack_unload
 echo "ok"

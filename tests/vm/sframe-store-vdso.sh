@@ -117,7 +117,7 @@ sleep 3
 record_stop
 set -- $(vdso_stacks /tmp/rec1)
 echo "with the vDSO's entry: of $1 stacks from the vDSO, $3 reach main and the outermost frame, $2 through the vDSO by sframe; $4 [vdso] frames misplaced"
-[ "$1" -ge 50 ] || fail "only $1 stacks from the vDSO"
+[ "$1" -ge "$(per_hz 50)" ] || fail "only $1 stacks from the vDSO"
 [ $(($2 * 100)) -ge $(($1 * 99)) ] || fail "with the vDSO's entry: $2 of $1 complete (< 99%)"
 [ "$4" = 0 ] || fail "$4 [vdso] frames not at the vDSO's start plus their offset"
 [ "$(stat_of store_vdso_hits)" -gt 0 ] || fail "store_vdso_hits 0"
@@ -150,7 +150,7 @@ sleep 3
 record_stop
 set -- $(vdso_stacks /tmp/rec0)
 echo "without the vDSO's entry: of $1 stacks from the vDSO, $3 reach main and the outermost frame, $2 through the vDSO by sframe"
-[ "$1" -ge 50 ] || fail "without: only $1 stacks from the vDSO"
+[ "$1" -ge "$(per_hz 50)" ] || fail "without: only $1 stacks from the vDSO"
 [ "$2" = 0 ] || fail "without the vDSO's entry: $2 through the vDSO by sframe"
 [ $(($3 * 100)) -lt $(($1 * 95)) ] || fail "without the vDSO's entry: $3 of $1 reach main"
 [ "$(stat_of store_vdso_hits)" = "$hits" ] || fail "vDSO hits without an entry"

@@ -12,6 +12,7 @@ on=/sys/devices/system/cpu/cpu1/online
 [ "$(cat $on)" = 1 ] || fail "cpu 1 is not online"
 states=/sys/devices/system/cpu/hotplug/states
 ustack_load sample_hz=999 buffer_kb=32768
+hz=$(cat /sys/module/ustack/parameters/sample_hz)
 record_start /tmp/rec
 if [ -f $states ]; then
 	grep -q 'ustack:sample' $states || fail "no ustack:sample cpuhp state with a reader open"
@@ -43,9 +44,9 @@ phase start 2
 for cycle in 1 2 3 4; do
 	echo 0 >$on || fail "cycle $cycle: offline cpu 1"
 	[ "$(cat $on)" = 0 ] || fail "cycle $cycle: cpu 1 still online"
-	[ $cycle = 3 ] && param_set sample_hz 499
+	[ $cycle = 3 ] && param_set sample_hz $((hz / 2))
 	phase off$cycle 0.5
-	[ $cycle = 3 ] && param_set sample_hz 999
+	[ $cycle = 3 ] && param_set sample_hz $hz
 	echo 1 >$on || fail "cycle $cycle: online cpu 1"
 	taskset -p 2 $P >/dev/null || fail "cycle $cycle: pin to cpu 1 again"
 	sleep 0.2	# the pin takes effect at the next tick
@@ -61,7 +62,7 @@ dmesg | grep -iE 'perf: |throttl' | tail -3
 # Per phase: every sample (any task) must not say cpu=1 while cpu 1 is
 # offline; the program's samples are on cpu 0 while it is offline and on
 # cpu 1 once pinned back.
-awk -v pid=$P '
+awk -v pid=$P -v on_min=$(per_hz 100) -v off_min=$(per_hz 50) '
 	function kv(k,  i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
 	FILENAME == "/tmp/phases" { n++; name[n] = $1; lo[n] = $2; hi[n] = $3; line[n] = $0; next }
 	/^sample / {
@@ -77,8 +78,8 @@ awk -v pid=$P '
 		for (i = 1; i <= n; i++) {
 			printf "%s: program samples cpu0=%d cpu1=%d\n", name[i], cnt[i, 0], cnt[i, 1]
 			if (cnt[i, 0] + cnt[i, 1] == 0) { bad++; print name[i] ": the program was not sampled at all: " line[i]; continue }
-			if (name[i] ~ /^off/ && cnt[i, 0] < 50) { bad++; print name[i] ": sampling stopped on cpu 0" }
-			if (name[i] ~ /^(on|start)/ && cnt[i, 1] < 100) { bad++; print name[i] ": too few cpu=1 samples" }
+			if (name[i] ~ /^off/ && cnt[i, 0] < off_min) { bad++; print name[i] ": sampling stopped on cpu 0" }
+			if (name[i] ~ /^(on|start)/ && cnt[i, 1] < on_min) { bad++; print name[i] ": too few cpu=1 samples" }
 			if (name[i] ~ /^(on|start)/ && cnt[i, 0] > cnt[i, 1] / 10) { bad++; print name[i] ": pinned to cpu 1, sampled on cpu 0" }
 		}
 		exit bad > 0
@@ -86,7 +87,7 @@ awk -v pid=$P '
 # Every sample of the program still has its user stack.
 if ! awk -f stream-check.awk -v comm=hotplug -v syms=bin/hotplug.syms \
 	-v obj=/tests/vm/bin/hotplug -v hot=cpu_inner -v chain=run_cpu,main \
-	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=1000 /tmp/rec; then
+	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=$(per_hz 1000) /tmp/rec; then
 	grep -B2 -A8 'hotplug+' /tmp/rec | head -40
 	fail "stream check"
 fi

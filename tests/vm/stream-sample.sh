@@ -14,7 +14,7 @@ record_stop
 if ! awk -f stream-check.awk -v comm=workload_fp -v syms=bin/workload_fp.syms \
 	-v obj=/tests/vm/bin/workload_fp -v hot=cpu_inner -v chain=run_cpu,main \
 	-v ends=outermost,bad-frame,no-info \
-	-v event=$ev -v min_samples=200 /tmp/rec; then
+	-v event=$ev -v min_samples=$(per_hz 200) /tmp/rec; then
 	grep -B2 -A8 'workload_fp+' /tmp/rec | head -40
 	fail "stream check"
 fi
