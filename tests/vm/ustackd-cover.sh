@@ -74,15 +74,21 @@ sleep 4
 record_stop
 check_complete "after ready" /tmp/rec1 "$PC $PN $PB $PY"
 
-# A program started now: its executable is an object nobody covered.
+# A program started now: its executable is an object nobody covered.  It
+# is covered within a second; within six on the debug kernel, where the
+# guest runs several times slower, ustackd with it among five spinning
+# programs (a loaded host's debug guest: its miss read 3.3 s after the
+# program's first sample, and covered 0.4 s later).
+win=1 secs=6
+case $KREL in *-ustack-debug) win=6 secs=9 ;; esac
 cp bin/workload /tmp/late
 record_start /tmp/rec2
-/tmp/late cpu 6 >/dev/null & PL=$!
+/tmp/late cpu $secs >/dev/null & PL=$!
 wait $PL
 record_stop
 # From its first sample on, the last stack that did not reach the outermost
-# frame, and how many of those a second later did.
-awk -v pid=$PL '
+# frame, and how many of those win seconds later did.
+awk -v pid=$PL -v win=$win '
 function val(k,   i, kv) {
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] }
 	return ""
@@ -92,14 +98,14 @@ $1 == "user" && val("pid") == pid && (val("cookie") in time) {
 	t = time[val("cookie")]
 	out = val("end") == "outermost"
 	if (!out && t - t0 > bad) bad = t - t0
-	if (t - t0 > 1000000000) { tot++; ok += out }
+	if (t - t0 > win * 1000000000) { tot++; ok += out }
 }
 END { printf "late %d %d %d %.3f\n", bad / 1000000, ok, tot, t0 / 1e9 }' /tmp/rec2 >/tmp/late
 read -r _ bad ok tot first </tmp/late
-echo "late program: first sample at $first s; last incomplete stack $bad ms after it; $ok of $tot stacks outermost after 1 s"
+echo "late program: first sample at $first s; last incomplete stack $bad ms after it; $ok of $tot stacks outermost after $win s"
 grep -E "miss: pid $PL |/tmp/late" /tmp/ud1.log
-[ "$tot" -ge 20 ] || fail "late program: only $tot stacks after its first second"
-[ $((ok * 100)) -ge $((tot * 99)) ] || fail "late program: $ok of $tot stacks complete after 1 s (< 99%)"
+[ "$tot" -ge 20 ] || fail "late program: only $tot stacks after its first $win s"
+[ $((ok * 100)) -ge $((tot * 99)) ] || fail "late program: $ok of $tot stacks complete after $win s (< 99%)"
 grep -q '/tmp/late: \(generated\|reused\)' /tmp/ud1.log || fail "ustackd did not say it covered /tmp/late"
 
 # SIGKILL: the kernel keeps its entries; the next ustackd reuses the store.
