@@ -53,6 +53,11 @@ resolve() {
 	echo "$p"
 }
 
+# make check runs two lanes, and both may fill the same cache entry.
+mkdir -p "$cache/kernels"
+exec 9>"$cache/kernels/.lock"
+flock 9
+
 pkg=$(resolve "$meta")
 hpkg=$(resolve "$hmeta")
 dir=$cache/kernels/$pkg
