@@ -95,7 +95,10 @@ default_kernels="${KERNEL_NAMES[*]}"
 kernels=(${KERNELS:-$default_kernels})
 # Two lanes: a guest under TCG keeps about one of the two cores busy (a
 # whole 6.12 run: 105% of a CPU), so the host areas and then the debug
-# kernel run beside the other kernels.  USTACK_CHECK_LANES=1: one lane.
+# kernel run beside the other kernels.  The host areas (compilers, fuzzers,
+# debug-kernel boots: both cores when they can) yield to the guest beside
+# them, whose tests time what they run (nice).  USTACK_CHECK_LANES=1: one
+# lane.
 if [ "${USTACK_CHECK_LANES:-2}" = 1 ]; then
 	host_areas
 	vm_kernels "${kernels[@]}"
@@ -104,7 +107,10 @@ else
 	for k in "${kernels[@]}"; do
 		case $k in debug) lane1+=("$k") ;; *) lane2+=("$k") ;; esac
 	done
-	{ host_areas; vm_kernels ${lane1[@]+"${lane1[@]}"}; } &
+	{
+		(renice -n 10 -p $BASHPID >/dev/null 2>&1; host_areas)
+		vm_kernels ${lane1[@]+"${lane1[@]}"}
+	} &
 	lane=$!
 	vm_kernels ${lane2[@]+"${lane2[@]}"}
 	wait "$lane"
