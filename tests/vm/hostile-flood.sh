@@ -16,7 +16,12 @@ cat /tmp/flood.out
 selfs=$(grep -c '^sample .* event=self ' /tmp/flood.rec)
 echo "self events recorded: $selfs, held back: $limited"
 [ "$selfs" -le 400 ] || fail "$selfs self events reached the ring in 2 s"
-[ "$limited" -gt 0 ] || fail "no self event was held back"
+# Held back, unless the flood itself stayed under the limit: on a loaded
+# host's debug kernel, where each request's walk costs milliseconds, two
+# threads asked 158 times in 2 s.
+asked=$(sed -n 's/^self requests: //p' /tmp/flood.out)
+[ "$limited" -gt 0 ] || [ "${asked:-0}" -le 400 ] ||
+	fail "no self event was held back of $asked"
 l=$(lost_lines /tmp/flood.rec | grep -m1 '^lost samples=[1-9]')
 [ -z "$l" ] || fail "records lost: $l"
 grep -q '^sample .* comm=workload_fp' /tmp/flood.rec || fail "no sample of root's program"
