@@ -1,5 +1,6 @@
 # Helpers for the VM tests (sourced; busybox sh).
 KREL=$(uname -r)
+case $KREL in *-ustack-debug) DEBUG_KERNEL=1 ;; *) DEBUG_KERNEL=0 ;; esac
 
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -29,18 +30,14 @@ ustack_unload() {
 # and per_hz N scales a count of samples a test wants at 999 Hz to it.
 DEBUG_HZ=249
 per_hz() {
-	case $KREL in
-	*-ustack-debug) echo $(($1 * DEBUG_HZ / 999)) ;;
-	*) echo "$1" ;;
-	esac
+	if [ $DEBUG_KERNEL = 1 ]; then echo $(($1 * DEBUG_HZ / 999)); else echo "$1"; fi
 }
 
 # Load with exactly these parameters (reloading if a test left it loaded).
 ustack_load() {
 	ustack_unload
 	[ -f "/lib/modules/$KREL/updates/ustack.ko" ] || ustack_install
-	case $KREL in
-	*-ustack-debug)
+	if [ $DEBUG_KERNEL = 1 ]; then
 		_a=
 		for _p; do
 			case $_p in
@@ -49,8 +46,8 @@ ustack_load() {
 			_a="$_a $_p"
 		done
 		# shellcheck disable=SC2086	# parameters hold no spaces
-		set -- $_a ;;
-	esac
+		set -- $_a
+	fi
 	modprobe ustack "$@" || fail "modprobe ustack"
 	# Where its code is, for the host to name a stalled vCPU's place.
 	echo "ustack: .text at $(cat /sys/module/ustack/sections/.text)" >/dev/kmsg

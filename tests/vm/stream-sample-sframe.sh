@@ -11,7 +11,7 @@ ev=$(sampling_event); case $ev in cycles | cpu-clock) ;; *) fail "$ev" ;; esac
 # that takes seconds on the debug kernel (a loaded host's: 4 s, more than
 # half of the stacks when the loop ran 2 s), where it loops longer.
 secs=2
-case $KREL in *-ustack-debug) secs=6 ;; esac
+[ $DEBUG_KERNEL = 0 ] || secs=6
 sframe-register run ./bin/workload_sf cpu $secs || fail "workload"
 record_stop
 if ! awk -f stream-check.awk -v comm=workload_sf -v syms=bin/workload_sf.syms \

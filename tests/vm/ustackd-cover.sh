@@ -80,7 +80,7 @@ check_complete "after ready" /tmp/rec1 "$PC $PN $PB $PY"
 # programs (a loaded host's debug guest: its miss read 3.3 s after the
 # program's first sample, and covered 0.4 s later).
 win=1 secs=6
-case $KREL in *-ustack-debug) win=6 secs=9 ;; esac
+[ $DEBUG_KERNEL = 0 ] || { win=6; secs=9; }
 cp bin/workload /tmp/late
 record_start /tmp/rec2
 /tmp/late cpu $secs >/dev/null & PL=$!
