@@ -7,7 +7,8 @@
 # artifact where the README says.  Safe to run again: it starts by purging
 # what an earlier run may have left.
 # bash tests/packaging/run.sh [NAME...]: version, deb-*, lintian,
-# dkms-build-<kernel>, tools-*, make-install, commit-subjects, checkpatch
+# dkms-build-<kernel>, tools-*, build-check, make-install, commit-subjects,
+# checkpatch
 # (tests/select.sh).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,6 +64,20 @@ else
 		echo "FAIL: packaging/lintian: $(grep -E '^[EW]: ' "$tmp/lintian.log" | head -n3 | paste -sd' ')"
 	else
 		echo "PASS: packaging/lintian"
+	fi
+
+	# What a stock machine lacks for building the module and running the
+	# tools: pahole (dwarves) for the BTF of 6.12's modules, make, modprobe.
+	dd=$(dpkg-deb -f "$dkms_deb" Depends) td=$(dpkg-deb -f "$tools_deb" Depends)
+	miss=
+	for d in dkms dwarves make; do
+		echo "$dd" | tr ',' '\n' | grep -qE "^ *$d( |\$)" || miss="$miss ustack-dkms:$d"
+	done
+	echo "$td" | tr ',' '\n' | grep -qE '^ *kmod( |$)' || miss="$miss ustack-tools:kmod"
+	if [ -z "$miss" ]; then
+		echo "PASS: packaging/deb-depends"
+	else
+		echo "FAIL: packaging/deb-depends: missing$miss (Depends: $dd / $td)"
 	fi
 
 	# One run at a time on this machine: they share dpkg's database and DKMS's tree.
@@ -123,6 +138,31 @@ else
 		purge
 	fi
 	flock -u 8
+fi
+
+# A build tree lacking what the module's build needs is named, with its
+# Debian package, before anything is compiled (DKMS keeps it in make.log):
+# 6.12's headers carry vmlinux (modules with BTF) and pahole is missing.
+if ! want build-check; then
+	:
+elif ! kinfo=$("$top/scripts/kernel.sh" 6.12 2>"$tmp/kernel.err"); then
+	echo "FAIL: packaging/build-check: $(tail -n1 "$tmp/kernel.err")"
+else
+	eval "$kinfo"
+	mkdir -p "$tmp/nopahole" "$tmp/bc-src"
+	for b in /usr/bin/* /bin/*; do
+		[ "${b##*/}" = pahole ] || ln -sf "$b" "$tmp/nopahole/" 2>/dev/null
+	done
+	cp -r "$top/module" "$top/include" "$tmp/bc-src/"
+	PATH=$tmp/nopahole make -C "$tmp/bc-src/module" KDIR="$KDIR" KVER="$KREL" \
+		>"$tmp/bc.log" 2>&1
+	rc=$?
+	if [ $rc != 0 ] && grep -q "cannot build for $KREL: .*pahole; install dwarves" "$tmp/bc.log" &&
+	   ! ls "$tmp/bc-src/module/"*.o >/dev/null 2>&1; then
+		echo "PASS: packaging/build-check"
+	else
+		echo "FAIL: packaging/build-check: exit $rc, $(head -n3 "$tmp/bc.log" | paste -sd' ')"
+	fi
 fi
 
 # make install into a staging root, against the 6.1 headers.
