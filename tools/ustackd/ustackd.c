@@ -43,7 +43,7 @@
 #include <linux/types.h>
 #include "uapi/ustack.h"
 #include "gen_sframe.h"
-#include "store.h"
+#include "ustackd.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554
@@ -51,59 +51,22 @@
 
 #define SFRAME_DEV	"/dev/sframe"
 #define STATUS_NAME	"status"
-/* Bounds: what one object, the table and the generator may cost. */
-#define MAX_OBJ_SIZE	(1ull << 30)
-#define MAX_PHDRS	4096
-#define MAX_OBJECTS	65536
-#define MAX_MAPS_LINES	100000
-#define GEN_AS_LIMIT	(4ull << 30)
-#define GEN_SECONDS	60
-#define MISS_BATCH	64
-/* A miss for an object registered longer ago than this registers it again. */
-#define RECOVER_MS	10000
+struct ustackd_opt opt = { STORE_DEFAULT, 100, 10, 0 };
 
-enum obj_state { OBJ_COVERED, OBJ_OWN, OBJ_REFUSED, OBJ_PREPARED };
-static const char *const state_names[] = { "covered", "own", "refused", "prepared" };
+const char *const state_names[] = { "covered", "own", "refused", "prepared" };
+struct obj *tab;
+size_t tab_cap, tab_used;
+struct obj vdso_obj;	/* the vDSO: no file, not in tab */
+int store_fd = -1, dev_fd = -1;
+bool registering;
+volatile sig_atomic_t stopping;
+bool status_dirty;
+uint64_t misses_dropped;
+bool rescan_wanted;	/* the miss queue overflowed: scan again */
+uint64_t last_poll;	/* when the miss queue was last read, ms */
+struct ustackd_counts cnt;
 
-struct obj {
-	uint64_t dev, ino;	/* 0/0: free slot */
-	uint8_t state;
-	/*
-	 * Keyed by the device the maps give, which is not stat's (btrfs:
-	 * the superblock's, shared by its subvolumes, whose inode numbers
-	 * are their own): it may name several files, and is trusted only
-	 * for the path it was made for.
-	 */
-	bool alias;
-	uint64_t when_ms;	/* of the last outcome */
-	struct cache_src src;	/* the file as it was then */
-	char *path;		/* as a process mapped it, for the logs */
-	char *what;		/* store entry, or why refused */
-};
-
-static struct {
-	const char *store;
-	long interval_ms, rescan_s;
-	int verbose;
-} opt = { STORE_DEFAULT, 100, 10, 0 };
-
-static struct obj *tab;
-static size_t tab_cap, tab_used;
-static struct obj vdso_obj;	/* the vDSO: no file, not in tab */
-static int store_fd = -1, dev_fd = -1;
-static bool registering;
-static volatile sig_atomic_t stopping;
-static bool status_dirty;
-static uint64_t misses_dropped;
-static bool rescan_wanted;	/* the miss queue overflowed: scan again */
-static uint64_t last_poll;	/* when the miss queue was last read, ms */
-
-static bool poll_misses(void);
-static struct {
-	unsigned long generated, reused, own, refused, prepared, covered;
-} cnt;
-
-static void logmsg(const char *fmt, ...)
+void logmsg(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -115,7 +78,7 @@ static void logmsg(const char *fmt, ...)
 }
 
 /* The peak resident memory of the daemon and of its largest generator, KiB. */
-static void log_rss(void)
+void log_rss(void)
 {
 	struct rusage self, gen;
 
@@ -124,7 +87,7 @@ static void log_rss(void)
 	logmsg("max RSS %ld KiB, generator %ld KiB", self.ru_maxrss, gen.ru_maxrss);
 }
 
-static uint64_t now_ms(void)
+uint64_t now_ms(void)
 {
 	struct timespec ts;
 
@@ -141,7 +104,7 @@ static size_t tab_slot(uint64_t dev, uint64_t ino)
 	return (h ^ (h >> 29)) & (tab_cap - 1);
 }
 
-static struct obj *tab_find(uint64_t dev, uint64_t ino)
+struct obj *tab_find(uint64_t dev, uint64_t ino)
 {
 	if (!tab_cap)
 		return NULL;
@@ -153,7 +116,7 @@ static struct obj *tab_find(uint64_t dev, uint64_t ino)
 	}
 }
 
-static struct obj *tab_add(uint64_t dev, uint64_t ino)
+struct obj *tab_add(uint64_t dev, uint64_t ino)
 {
 	size_t i;
 
@@ -191,7 +154,7 @@ static struct obj *tab_add(uint64_t dev, uint64_t ino)
 	return &tab[i];
 }
 
-static void set_state(struct obj *o, int state, const char *path, const char *what)
+void set_state(struct obj *o, int state, const char *path, const char *what)
 {
 	o->state = state;
 	o->when_ms = now_ms();
@@ -203,14 +166,6 @@ static void set_state(struct obj *o, int state, const char *path, const char *wh
 }
 
 /* ---- one object ----------------------------------------------------------- */
-
-struct objinfo {
-	bool own_sframe;
-	char bid[129];
-	char name[STORE_NAME_MAX];
-	bool need_src;		/* entry keyed by identity: compare it */
-	struct cache_src src;
-};
 
 /*
  * What @fd is: an x86-64 ELF executable or shared object (else 1 with
@@ -273,13 +228,6 @@ out:
 	return ret;
 }
 
-/* What an entry is generated from: a file, or an image in memory. */
-struct gen_src {
-	int fd;
-	size_t size;
-	const void *mem;	/* or NULL: the file */
-};
-
 /* The generator's child: SFrame v3 at vaddr 0 into the entry @oi->name.
  * An object without usable .eh_frame gets an empty entry: a restart knows. */
 static int gen_child(const struct gen_src *src, const struct objinfo *oi,
@@ -322,7 +270,7 @@ static int gen_child(const struct gen_src *src, const struct objinfo *oi,
 	return ret ? 1 : 0;
 }
 
-static int generate(const struct gen_src *src, const struct objinfo *oi,
+int generate(const struct gen_src *src, const struct objinfo *oi,
 		    const char *path, char *why, size_t whylen)
 {
 	int status;
@@ -386,7 +334,7 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
  * Cover the object open as @fd: its entry reused or generated, then
  * registered (unless only preparing the store).  Records the outcome in @o.
  */
-static void cover_fd(int fd, const struct stat *st, const char *path,
+void cover_fd(int fd, const struct stat *st, const char *path,
 		     struct obj *o, bool quiet_non_elf)
 {
 	struct gen_src src = { .fd = fd, .size = st->st_size };
@@ -502,7 +450,7 @@ static uint64_t mem_hash(const unsigned char *p, size_t len)
  * 64-bit process), the whole ELF file, section headers last.  Its entry is
  * vdso-<kernel release>-<build-id>, registered with SFRAME_STORE_VDSO.
  */
-static void cover_vdso(void)
+void cover_vdso(void)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
 	struct gen_src src = { .fd = -1 };
@@ -571,7 +519,7 @@ static void vdso_missed(void)
 }
 
 /* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
-static void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
+void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 			  uint64_t ino, const char *path, bool miss)
 {
 	char mf[96], link[512];
@@ -671,7 +619,7 @@ static void scan_pid(int pid)
 	fclose(f);
 }
 
-static void scan_all(void)
+void scan_all(void)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
@@ -719,7 +667,7 @@ static void prepare_one(int dirfd, const char *name, const char *path, int flags
 	close(fd);
 }
 
-static void prepare_path(const char *path)
+void prepare_path(const char *path)
 {
 	struct dirent *de;
 	struct stat st;
@@ -751,7 +699,7 @@ static void prepare_path(const char *path)
 
 /* ---- status ---------------------------------------------------------------- */
 
-static void write_status(const char *phase)
+void write_status(const char *phase)
 {
 	char tmp[64];
 	FILE *f;
@@ -789,7 +737,7 @@ static void write_status(const char *phase)
 	status_dirty = false;
 }
 
-static int show_status(void)
+int show_status(void)
 {
 	char err[256] = "", buf[4096];
 	int fd, pid = 0;
@@ -835,7 +783,7 @@ static void on_signal(int sig)
 }
 
 /* Read the miss queue until empty; false if the module has no store. */
-static bool poll_misses(void)
+bool poll_misses(void)
 {
 	struct sframe_store_miss m[MISS_BATCH];
 	struct sframe_store_misses q;
@@ -916,6 +864,7 @@ static int run_daemon(void)
 	log_rss();
 	write_status("ready");
 	logmsg("ready");
+	notify("READY=1\nSTATUS=ready: %lu objects covered", cnt.covered);
 	while (!stopping) {
 		struct timespec ts = {
 			opt.interval_ms / 1000, (opt.interval_ms % 1000) * 1000000
@@ -941,6 +890,7 @@ static int run_daemon(void)
 		}
 	}
 out:
+	notify("STOPPING=1");
 	write_status("stopped");
 	/*
 	 * Entries stay registered: the kernel keeps serving them without us,
