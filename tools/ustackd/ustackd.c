@@ -850,6 +850,8 @@ static int run_daemon(void)
 	/* no SA_RESTART: a signal ends the sleep and the wait at once */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = sysprep_on_hup;		/* sysprep.c */
+	sigaction(SIGHUP, &sa, NULL);
 	/* misses queued before the scan are for objects the scan covers */
 	if (!poll_misses())
 		return 1;
@@ -865,13 +867,15 @@ static int run_daemon(void)
 	write_status("ready");
 	logmsg("ready");
 	notify("READY=1\nSTATUS=ready: %lu objects covered", cnt.covered);
+	sysprep_start();	/* the programs and libraries on disk, in the background */
 	while (!stopping) {
 		struct timespec ts = {
 			opt.interval_ms / 1000, (opt.interval_ms % 1000) * 1000000
 		};
 		uint64_t now;
 
-		nanosleep(&ts, NULL);
+		if (!sysprep_step(opt.interval_ms))
+			nanosleep(&ts, NULL);
 		if (stopping)
 			break;
 		if (!poll_misses())
@@ -891,6 +895,7 @@ static int run_daemon(void)
 	}
 out:
 	notify("STOPPING=1");
+	sysprep_stop();
 	write_status("stopped");
 	/*
 	 * Entries stay registered: the kernel keeps serving them without us,
