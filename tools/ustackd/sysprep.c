@@ -59,6 +59,7 @@ static const char *const skipped[] = {
 	"/lib/modules", "/lib/firmware", "/usr/lib/locale",
 };
 
+bool sysprep_off;			/* --no-system */
 static volatile sig_atomic_t hup;	/* another pass asked for */
 static pid_t child;			/* the preparer, or 0 */
 static int pipe_fd = -1;		/* its paths, NUL-terminated */
@@ -195,6 +196,13 @@ static int preparer(int out)
 	char line[160];
 
 	lowest_priority();
+	/* one line for the pass (the daemon's), not one an object: -v for those */
+	if (!opt.verbose) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0 && dup2(null, STDERR_FILENO) >= 0)
+			close(null);
+	}
 	registering = false;	/* write the entries; the daemon registers */
 	memset(&cnt, 0, sizeof(cnt));
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !stopping; i++) {
@@ -356,7 +364,8 @@ bool sysprep_step(uint64_t budget_ms)
 
 	if (!child && hup && !stopping) {
 		hup = 0;
-		start_pass();
+		if (!sysprep_off)
+			start_pass();
 	}
 	while (child && !stopping) {
 		ssize_t n = read(pipe_fd, buf + buf_len, sizeof(buf) - buf_len);

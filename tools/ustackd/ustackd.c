@@ -941,7 +941,7 @@ static int run_flush(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ustackd [--store DIR] [--interval MS] [--rescan SEC] [-v]\n"
+		"usage: ustackd [--store DIR] [--interval MS] [--rescan SEC] [--no-system] [-v]\n"
 		"       ustackd --status [--store DIR]\n"
 		"       ustackd --prepare [--store DIR] [PATH...]\n"
 		"       ustackd --flush\n"
@@ -954,6 +954,8 @@ static void usage(FILE *f)
 		"  --store DIR     the store: a root-owned directory, no symbolic link\n"
 		"  --interval MS   how often the module's miss queue is read (100)\n"
 		"  --rescan SEC    how often every process's maps are read (10; 0: never)\n"
+		"  --no-system     do not cover the programs and libraries on disk\n"
+		"                  (in the background, once ready; SIGHUP: again)\n"
 		"  -v, --verbose   also log reused entries\n"
 		"  --status        print what is covered and what was refused\n"
 		"  --prepare       write the store's entries for the running processes,\n"
@@ -971,6 +973,7 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "rescan", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-system", no_argument, NULL, 'N' },
 		{ "status", no_argument, NULL, 'S' },
 		{ "prepare", no_argument, NULL, 'P' },
 		{ "flush", no_argument, NULL, 'F' },
@@ -1001,6 +1004,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			opt.verbose++;
+			break;
+		case 'N':
+			sysprep_off = true;	/* sysprep.c */
 			break;
 		case 'S':
 			mode = MODE_STATUS;

@@ -147,6 +147,7 @@ int show_status(void);
  */
 int notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+extern bool sysprep_off;	/* --no-system: no pass */
 /* A pass over the system's directories (another once this one ends). */
 void sysprep_start(void);
 /* SIGHUP's handler: sysprep_start() at the next step. */
