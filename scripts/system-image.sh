@@ -65,38 +65,10 @@ secmirror=${USTACK_SECURITY_MIRROR:-$(host_uri debian-security)}
 mirror=${mirror:-http://deb.debian.org/debian}
 secmirror=${secmirror:-${mirror%/debian*}/debian-security}
 
-hash=$(cat "$0" | cksum | cut -d' ' -f1)
-dir=$cache/systems/$release-$hash
-mkdir -p "$cache/systems"
-exec 9>"$cache/systems/.lock.$release"
-flock 9
-
-describe() {
-	cat "$dir/info"
-	echo "IMAGE=$dir/root.img"
-	echo "VMLINUZ=$dir/vmlinuz"
-	echo "INITRD=$dir/initrd.img"
-}
-if [ -f "$dir/.done" ]; then
-	describe
-	exit 0
-fi
-for t in mmdebstrap mkfs.ext4 qemu-img; do
-	command -v $t >/dev/null || { echo "system-image.sh: $t missing (scripts/deps.sh check)" >&2; exit 1; }
-done
-
-# Images of an older version of this script: only the newest is kept.
-rm -rf "$cache/systems/$release"-*
-tmp=$(mktemp -d "$cache/systems/.build.$release.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-root=$tmp/root
-t0=$SECONDS
-echo "system-image: building Debian $release from $mirror (mmdebstrap) ..." >&2
-
 # The guest's own configuration, run by mmdebstrap inside the image root
 # ($1): no network, a serial console, a user, the Python web application,
 # and the unit that runs the tests the host hands it (scripts/system-test.sh).
-cat >"$tmp/customize.sh" <<'EOF'
+customize=$(cat <<'EOF'
 #!/bin/sh
 set -e
 r=$1
@@ -180,7 +152,8 @@ mountpoint -q /run/ustack-test || mount -o ro LABEL=USTACKTEST /run/ustack-test
 exec /bin/bash /run/ustack-test/run.sh
 SH
 chmod 0755 "$r/usr/local/sbin/ustack-test-start"
-# (not After=multi-user.target, which wants it: a target is ordered after
+# (Type=simple: the boot completes while it runs, the tests wait for it;
+# not After=multi-user.target, which wants it: a target is ordered after
 # what it wants, and the cycle would be broken by dropping a job)
 cat >"$r/etc/systemd/system/ustack-test.service" <<'UNIT'
 [Unit]
@@ -188,21 +161,22 @@ Description=ustack's system test (scripts/system-test.sh)
 After=systemd-user-sessions.service nginx.service postgresql.service webapp.service cron.service ssh.service
 
 [Service]
-Type=oneshot
+Type=simple
 ExecStart=/usr/local/sbin/ustack-test-start
 StandardOutput=tty
 StandardError=tty
 TTYPath=/dev/ttyS1
 TTYReset=no
 TTYVHangup=no
-TimeoutStartSec=infinity
 
 [Install]
 WantedBy=multi-user.target
 UNIT
 ln -sf /etc/systemd/system/ustack-test.service "$r/etc/systemd/system/multi-user.target.wants/ustack-test.service"
 # A reboot is a reboot (kexec only when a test asks for it).
-sed -i 's/^LOAD_KEXEC=.*/LOAD_KEXEC=false/' "$r/etc/default/kexec"
+if [ -f "$r/etc/default/kexec" ]; then
+	sed -i 's/^LOAD_KEXEC=.*/LOAD_KEXEC=false/' "$r/etc/default/kexec"
+fi
 # A guest under TCG: no network to wait for, no timers fetching anything.
 for u in apt-daily.timer apt-daily-upgrade.timer man-db.timer e2scrub_all.timer fstrim.timer; do
 	rm -f "$r/etc/systemd/system/timers.target.wants/$u"
@@ -212,7 +186,41 @@ chroot "$r" apt-get clean
 shift 2
 chroot "$r" apt-get install -y -qq --download-only "$@" >/dev/null
 EOF
+)
+# The recipe: what goes into the image and how (a change builds it anew;
+# how it is described afterwards does not).
+mkfs_extra=8192	# MiB of room: module builds, the store, a database
+hash=$( { declare -p pkgs offline suites security mkfs_extra; echo "$customize";
+	  echo "mmdebstrap --mode=root --variant=apt 1"; } | cksum | cut -d' ' -f1)
+dir=$cache/systems/$release-$hash
+mkdir -p "$cache/systems"
+exec 9>"$cache/systems/.lock.$release"
+flock 9
+
+describe() {
+	cat "$dir/info"
+	echo "IMAGE=$dir/root.img"
+	echo "VMLINUZ=$dir/vmlinuz"
+	echo "INITRD=$dir/initrd.img"
+}
+if [ -f "$dir/.done" ]; then
+	describe
+	exit 0
+fi
+for t in mmdebstrap mkfs.ext4 qemu-img; do
+	command -v $t >/dev/null || { echo "system-image.sh: $t missing (scripts/deps.sh check)" >&2; exit 1; }
+done
+
+# Images of an older version of this script: only the newest is kept.
+rm -rf "$cache/systems/$release"-*
+tmp=$(mktemp -d "$cache/systems/.build.$release.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+root=$tmp/root
+t0=$SECONDS
+printf '%s\n' "$customize" >"$tmp/customize.sh"
 chmod +x "$tmp/customize.sh"
+echo "system-image: building Debian $release from $mirror (mmdebstrap) ..." >&2
+
 
 srcs=()
 for s in "${suites[@]}"; do srcs+=("deb $mirror $s main"); done
@@ -228,15 +236,16 @@ mmdebstrap --mode=root --variant=apt --components=main \
 krel=$(ls "$root"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | sort -V | tail -n1)
 [ -n "$krel" ] && [ -f "$root/boot/initrd.img-$krel" ] ||
 	{ echo "system-image.sh: no kernel or initramfs in the image" >&2; exit 1; }
-krel2=$(ls "$root"/var/cache/apt/archives/linux-image-*.deb | sed -n 's|.*/linux-image-\([0-9][^_]*\)_.*|\1|p' | head -n1)
+krel2=$(for d in "$root"/var/cache/apt/archives/linux-image-*.deb; do dpkg-deb -f "$d" Package; done |
+	sed -n 's/^linux-image-\([0-9][0-9]*\.[0-9][0-9]*\.[0-9].*\)/\1/p' | head -n1)
 [ -n "$krel2" ] || { echo "system-image.sh: no second kernel in the image's archive" >&2; exit 1; }
 mkdir -p "$tmp/out"
 cp "$root/boot/vmlinuz-$krel" "$tmp/out/vmlinuz"
 cp "$root/boot/initrd.img-$krel" "$tmp/out/initrd.img"
 chroot "$root" dpkg-query -W -f='${Package} ${Version}\n' >"$tmp/out/packages.txt"
-# Room for the module builds, the store and a database: 8 GiB, sparse.
+# Room for the module builds, the store and a database (sparse).
 used=$(du -sm "$root" | cut -f1)
-mkfs.ext4 -q -L root -d "$root" "$tmp/out/root.img" "$((used + 8192))M"
+mkfs.ext4 -q -L root -d "$root" "$tmp/out/root.img" "$((used + mkfs_extra))M"
 {
 	echo "RELEASE=$release"
 	echo "KREL=$krel"
