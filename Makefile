@@ -32,6 +32,11 @@ check:
 check-full:
 	USTACK_VM_ALL=1 USTACK_CHECK_BUDGET=$${USTACK_CHECK_BUDGET:-14400} bash scripts/check.sh
 
+# The whole-system tests (tests/system/) in all their variants, alone:
+# reboot, kernel upgrade, container, full /var, read-only root.
+check-system:
+	AREAS=none KERNELS=none SYSTEM_TESTS=all bash scripts/check.sh
+
 demo:
 	bash scripts/demo.sh
 
@@ -84,4 +89,4 @@ clean: clean-tools
 	$(MAKE) -C tests/vm clean
 	rm -rf build
 
-.PHONY: all module tools check check-full demo bench install install-tools install-man deb clean clean-tools
+.PHONY: all module tools check check-full check-system demo bench install install-tools install-man deb clean clean-tools
