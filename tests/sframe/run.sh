@@ -46,11 +46,14 @@ done
 # A real program: the checker itself, built with SFrame (PLT-heavy: libelf,
 # libdw, libsframe, libc).
 b=$out/corpus/sfcheck-sframe
+# The SFrame core's sources (module/core.mk).
+core=$(make -s --no-print-directory -f "$root"/module/core.mk \
+	--eval 'p:;@echo $(addprefix $(USTACK_CORE_DIR),$(USTACK_CORE_SRCS))' p)
 if ! want 'sfcheck-sframe/*' 'corpus-build/*' dump-vs-objdump check-cli; then
 	:
 elif gcc -O2 -Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/module" \
 	-I"$root/tools/sframe-register" -o "$b" sfcheck.c ls_oracle.c \
-	"$root/module/ustack_sframe.c" "$root/tools/sframe-register/sframe_encode.c" \
+	$core "$root/tools/sframe-register/sframe_encode.c" \
 	"$root/tools/sframe-register/elf_sframe.c" -lelf -ldw -lsframe 2>>"$out/corpus.log"; then
 	bins+=("$b")
 else

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
+# The SFrame core: the one decoder and walk loop, built into ustack.ko
+# (Kbuild) and into the user-space tools, tests, fuzzer and benchmarks,
+# which include this file:
+#     include ../../module/core.mk
+#     SRCS += $(addprefix $(USTACK_CORE_DIR),$(USTACK_CORE_SRCS))
+# Scripts ask make for the paths:
+#     make -s --no-print-directory -f module/core.mk \
+#          --eval 'p:;@echo $(addprefix $(USTACK_CORE_DIR),$(USTACK_CORE_SRCS))' p
+# Paths are relative to module/ (USTACK_CORE_DIR: module/ as this file was
+# named when included).  This file defines variables only, no rule.
+USTACK_CORE_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
+
+USTACK_CORE_SRCS := ustack_sframe.c
+USTACK_CORE_HDRS := ustack_sframe.h sframe_env.h arch_x86.h
