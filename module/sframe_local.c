@@ -5,4 +5,4 @@
  */
 #define USTACK_SFRAME_LOCAL
 #include "sframe_local.h"
-#include "ustack_sframe.c"
+#include "sframe_decode.c"
