@@ -127,7 +127,7 @@ _Static_assert(!(SFRAME_CACHE_SETS & (SFRAME_CACHE_SETS - 1)), "sets");
 
 /*
  * One cached default-shape step from (sp, fp): *cfa, *ra, *fp of the caller,
- * or false where sf_step() might disagree (the generic step decides).
+ * or false where ustack_sframe_step() might disagree (the generic step decides).
  * @min_cfa: sp + 1, or sp (and lo + 8) for the topmost frame.  The RA slot
  * cfa - 8 is then at or above lo (cfa > sp >= lo, both 8-aligned, or
  * cfa >= lo + 8): only cfa <= hi is left.
@@ -239,15 +239,15 @@ sf_cache_next(struct sframe_cache *c, struct sframe_cache_ent *e, u64 ra,
 
 /*
  * A cached run: step @st up through consecutive frames whose rules are
- * cached, as sf_step() would, storing each new IP at ips[nr++] (and
+ * cached, as ustack_sframe_step() would, storing each new IP at ips[nr++] (and
  * methods[nr] = SFRAME, if @methods) while nr < @max.  Stops, leaving @st
  * at the last frame reached, at an exact IP after a signal, a PC not
  * cached or outermost, a caller IP with no bit of @stop_mask set (if
  * @stop_mask: a possible signal trampoline) whose entry is not marked
- * no_tramp by an earlier walk, or anything sf_step() might
+ * no_tramp by an earlier walk, or anything ustack_sframe_step() might
  * reject: the walk then takes that frame the slow way.  Returns the new nr.
  *
- * The hit path: registers in locals, the checks of sf_step() for the
+ * The hit path: registers in locals, the checks of ustack_sframe_step() for the
  * default shape (or stricter ones), two stack reads at most.  A frame it
  * cannot take is left for the walk's generic step, which gives the same
  * answer or the same error.

@@ -901,176 +901,9 @@ int ustack_sframe_validate(const struct sframe_sec *sec)
 	return 0;
 }
 
-/* ---- the step ------------------------------------------------------- */
-
-static __always_inline int sf_load(const struct sframe_state *st, u64 addr,
-				   u64 *v)
-{
-	if (st->stack_hi &&
-	    (addr < st->stack_lo || addr > st->stack_hi - 8 ||
-	     st->stack_hi < 8))
-		return SFRAME_E_FAULT;
-	return sf_read_word(v, (unsigned long)addr) ? SFRAME_E_FAULT : 0;
-}
-
-static __always_inline int sf_reg(const struct sframe_state *st, u8 reg,
-				  u64 *v)
-{
-	if (reg == SFRAME_REG_RSP)
-		*v = st->sp;
-	else if (reg == SFRAME_REG_RBP)
-		*v = st->fp;
-	else if (st->topmost && st->gpr && reg < SFRAME_NR_REGS)
-		*v = st->gpr[reg];
-	else
-		return SFRAME_E_REG;
-	return 0;
-}
-
-static int sf_loc_value(const struct sframe_state *st, u64 cfa,
-			const struct sframe_loc *l, u64 *v)
-{
-	u64 base;
-	int err;
-
-	switch (l->kind) {
-	case SFRAME_LOC_CFA_DEREF:
-		return sf_load(st, cfa + (s64)l->off, v);
-	case SFRAME_LOC_CFA_VAL:
-		*v = cfa + (s64)l->off;
-		return 0;
-	case SFRAME_LOC_REG_DEREF:
-	case SFRAME_LOC_REG_VAL:
-		err = sf_reg(st, l->reg, &base);
-		if (err)
-			return err;
-		base += (s64)l->off;
-		if (l->kind == SFRAME_LOC_REG_VAL) {
-			*v = base;
-			return 0;
-		}
-		return sf_load(st, base, v);
-	default:
-		return SFRAME_E_RA;
-	}
-}
-
-static __always_inline void sf_set(struct sframe_state *st, u64 ip, u64 sp,
-				   u64 fp, bool exact)
-{
-	st->ip = ip;
-	st->sp = sp;
-	st->fp = fp;
-	st->gpr = NULL;
-	st->topmost = false;
-	st->exact_ip = exact;
-}
-
-static __always_inline int sf_step(const struct sframe_rule *r,
-				   struct sframe_state *st)
-{
-	u64 cfa, ra, fp;
-	int err;
-
-	if (r->flags & SFRAME_R_OUTERMOST)
-		return SFRAME_E_RA;
-	/* the default shape: CFA = SP/FP + off, RA at CFA-8, FP at CFA+off */
-	if (likely(r->cfa.kind == SFRAME_LOC_REG_VAL &&
-		   (r->cfa.reg == SFRAME_REG_RSP ||
-		    r->cfa.reg == SFRAME_REG_RBP) &&
-		   r->ra.kind == SFRAME_LOC_CFA_DEREF &&
-		   (r->fp.kind == SFRAME_LOC_SAME ||
-		    r->fp.kind == SFRAME_LOC_CFA_DEREF))) {
-		cfa = (r->cfa.reg == SFRAME_REG_RSP ? st->sp : st->fp) +
-		      (s64)r->cfa.off;
-		if (cfa < st->sp || (cfa == st->sp && !st->topmost))
-			return SFRAME_E_CFA;
-		if (cfa & 7)
-			return SFRAME_E_ALIGN;
-		err = sf_load(st, cfa + (s64)r->ra.off, &ra);
-		if (err)
-			return err;
-		if (!ra)
-			return SFRAME_E_RA;
-		fp = st->fp;
-		if (r->fp.kind == SFRAME_LOC_CFA_DEREF) {
-			err = sf_load(st, cfa + (s64)r->fp.off, &fp);
-			if (err)
-				return err;
-		}
-		sf_set(st, ra, cfa, fp, r->flags & SFRAME_R_SIGNAL);
-		return 0;
-	}
-	if (r->cfa.kind != SFRAME_LOC_REG_VAL &&
-	    r->cfa.kind != SFRAME_LOC_REG_DEREF)
-		return SFRAME_E_FLEX;
-	err = sf_loc_value(st, 0, &r->cfa, &cfa);
-	if (err)
-		return err;
-	if (cfa < st->sp || (cfa == st->sp && !st->topmost))
-		return SFRAME_E_CFA;
-	if (cfa & 7)
-		return SFRAME_E_ALIGN;
-	err = sf_loc_value(st, cfa, &r->ra, &ra);
-	if (err)
-		return err;
-	if (!ra)
-		return SFRAME_E_RA;
-	if (r->fp.kind == SFRAME_LOC_SAME) {
-		fp = st->fp;
-	} else {
-		err = sf_loc_value(st, cfa, &r->fp, &fp);
-		if (err)
-			return err;
-	}
-	sf_set(st, ra, cfa, fp, r->flags & SFRAME_R_SIGNAL);
-	return 0;
-}
-
-int ustack_sframe_step(const struct sframe_rule *r, struct sframe_state *st)
-{
-	return sf_step(r, st);
-}
-
-static __always_inline int sf_fp_step(struct sframe_state *st)
-{
-	u64 fp = st->fp, cfa = fp + 16, ra, nfp;
-	int err;
-
-	if (cfa < fp || cfa <= st->sp)
-		return SFRAME_E_CFA;
-	if (fp & 7)
-		return SFRAME_E_ALIGN;
-	err = sf_load(st, fp + 8, &ra);
-	if (!err)
-		err = sf_load(st, fp, &nfp);
-	if (err)
-		return err;
-	if (!ra)
-		return SFRAME_E_RA;
-	sf_set(st, ra, cfa, nfp, false);
-	return 0;
-}
-
-int ustack_sframe_fp_step(struct sframe_state *st)
-{
-	return sf_fp_step(st);
-}
-
 /* ---- the walk ------------------------------------------------------ */
 
 static const struct sframe_walk_ops sf_no_ops;
-
-/* @len bytes of the stack at @addr, within [stack_lo, stack_hi) if set. */
-static int sf_load_block(const struct sframe_state *st, u64 addr, void *dst,
-			 u32 len)
-{
-	if (st->stack_hi &&
-	    (addr < st->stack_lo || addr > st->stack_hi ||
-	     st->stack_hi - addr < len))
-		return SFRAME_E_FAULT;
-	return sf_copy(dst, (unsigned long)addr, len) ? SFRAME_E_FAULT : 0;
-}
 
 static bool sf_is_sigreturn(struct sframe_walk *w,
 			    const struct sframe_walk_ops *ops, u64 ip)
@@ -1183,7 +1016,7 @@ static int sf_walk_step(struct sframe_walk *w,
 		}
 		*method = (r.flags & SFRAME_R_SIGNAL) ?
 			  USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
-		err = sf_step(&r, st);
+		err = ustack_sframe_step(&r, st);
 	} else if (err == SFRAME_E_NOINFO) {
 		if (ops->read_code && !st->topmost &&
 		    (st->ip & (USTACK_ARCH_SIGRETURN_ALIGN - 1)) &&
@@ -1205,7 +1038,7 @@ static int sf_walk_step(struct sframe_walk *w,
 			return -1;
 		}
 		*method = USTACK_METHOD_FP;
-		err = sf_fp_step(st);
+		err = ustack_sframe_fp_step(st);
 		if (err == SFRAME_E_RA) {
 			/* A zero return address ends the chain. */
 			*end = USTACK_END_OUTERMOST;

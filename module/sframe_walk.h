@@ -14,6 +14,30 @@
 #define SF_STOP		(USTACK_ARCH_SIGRETURN_ALIGN - 1)
 
 /*
+ * Stack reads of a walk: a word at @addr, or @len bytes, within
+ * [stack_lo, stack_hi) if that is set; 0 or SFRAME_E_FAULT.
+ */
+static __always_inline int sf_load(const struct sframe_state *st, u64 addr,
+				   u64 *v)
+{
+	if (st->stack_hi &&
+	    (addr < st->stack_lo || addr > st->stack_hi - 8 ||
+	     st->stack_hi < 8))
+		return SFRAME_E_FAULT;
+	return sf_read_word(v, (unsigned long)addr) ? SFRAME_E_FAULT : 0;
+}
+
+static __always_inline int sf_load_block(const struct sframe_state *st,
+					 u64 addr, void *dst, u32 len)
+{
+	if (st->stack_hi &&
+	    (addr < st->stack_lo || addr > st->stack_hi ||
+	     st->stack_hi - addr < len))
+		return SFRAME_E_FAULT;
+	return sf_copy(dst, (unsigned long)addr, len) ? SFRAME_E_FAULT : 0;
+}
+
+/*
  * The cached rule for @pc, if any.  @no_tramp: the code at pc + 1 was
  * just looked at and is no signal trampoline (see sframe_cache.c).
  */
