@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The walk's pieces across the SFrame core's files: what the walk loop
- * (sframe_walk.c) calls in the rule cache (sframe_cache.c).  Private to
- * the core; its users see ustack_sframe.h.
+ * (sframe_walk.c) calls in the rule cache (sframe_cache.c) and the stack
+ * scan (sframe_scan.c), and the stack reads they share.  Private to the
+ * core; its users see ustack_sframe.h.
  */
 #ifndef USTACK_SFRAME_WALK_H
 #define USTACK_SFRAME_WALK_H
@@ -55,5 +56,13 @@ void ustack_sframe_walk_cache_put(struct sframe_walk *w,
 u32 ustack_sframe_walk_cached(struct sframe_walk *w,
 			      const struct sframe_walk_ops *ops,
 			      struct sframe_state *st, u32 nr, u64 stop);
+
+/*
+ * The rest of the walk by scanning the stack from the frame @last whose
+ * caller no rule gave, frames stored from *@nr on: the end reason.
+ */
+u8 ustack_sframe_walk_scan(struct sframe_walk *w,
+			   const struct sframe_walk_ops *ops,
+			   const struct sframe_state *last, u32 *nr);
 
 #endif /* USTACK_SFRAME_WALK_H */
