@@ -11,6 +11,6 @@
 # named when included).  This file defines variables only, no rule.
 USTACK_CORE_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 
-USTACK_CORE_SRCS := sframe_decode.c sframe_step.c sframe_cache.c sframe_walk.c \
+USTACK_CORE_SRCS := sframe_decode.c sframe_find.c sframe_step.c sframe_cache.c sframe_walk.c \
 		    sframe_scan.c
-USTACK_CORE_HDRS := ustack_sframe.h sframe_env.h sframe_walk.h arch_x86.h
+USTACK_CORE_HDRS := ustack_sframe.h sframe_env.h sframe_decode.h sframe_walk.h arch_x86.h
