@@ -10,7 +10,13 @@
 # Paths are relative to module/ (USTACK_CORE_DIR: module/ as this file was
 # named when included).  This file defines variables only, no rule.
 USTACK_CORE_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
+include $(USTACK_CORE_DIR)arch.mk
 
-USTACK_CORE_SRCS := sframe_decode.c sframe_find.c sframe_step.c sframe_cache.c sframe_walk.c \
-		    sframe_scan.c
-USTACK_CORE_HDRS := ustack_sframe.h sframe_env.h sframe_decode.h sframe_walk.h arch_x86.h
+# The decoder, the lookup, the step, the rule cache, the walk loop, the
+# stack scan, and the architecture's part of the walk (arch.h).
+USTACK_CORE_SRCS := sframe_decode.c sframe_find.c sframe_step.c \
+		    sframe_cache.c sframe_walk.c sframe_scan.c \
+		    arch_$(USTACK_ARCH)_unwind.c
+# ustack_sframe.h is the core's interface; the others are its own.
+USTACK_CORE_HDRS := ustack_sframe.h sframe_env.h sframe_decode.h \
+		    sframe_walk.h arch.h arch_$(USTACK_ARCH).h

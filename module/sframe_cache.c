@@ -62,15 +62,15 @@ bool ustack_sframe_cache_put(struct sframe_cache *c, u64 pc,
 	} else {
 		if ((r->flags & (SFRAME_R_FLEX | SFRAME_R_SIGNAL)) ||
 		    r->cfa.kind != SFRAME_LOC_REG_VAL ||
-		    (r->cfa.reg != SFRAME_REG_RSP &&
-		     r->cfa.reg != SFRAME_REG_RBP) ||
-		    r->ra.kind != SFRAME_LOC_CFA_DEREF || r->ra.off != -8 ||
+		    (r->cfa.reg != SFRAME_REG_SP &&
+		     r->cfa.reg != SFRAME_REG_FP) ||
+		    r->ra.kind != SFRAME_LOC_CFA_DEREF || r->ra.off != USTACK_ARCH_RA_OFF ||
 		    (r->fp.kind != SFRAME_LOC_SAME &&
 		     r->fp.kind != SFRAME_LOC_CFA_DEREF) ||
 		    r->fp.off != (s8)r->fp.off)
 			return false;
 		n.kind = SFRAME_CK_VALID | SFRAME_CK_STEP;
-		if (r->cfa.reg == SFRAME_REG_RSP)
+		if (r->cfa.reg == SFRAME_REG_SP)
 			n.kind |= SFRAME_CK_SP;
 		n.cfa_off = r->cfa.off;
 		if (r->fp.kind == SFRAME_LOC_CFA_DEREF) {
@@ -99,14 +99,14 @@ void ustack_sframe_cache_rule(const struct sframe_cache_ent *e,
 	if (e->kind & SFRAME_CK_OUTERMOST) {
 		r->flags = SFRAME_R_OUTERMOST;
 		r->cfa.kind = SFRAME_LOC_REG_VAL;
-		r->cfa.reg = SFRAME_REG_RSP;
+		r->cfa.reg = SFRAME_REG_SP;
 		return;
 	}
 	r->cfa.kind = SFRAME_LOC_REG_VAL;
-	r->cfa.reg = (e->kind & SFRAME_CK_SP) ? SFRAME_REG_RSP : SFRAME_REG_RBP;
+	r->cfa.reg = (e->kind & SFRAME_CK_SP) ? SFRAME_REG_SP : SFRAME_REG_FP;
 	r->cfa.off = e->cfa_off;
 	r->ra.kind = SFRAME_LOC_CFA_DEREF;
-	r->ra.off = -8;
+	r->ra.off = USTACK_ARCH_RA_OFF;
 	if (e->kind & SFRAME_CK_FP_SAVED) {
 		r->fp.kind = SFRAME_LOC_CFA_DEREF;
 		r->fp.off = e->fp_off;

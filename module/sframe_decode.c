@@ -11,7 +11,6 @@
  */
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
-#include "arch_x86.h"
 #include "sframe_decode.h"
 
 #define SF_U32_MAX	0xffffffffULL
@@ -55,10 +54,11 @@ int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sf_reader *rd,
 		return SFRAME_E_VERSION;
 	if (h[3] & ~sf_known_flags[h[2]])
 		return SFRAME_E_FLAGS;
-	if (h[4] != SFRAME_ABI_AMD64_ENDIAN_LITTLE)
+	if (h[4] != USTACK_ARCH_SFRAME_ABI)
 		return SFRAME_E_ABI;
-	/* AMD64: RA always at CFA-8, FP tracked per FRE. */
-	if ((s8)h[6] != -8 || h[5] != 0)
+	/* The ABI's fixed offsets: RA at CFA-8, FP tracked per FRE. */
+	if ((s8)h[6] != USTACK_ARCH_RA_OFF ||
+	    (s8)h[5] != USTACK_ARCH_SFRAME_FIXED_FP)
 		return SFRAME_E_FIXED_OFF;
 	hdr_end = SFRAME_HDR_SIZE + (u64)h[7];
 	if (hdr_end > len)

@@ -272,7 +272,7 @@ static __always_inline bool sf_rule_base(const struct sframe_sec *sec,
 		r->flags |= SFRAME_R_SIGNAL;
 	r->cfa.kind = SFRAME_LOC_REG_VAL;
 	r->cfa.reg = (info & SFRAME_FRE_BASE_SP) ?
-		     SFRAME_REG_RSP : SFRAME_REG_RBP;
+		     SFRAME_REG_SP : SFRAME_REG_FP;
 	r->cfa.off = 0;
 	r->ra.kind = SFRAME_LOC_CFA_DEREF;
 	r->ra.reg = 0;

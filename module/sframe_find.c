@@ -29,10 +29,10 @@ static void sf_plt_entry(struct sframe_rule *r)
 {
 	if ((r->flags & (SFRAME_R_PCMASK | SFRAME_R_FLEX | SFRAME_R_OUTERMOST)) !=
 	    SFRAME_R_PCMASK || r->fre_start ||
-	    r->cfa.kind != SFRAME_LOC_REG_VAL || r->cfa.reg != SFRAME_REG_RSP ||
-	    r->cfa.off == 8)
+	    r->cfa.kind != SFRAME_LOC_REG_VAL || r->cfa.reg != SFRAME_REG_SP ||
+	    r->cfa.off == USTACK_ARCH_ENTRY_CFA)
 		return;
-	r->cfa.off = 8;
+	r->cfa.off = USTACK_ARCH_ENTRY_CFA;
 	r->flags |= SFRAME_R_PLT_ENTRY;
 }
 

@@ -10,67 +10,24 @@
 #include "uapi/ustack.h"
 #include "sframe_walk.h"
 
-/* The rel32 of a call, little-endian. */
-static s32 sf_rel32(const u8 *p)
-{
-	return (s32)((u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 |
-		     (u32)p[3] << 24);
-}
-
-/* The length of an FF /2 call from its ModRM byte @m and SIB byte @sib. */
-static u32 sf_ff2_len(u8 m, u8 sib)
-{
-	u8 mod = m >> 6, rm = m & 7;
-
-	if (mod == 3)
-		return 2;
-	if (mod == 0) {
-		if (rm == 5)
-			return 6;	/* RIP-relative disp32 */
-		if (rm == 4)
-			return (sib & 7) == 5 ? 7 : 3;	/* SIB without base */
-		return 2;
-	}
-	return (mod == 1 ? 3 : 6) + (rm == 4);
-}
-
-u32 ustack_sframe_call_before(const u8 *b, u64 ret, u64 *target)
-{
-	const u8 *end = b + SFRAME_CALL_MAX_LEN;
-	u32 k;
-
-	if (end[-5] == 0xe8) {
-		*target = ret + (u64)(s64)sf_rel32(end - 4);
-		return 5;
-	}
-	for (k = 2; k <= SFRAME_CALL_MAX_LEN; k++) {
-		const u8 *op = end - k;
-
-		/* a SIB byte only exists (and is only read) for k > 2 */
-		if (op[0] == 0xff && ((op[1] >> 3) & 7) == 2 &&
-		    sf_ff2_len(op[1], k > 2 ? op[2] : 0) == k)
-			return k;
-	}
-	return 0;
-}
-
 /* sf_guess_rank() */
 #define SF_GUESS_NONE		0
-#define SF_GUESS_CONTRA		1	/* an E8 call elsewhere than @prev's */
-#define SF_GUESS_PLAUSIBLE	2	/* E8 to @prev's function, or unknown */
+#define SF_GUESS_CONTRA		1	/* a direct call elsewhere than @prev's */
+#define SF_GUESS_PLAUSIBLE	2	/* direct to @prev's function, or unknown */
+
+/* ustack_sframe_call_before() left the target alone: an indirect call. */
+#define SF_NO_TARGET		(~0ULL)
 
 /*
- * Does the E8 call target @t fit the frame whose PC is @prev: the start
- * of its function lies at most USTACK_GUESS_MAX_FUNC below it.  A call
- * through a PLT stub (jmp *GOT(%rip), after endbr64 or bnd) is to a
- * function elsewhere that only the GOT knows: no contradiction either.
+ * Does the direct call target @t fit the frame whose PC is @prev: the
+ * start of its function lies at most USTACK_GUESS_MAX_FUNC below it.  A
+ * call through a PLT stub (ustack_arch_plt_stub()) is to a function
+ * elsewhere that only the GOT knows: no contradiction either.
  */
 static bool sf_guess_fits(struct sframe_walk *w,
 			  const struct sframe_walk_ops *ops, u64 t, u64 prev)
 {
-	static const u8 endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	u8 c[8];
-	u32 k = 0;
+	u8 c[USTACK_ARCH_PLT_PEEK_LEN];
 
 	if (t <= prev && prev - t < USTACK_GUESS_MAX_FUNC)
 		return true;
@@ -79,17 +36,13 @@ static bool sf_guess_fits(struct sframe_walk *w,
 	w->budget.bytes -= sizeof(c);
 	if (ops->read_code(w, c, t, sizeof(c)))
 		return false;
-	if (!memcmp(c, endbr64, sizeof(endbr64)))
-		k = 4;
-	if (c[k] == 0xf2)	/* bnd */
-		k++;
-	return c[k] == 0xff && c[k + 1] == 0x25;
+	return ustack_arch_plt_stub(c);
 }
 
 /*
  * How well the word @v passes for the return address of the frame whose
  * PC is @prev, or -1: the budget cannot pay for the code read.  *@start:
- * for a plausible E8 call, its target (@prev's function start, if the
+ * for a plausible direct call, its target (@prev's function start, if the
  * call is the real one), else 0.
  */
 static int sf_guess_rank(struct sframe_walk *w,
@@ -97,7 +50,7 @@ static int sf_guess_rank(struct sframe_walk *w,
 			 u64 *start)
 {
 	u8 b[SFRAME_CALL_MAX_LEN];
-	u64 t;
+	u64 t = SF_NO_TARGET;
 	u32 len;
 
 	*start = 0;
@@ -111,9 +64,11 @@ static int sf_guess_rank(struct sframe_walk *w,
 	len = ustack_sframe_call_before(b, v, &t);
 	if (!len)
 		return SF_GUESS_NONE;
-	if (len == 5 && !sf_guess_fits(w, ops, t, prev))
+	if (t == SF_NO_TARGET)
+		return SF_GUESS_PLAUSIBLE;
+	if (!sf_guess_fits(w, ops, t, prev))
 		return SF_GUESS_CONTRA;
-	if (len == 5 && t <= prev)
+	if (t <= prev)
 		*start = t;
 	return SF_GUESS_PLAUSIBLE;
 }
@@ -124,7 +79,7 @@ static int sf_guess_rank(struct sframe_walk *w,
  * frame's return address is the first plausible candidate at most
  * USTACK_GUESS_LOOKAHEAD words above the first candidate of any rank
  * within USTACK_GUESS_MAX_WORDS words of the last slot, else that first
- * one.  A plausible E8 call gives way to a later one (in that reach) of a
+ * one.  A plausible direct call gives way to a later one (in that reach) of a
  * higher target: the real call's target is the start of @prev's
  * function, the highest function start at or below @prev, while a stale
  * return address in a dead local is usually of a call of a function

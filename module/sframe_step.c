@@ -15,9 +15,9 @@
 static __always_inline int sf_reg(const struct sframe_state *st, u8 reg,
 				  u64 *v)
 {
-	if (reg == SFRAME_REG_RSP)
+	if (reg == SFRAME_REG_SP)
 		*v = st->sp;
-	else if (reg == SFRAME_REG_RBP)
+	else if (reg == SFRAME_REG_FP)
 		*v = st->fp;
 	else if (st->topmost && st->gpr && reg < SFRAME_NR_REGS)
 		*v = st->gpr[reg];
@@ -77,7 +77,7 @@ static __always_inline int sf_cfa_check(const struct sframe_state *st, u64 cfa)
 static __always_inline bool sf_default_shape(const struct sframe_rule *r)
 {
 	return r->cfa.kind == SFRAME_LOC_REG_VAL &&
-	       (r->cfa.reg == SFRAME_REG_RSP || r->cfa.reg == SFRAME_REG_RBP) &&
+	       (r->cfa.reg == SFRAME_REG_SP || r->cfa.reg == SFRAME_REG_FP) &&
 	       r->ra.kind == SFRAME_LOC_CFA_DEREF &&
 	       (r->fp.kind == SFRAME_LOC_SAME ||
 		r->fp.kind == SFRAME_LOC_CFA_DEREF);
@@ -89,7 +89,7 @@ static __always_inline int sf_step_default(const struct sframe_rule *r,
 	u64 cfa, ra, fp;
 	int err;
 
-	cfa = (r->cfa.reg == SFRAME_REG_RSP ? st->sp : st->fp) +
+	cfa = (r->cfa.reg == SFRAME_REG_SP ? st->sp : st->fp) +
 	      (s64)r->cfa.off;
 	err = sf_cfa_check(st, cfa);
 	if (err)
@@ -151,14 +151,14 @@ int ustack_sframe_step(const struct sframe_rule *r, struct sframe_state *st)
 
 int ustack_sframe_fp_step(struct sframe_state *st)
 {
-	u64 fp = st->fp, cfa = fp + 16, ra, nfp;
+	u64 fp = st->fp, cfa = fp + USTACK_ARCH_FP_CFA_OFF, ra, nfp;
 	int err;
 
 	if (cfa < fp || cfa <= st->sp)
 		return SFRAME_E_CFA;
 	if (fp & 7)
 		return SFRAME_E_ALIGN;
-	err = sf_load(st, fp + 8, &ra);
+	err = sf_load(st, fp + USTACK_ARCH_FP_RA_OFF, &ra);
 	if (!err)
 		err = sf_load(st, fp, &nfp);
 	if (err)

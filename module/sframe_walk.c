@@ -5,8 +5,8 @@
  *
  * Frame by frame: as many frames as the rule cache knows (sframe_cache.c),
  * then one the slow way: a signal frame where the return address is the
- * signal trampoline, else the rule for the PC from the section the
- * find_sec hook gives, else the frame-pointer rule.  Where no rule takes
+ * architecture's signal trampoline (arch.h), else the rule for the PC
+ * from the section the find_sec hook gives, else the frame-pointer rule.  Where no rule takes
  * the walk further, the stack scan may (sframe_scan.c).  Every walk is
  * bounded by its depth and its budget (include/uapi/ustack.h); between
  * frames it pauses (sf_env_pause()) and a dying task's walk stops.
@@ -27,33 +27,6 @@ static bool sf_is_sigreturn(struct sframe_walk *w,
 	if (ops->read_code(w, b, ip, sizeof(b)))
 		return false;
 	return !memcmp(b, sig, sizeof(b));
-}
-
-/*
- * @st is at the trampoline, SP at the signal frame's ucontext: go on from
- * the interrupted registers (all of them: the frame is a topmost one).
- */
-static int sf_signal_step(struct sframe_walk *w, struct sframe_state *st)
-{
-	static const u8 map[SFRAME_NR_REGS] = USTACK_ARCH_SC_DWARF_MAP;
-	u64 sc[USTACK_ARCH_SC_WORDS];
-	u64 at = st->sp + USTACK_ARCH_UC_MCONTEXT;
-	int i, err;
-
-	if (at < st->sp)
-		return SFRAME_E_FAULT;
-	err = sf_load_block(st, at, sc, sizeof(sc));
-	if (err)
-		return err;
-	for (i = 0; i < SFRAME_NR_REGS; i++)
-		w->gpr[i] = sc[map[i]];
-	st->ip = w->gpr[SFRAME_REG_RA];
-	st->sp = w->gpr[SFRAME_REG_RSP];
-	st->fp = w->gpr[SFRAME_REG_RBP];
-	st->gpr = w->gpr;
-	st->topmost = true;
-	st->exact_ip = true;
-	return st->ip ? 0 : SFRAME_E_RA;
 }
 
 static __always_inline u8 sf_end_of(int err)
@@ -82,7 +55,7 @@ static int sf_walk_signal(struct sframe_walk *w, struct sframe_state *st,
 		return -1;
 	}
 	*method = USTACK_METHOD_SIGNAL;
-	return sf_walk_end(w, sf_signal_step(w, st), end);
+	return sf_walk_end(w, ustack_arch_signal_step(w, st), end);
 }
 
 /*
@@ -133,9 +106,9 @@ static int sf_walk_no_info(struct sframe_walk *w,
 	}
 	if (!st->fp) {
 		/*
-		 * psABI: rbp 0 marks the deepest frame, in code that
-		 * keeps frame pointers; code without them may never
-		 * touch rbp, so a scan may still find callers.
+		 * The psABIs: a frame pointer of 0 marks the deepest frame,
+		 * in code that keeps frame pointers; code without them may
+		 * never touch the register, so a scan may still find callers.
 		 */
 		*end = (w->flags & SFRAME_WALK_GUESS) ?
 		       USTACK_END_NO_INFO : USTACK_END_OUTERMOST;

@@ -9,7 +9,7 @@
 #define USTACK_SFRAME_WALK_H
 
 #include "ustack_sframe.h"
-#include "arch_x86.h"
+#include "arch.h"
 
 /* A cached run stops before what may be a signal trampoline. */
 #define SF_STOP		(USTACK_ARCH_SIGRETURN_ALIGN - 1)
@@ -64,5 +64,20 @@ u32 ustack_sframe_walk_cached(struct sframe_walk *w,
 u8 ustack_sframe_walk_scan(struct sframe_walk *w,
 			   const struct sframe_walk_ops *ops,
 			   const struct sframe_state *last, u32 *nr);
+
+/* ---- the architecture's part of the walk: arch_<arch>_unwind.c ---------- */
+
+/*
+ * @st is at the signal trampoline, SP where the kernel left the signal
+ * frame: the interrupted frame's registers, into w->gpr and @st (a
+ * topmost frame again).  0 or an SFrame code.
+ */
+int ustack_arch_signal_step(struct sframe_walk *w, struct sframe_state *st);
+
+/*
+ * Is the code @c (USTACK_ARCH_PLT_PEEK_LEN bytes at a direct call's
+ * target) a PLT stub, a jump elsewhere through the GOT?
+ */
+bool ustack_arch_plt_stub(const u8 *c);
 
 #endif /* USTACK_SFRAME_WALK_H */

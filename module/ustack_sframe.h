@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SFrame (v1, v2, v3) decoder and x86-64 unwind step.
+ * The SFrame core: the SFrame (v1, v2, v3) decoder, the unwind step and
+ * the walk loop (module/core.mk lists its files).
  *
  * One source for ustack.ko and the user-space tools: the section and the
- * stack are read only through sframe_env.h.  No allocation, no locks, no
+ * stack are read only through sframe_env.h, and what the CPU decides
+ * (registers, frames, the signal trampoline) is arch.h's.  No allocation, no locks, no
  * recursion; every loop is bounded by a count from a validated header.
  *
  *   struct sframe_sec sec;
@@ -33,6 +35,7 @@
 #define USTACK_USTACK_SFRAME_H
 
 #include "sframe_env.h"
+#include "arch.h"
 
 #define SFRAME_MAGIC			0xdee2
 #define SFRAME_VERSION_1		1
@@ -70,16 +73,17 @@
 #define SFRAME_FLEX_RESERVED		0x4
 #define SFRAME_FLEX_REGNUM(w)		((w) >> 3)
 
-/* v1 has no rep_size: the x86-64 PLT entries it covers are 16 bytes. */
-#define SFRAME_V1_PCMASK_SIZE		16
+/* v1 has no rep_size: the PLT entries it covers are the CPU's size. */
+#define SFRAME_V1_PCMASK_SIZE		USTACK_ARCH_PLT_ENTRY_SIZE
 /* Max data words in one FRE; 4 bits of N allow 15. */
 #define SFRAME_MAX_WORDS		15
 
-/* DWARF register numbers, x86-64 */
-#define SFRAME_REG_RBP			6
-#define SFRAME_REG_RSP			7
-#define SFRAME_REG_RA			16
-#define SFRAME_NR_REGS			17
+/* DWARF register numbers of the CPU's stack and frame pointers */
+#define SFRAME_REG_SP			USTACK_ARCH_REG_SP
+#define SFRAME_REG_FP			USTACK_ARCH_REG_FP
+/* the return address column; registers 0 .. SFRAME_NR_REGS - 1 */
+#define SFRAME_REG_RA			USTACK_ARCH_REG_RA
+#define SFRAME_NR_REGS			USTACK_ARCH_NR_REGS
 
 enum sframe_code {
 	SFRAME_OK		= 0,
@@ -89,7 +93,7 @@ enum sframe_code {
 	SFRAME_E_HDR_TRUNC	= -3,	/* shorter than the header */
 	SFRAME_E_MAGIC		= -4,
 	SFRAME_E_VERSION	= -5,
-	SFRAME_E_ABI		= -6,	/* not AMD64 little-endian */
+	SFRAME_E_ABI		= -6,	/* not the CPU's ABI (USTACK_ARCH_SFRAME_ABI) */
 	SFRAME_E_FLAGS		= -7,	/* unknown flag for this version */
 	SFRAME_E_AUXHDR		= -8,	/* auxiliary header past the end */
 	SFRAME_E_FDE_OFF	= -9,	/* FDE array outside the section */
@@ -323,11 +327,11 @@ void ustack_sframe_cache_reset(struct sframe_cache *c);
 /*
  * The walk: the one loop ustack.ko runs (module/walk.c) and the tests, the
  * fuzzer and the benchmarks drive.  Frame by frame: a return address on
- * the x86-64 rt_sigreturn trampoline (arch_x86.h) is a signal frame, whose
- * interrupted registers come from the ucontext on the stack; else the rule
- * for the PC, from the rule cache or from the section find_sec() gives;
- * else the frame-pointer rule.  Consecutive frames whose rules are cached
- * are taken in cached runs.
+ * the architecture's rt_sigreturn trampoline (arch.h) is a signal frame,
+ * whose interrupted registers come from the signal frame on the stack;
+ * else the rule for the PC, from the rule cache or from the section
+ * find_sec() gives; else the frame-pointer rule.  Consecutive frames whose
+ * rules are cached are taken in cached runs.
  *
  * The environment is in small hooks, all optional.  A hook gets the walk,
  * so a caller may embed struct sframe_walk in its own context.
@@ -410,11 +414,11 @@ u32 ustack_sframe_walk(struct sframe_walk *w);
 
 /*
  * The call instruction that ends where a return address @ret points:
- * @b holds the SFRAME_CALL_MAX_LEN bytes before @ret.  Its length, E8
- * rel32 (5; *@target set to its target) or FF /2 (2..7: register,
- * memory, SIB, disp8, disp32, RIP-relative; *@target left alone), or 0.
+ * @b holds the SFRAME_CALL_MAX_LEN bytes before @ret.  Its length, or 0;
+ * *@target set for a direct call, left alone for an indirect one.  The
+ * architecture's (arch_<arch>_unwind.c says which instructions).
  */
-#define SFRAME_CALL_MAX_LEN	7
+#define SFRAME_CALL_MAX_LEN	USTACK_ARCH_CALL_MAX_LEN
 u32 ustack_sframe_call_before(const u8 *b, u64 ret, u64 *target);
 
 #ifndef __KERNEL__

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The architecture seam.  Generic code includes this header, never an
+ * arch_<arch>.h: it picks the one of the CPU the module (or a tool) is
+ * built for.  An architecture is
+ *   arch_<arch>.h          the names every arch defines (USTACK_ARCH_*,
+ *                          ustack_arch_*()): the SFrame core's registers,
+ *                          frames and signal trampoline for all builds,
+ *                          the kernel side (registers, vDSO, NMI, system
+ *                          calls) under __KERNEL__;
+ *   arch_<arch>_unwind.c   its part of the core's walk (sframe_walk.h:
+ *                          signal frames, call instructions, PLT stubs),
+ *                          which core.mk and Kbuild pick by the kernel's
+ *                          name of the architecture (SRCARCH);
+ *   arch.mk                a line for the machine name uname gives.
+ * docs/DESIGN.md says how to add one.
+ */
+#ifndef USTACK_ARCH_H
+#define USTACK_ARCH_H
+
+#if defined(__x86_64__)
+#include "arch_x86.h"
+#else
+#error "ustack: no arch_<arch>.h for this architecture (see docs/DESIGN.md)"
+#endif
+
+#endif /* USTACK_ARCH_H */

@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0
+# The make side of arch.h: USTACK_ARCH, the kernel's name of the
+# architecture (SRCARCH) whose arch_$(USTACK_ARCH)_unwind.c the SFrame
+# core is built with.  Kbuild knows SRCARCH; a user-space build maps the
+# machine name uname gives, as the kernel's own Makefile does.
+USTACK_ARCH ?= $(if $(SRCARCH),$(SRCARCH),$(shell uname -m | \
+		sed -e 's/^x86_64$$/x86/' -e 's/^aarch64$$/arm64/'))
