@@ -34,7 +34,7 @@ int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 					 text_hi);
 }
 
-int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sf_reader *rd,
+int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sframe_reader *rd,
 			      unsigned long base, u64 len, u64 vaddr,
 			      u64 text_lo, u64 text_hi)
 {

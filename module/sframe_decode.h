@@ -38,7 +38,7 @@ static __always_inline int sf_sec_copy(const struct sframe_sec *sec, void *dst,
 				       u32 off, size_t len)
 {
 	if (unlikely(sec->rd))
-		return sf_reader_copy(sec->rd, dst, off, len);
+		return sec->rd->copy(sec->rd, dst, off, len);
 	return sf_copy(dst, sec->base + off, len);
 }
 
@@ -151,8 +151,10 @@ static __always_inline int sf_win_at(const struct sframe_sec *sec,
 
 #ifdef SF_ENV_DIRECT
 	/* local memory: the checked bytes in place, no copy */
-	*p = sf_env_direct(sec->base + pos);
-	return 0;
+	if (likely(!sec->rd)) {
+		*p = sf_env_direct(sec->base + pos);
+		return 0;
+	}
 #endif
 	if (pos < w->at || pos - w->at + need > w->len) {
 		err = sf_win_fill(sec, w, pos);

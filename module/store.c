@@ -239,11 +239,11 @@ static int store_refuse(int err, const char *why, int code)
  */
 static int store_check_section(struct store_ent *e, u64 len, u64 vaddr)
 {
-	struct sf_reader rd = {};
+	struct store_reader rd = {};
 	int err;
 
 	ustack_store_rd_bind(&rd, get_file(e->file), e->off, len);
-	err = ustack_sframe_sec_init_rd(&e->sec, &rd, 0, len, vaddr, 0, 0);
+	err = ustack_sframe_sec_init_rd(&e->sec, &rd.sf, 0, len, vaddr, 0, 0);
 	if (!err)
 		err = ustack_sframe_validate(&e->sec);
 	if (err)
@@ -505,7 +505,7 @@ static struct file *store_use(struct store_ent *e, u64 start, u64 end,
  * Return: 0, or -ENOENT.
  */
 int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
-			struct sf_reader *rd)
+			struct store_reader *rd)
 {
 	struct file *sf = NULL;
 	struct store_ent *e;
@@ -545,7 +545,7 @@ int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
 	if (!sf)
 		return -ENOENT;
 bind:
-	sec->rd = rd;
+	sec->rd = &rd->sf;
 	ustack_store_rd_bind(rd, sf, sf_off, sec->len);
 	atomic_long_inc(&store_hits);
 	return 0;

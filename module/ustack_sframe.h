@@ -162,10 +162,22 @@ struct sframe_rule {
 	u32 fre_idx;		/* index of the FRE within its FDE */
 };
 
+/*
+ * A section whose bytes are not where sf_copy() reads them (sframe_env.h:
+ * user memory in the kernel, local memory in the tools) has a reader,
+ * owned by the layer above, which embeds it in its own state: a store
+ * file read through the page cache (store_read.c), a file's bytes in a
+ * kernel buffer (discovery.c).  @copy copies @len bytes at section offset
+ * @off into @dst: 0 or -EFAULT.  It is called in the caller's context.
+ */
+struct sframe_reader {
+	int (*copy)(struct sframe_reader *rd, void *dst, u64 off, size_t len);
+};
+
 /* A decoded section; fill with ustack_sframe_sec_init(), then read only. */
 struct sframe_sec {
 	unsigned long base;	/* where its bytes are read (see env) */
-	struct sf_reader *rd;	/* or, if set, who reads them (see env) */
+	struct sframe_reader *rd;	/* or, if set, who reads them */
 	u64 vaddr;		/* where it is mapped: base of PC arithmetic */
 	u64 text_lo, text_hi;	/* PCs outside are no-info; 0, 0: no limit */
 	u32 len;		/* bytes used: header to end of last part */
@@ -220,8 +232,8 @@ struct sframe_budget {
 
 int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 		    u64 vaddr, u64 text_lo, u64 text_hi);
-/* The same for a section read by @rd (sframe_env.h), if not NULL. */
-int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sf_reader *rd,
+/* The same for a section read by @rd, if not NULL (@base unused then). */
+int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sframe_reader *rd,
 			      unsigned long base, u64 len, u64 vaddr,
 			      u64 text_lo, u64 text_hi);
 /* FDE @idx, checked against the section (not against its neighbours). */

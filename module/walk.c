@@ -125,7 +125,7 @@ struct walk_cache {
 	u64 sgen;		/* store generation read before the lookup */
 	bool valid, have;
 	bool cacheable;		/* @sec's rules may be cached under @gen */
-	struct sf_reader rd;	/* reads a store section */
+	struct store_reader rd;	/* reads a store section */
 };
 
 static const struct sframe_sec *walk_find(struct walk_cache *c,
