@@ -94,8 +94,30 @@
 #error "ustack supports x86-64 only"
 #endif
 
-/* The ELF machine of the objects whose PT_GNU_SFRAME the walk reads. */
+/* The ELF objects whose PT_GNU_SFRAME the walk reads (ustack_elf.h). */
 #define USTACK_ARCH_ELF_MACHINE	EM_X86_64
+#define USTACK_ARCH_ELF_DATA	ELFDATA2LSB
+/* The CPU's name, in the kernel log's reasons. */
+#define USTACK_ARCH_NAME	"x86-64"
+
+/*
+ * Does the task of user-mode @regs run the native 64-bit ABI (not a
+ * 32-bit or x32 task)?  SFrame and cooperative unwinding serve only it.
+ */
+static inline bool ustack_arch_user_native(struct pt_regs *regs)
+{
+	return user_64bit_mode(regs);
+}
+
+/*
+ * Has a user thread's @regs been set by a return to user space?
+ * copy_thread() gives io_uring and other user workers user-mode registers
+ * with IP and SP 0, which no task returning to user space has.
+ */
+static inline bool ustack_arch_user_regs_set(const struct pt_regs *regs)
+{
+	return regs->ip || regs->sp;
+}
 
 /* Is @vma the vDSO of its mm? */
 static inline bool ustack_arch_is_vdso(const struct vm_area_struct *vma)

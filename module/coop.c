@@ -42,7 +42,7 @@
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/uaccess.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "coop.h"
 #include "deferred.h"
 #include "ring.h"
@@ -237,7 +237,7 @@ static void deliver(const struct ustack_task *st)
 
 	if (!sig || st->end == USTACK_END_EXIT || st->end == USTACK_END_EXEC ||
 	    (current->flags & PF_EXITING) ||
-	    !user_64bit_mode(task_pt_regs(current)))
+	    !ustack_arch_user_native(task_pt_regs(current)))
 		return;
 	raw_spin_lock_irqsave(&threads_lock, flags);
 	e = thread_lookup();
@@ -311,7 +311,7 @@ int ustack_coop_on(int sig)
 
 	if (sig < SIGRTMIN || sig > SIGRTMAX)
 		return -EINVAL;
-	if (!user_64bit_mode(task_pt_regs(current)))
+	if (!ustack_arch_user_native(task_pt_regs(current)))
 		return -EOPNOTSUPP;
 	mutex_lock(&procs_lock);
 	for (i = 0; i < COOP_PROCS; i++) {

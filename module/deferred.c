@@ -56,7 +56,7 @@
 #include <linux/tracepoint.h>
 #include <linux/user-return-notifier.h>
 #include <linux/vmalloc.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "deferred.h"
 #include "internal.h"
 #include "nmi_excl.h"

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include <linux/user-return-notifier.h>
 #include <uapi/ustack.h>
+#include "arch.h"
 #include "compat.h"
 
 struct task_struct;
@@ -68,15 +69,14 @@ struct ustack_client {
 /*
  * A task that runs user code: not a kernel thread, not an io_uring or other
  * user worker.  An io-wq worker clears PF_IO_WORKER in its exit (6.1), so
- * its registers tell too: copy_thread() gives such threads user-mode
- * registers with IP and SP 0, which no task returning to user space has.
+ * its registers tell too (ustack_arch_user_regs_set()).
  */
 static inline bool ustack_runs_user_code(struct task_struct *t)
 {
 	struct pt_regs *regs = task_pt_regs(t);
 
 	return t->mm && !(t->flags & (PF_KTHREAD | USTACK_PF_WORKERS)) &&
-	       user_mode(regs) && (regs->ip || regs->sp);
+	       user_mode(regs) && ustack_arch_user_regs_set(regs);
 }
 
 /* Per-task pool, sized at load (parameters max_frames, max_tasks). */

@@ -16,7 +16,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cleanup.h>
-#include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -28,10 +27,7 @@
 #include "registry.h"
 #include "ustack_sframe.h"
 #include "text_map.h"
-
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME	0x6474e554
-#endif
+#include "ustack_elf.h"
 
 #define UDISC_SLOTS	64
 #define UDISC_MAX_PHDRS	64
@@ -76,12 +72,7 @@ static void disc_read(struct file *file, struct disc_ent *e)
 	e->nloads = 0;
 	if (kernel_read(file, &eh, sizeof(eh), &pos) != sizeof(eh))
 		return;
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_machine != EM_X86_64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !eh.e_phnum || eh.e_phnum > UDISC_MAX_PHDRS)
+	if (!ustack_elf_usable(&eh, UDISC_MAX_PHDRS))
 		return;
 	len = eh.e_phnum * sizeof(*ph);
 	ph = kmalloc(len, GFP_KERNEL);

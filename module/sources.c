@@ -489,7 +489,7 @@ static void any_record(struct any_src *src, struct pt_regs *regs)
 
 /*
  * Registered on tracepoints of every prototype: the arguments after @data
- * are never read (x86-64 passes them in registers the callee may ignore).
+ * are never read (64-bit ABIs pass them in registers the callee may ignore).
  */
 static void probe_any_tp(void *data)
 {

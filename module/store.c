@@ -23,7 +23,6 @@
 
 #include <linux/capability.h>
 #include <linux/cleanup.h>
-#include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -37,11 +36,12 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "file_id.h"
 #include "internal.h"
 #include "store.h"
 #include "text_map.h"
+#include "ustack_elf.h"
 
 static unsigned int store_max = 16384;
 module_param(store_max, uint, 0644);
@@ -162,12 +162,7 @@ static int store_read_loads(const struct store_obj *obj, struct store_ent *e)
 	u32 i;
 
 	if (!store_obj_read(obj, &eh, sizeof(eh), 0) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_machine != EM_X86_64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !eh.e_phnum || eh.e_phnum > STORE_MAX_PHDRS)
+	    !ustack_elf_usable(&eh, STORE_MAX_PHDRS))
 		return -EINVAL;
 	for (i = 0; i < eh.e_phnum && e->nloads < STORE_MAX_LOADS; i++) {
 		if (!store_obj_read(obj, &ph, sizeof(ph),
@@ -346,8 +341,8 @@ static int store_add(const struct sframe_store_reg *r)
 	if (err) {
 		kfree(e);
 		if (vdso)
-			return store_refuse(-EOPNOTSUPP, "the caller's vDSO is not x86-64 ELF64", 0);
-		return store_refuse(err, "object not an x86-64 ELF file", 0);
+			return store_refuse(-EOPNOTSUPP, "the caller's vDSO is not " USTACK_ARCH_NAME " ELF64", 0);
+		return store_refuse(err, "object not an " USTACK_ARCH_NAME " ELF file", 0);
 	}
 	e->file = store_fget(r->sframe_fd);
 	if (IS_ERR(e->file)) {

@@ -10,7 +10,7 @@
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
-#include "arch_x86.h"
+#include "arch.h"
 
 struct ustack_text_map {
 	u64 start, end;		/* the mapping, or [pc, pc + 1) if none */

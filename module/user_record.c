@@ -13,7 +13,7 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "deferred.h"
 #include "internal.h"
 #include "render.h"
