@@ -246,9 +246,12 @@ static __always_inline int sf_fre_scan(const struct sframe_sec *sec,
 				err = SFRAME_E_FRE_START;
 			break;
 		}
-		*pk = (struct sf_pick){ .idx = i, .pos = pos, .start = start,
-					.size = size, .info = info,
-					.found = true };
+		pk->found = true;
+		pk->idx = i;
+		pk->pos = pos;
+		pk->start = start;
+		pk->info = info;
+		pk->size = size;
 		least = start + 1;
 		pos += size;
 		avail -= size;

@@ -13,7 +13,7 @@
  */
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
-#include "sframe_walk.h"
+#include "sframe_step.h"
 
 static const struct sframe_walk_ops sf_no_ops;
 
@@ -70,7 +70,8 @@ static int sf_walk_rule(struct sframe_walk *w,
 	const struct sframe_sec *sec = w->sec;
 	int err;
 
-	if (ustack_sframe_walk_cache_get(w, ops, pc, r, no_tramp))
+	if (sf_walk_has_cache(w, ops) &&
+	    ustack_sframe_walk_cache_get(w, ops, pc, r, no_tramp))
 		return 0;
 	if (!sec || !sec->text_hi || pc < sec->text_lo || pc >= sec->text_hi) {
 		w->sec_cacheable = false;
@@ -80,7 +81,7 @@ static int sf_walk_rule(struct sframe_walk *w,
 	}
 	err = sec ? ustack_sframe_find_budget(sec, pc, r, &w->budget) :
 		    SFRAME_E_NOINFO;
-	if (!err && w->sec_cacheable)
+	if (!err && w->sec_cacheable && sf_walk_has_cache(w, ops))
 		ustack_sframe_walk_cache_put(w, ops, pc, r, no_tramp);
 	return err;
 }
@@ -115,7 +116,7 @@ static int sf_walk_no_info(struct sframe_walk *w,
 		return -1;
 	}
 	*method = USTACK_METHOD_FP;
-	err = ustack_sframe_fp_step(st);
+	err = sf_fp_step(st);
 	if (err == SFRAME_E_RA) {
 		/* A zero return address ends the chain. */
 		*end = USTACK_END_OUTERMOST;
@@ -152,7 +153,7 @@ static int sf_walk_step(struct sframe_walk *w,
 		}
 		*method = (r.flags & SFRAME_R_SIGNAL) ?
 			  USTACK_METHOD_SIGNAL : USTACK_METHOD_SFRAME;
-		err = ustack_sframe_step(&r, st);
+		err = sf_step(&r, st);
 	} else if (err == SFRAME_E_NOINFO) {
 		return sf_walk_no_info(w, ops, st, method, end);
 	}
@@ -202,7 +203,8 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 	u8 method, end = USTACK_END_DEPTH;
 
 	while (nr) {
-		nr = ustack_sframe_walk_cached(w, ops, &st, nr, stop);
+		if (sf_walk_has_cache(w, ops))
+			nr = ustack_sframe_walk_cached(w, ops, &st, nr, stop);
 		if (nr >= max) {
 			end = USTACK_END_DEPTH;
 			break;

@@ -38,6 +38,13 @@ static __always_inline int sf_load_block(const struct sframe_state *st,
 	return sf_copy(dst, (unsigned long)addr, len) ? SFRAME_E_FAULT : 0;
 }
 
+/* Has the walk a rule cache (its own, or the hooks')? */
+static __always_inline bool sf_walk_has_cache(const struct sframe_walk *w,
+					      const struct sframe_walk_ops *ops)
+{
+	return ops->cache_begin || w->cache;
+}
+
 /*
  * The cached rule for @pc, if any.  @no_tramp: the code at pc + 1 was
  * just looked at and is no signal trampoline (see sframe_cache.c).
