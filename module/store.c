@@ -301,6 +301,35 @@ static int store_insert(struct store_ent *e, bool keep)
 	return 0;
 }
 
+/*
+ * @e's store file and section, of request @r (whose range ends at @end):
+ * opened, readable as walks read it, and valid.  0, or the refusal's
+ * errno with no reference kept.
+ */
+static int store_open_section(struct store_ent *e,
+			      const struct sframe_store_reg *r, u64 end)
+{
+	int err;
+
+	e->file = store_fget(r->sframe_fd);
+	if (IS_ERR(e->file)) {
+		err = PTR_ERR(e->file);
+		e->file = NULL;
+		return store_refuse(err, "store fd", 0);
+	}
+	if (!ustack_store_rd_usable(e->file))
+		err = store_refuse(-EINVAL, "store file not readable through the page cache", 0);
+	else if (end > i_size_read(file_inode(e->file)))
+		err = store_refuse(-EINVAL, "range past the store file's end", 0);
+	else
+		err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
+	if (err) {
+		fput(e->file);
+		e->file = NULL;
+	}
+	return err;
+}
+
 static int store_add(const struct sframe_store_reg *r)
 {
 	struct file *obj __free(fput) = NULL;
@@ -344,23 +373,11 @@ static int store_add(const struct sframe_store_reg *r)
 			return store_refuse(-EOPNOTSUPP, "the caller's vDSO is not " USTACK_ARCH_NAME " ELF64", 0);
 		return store_refuse(err, "object not an " USTACK_ARCH_NAME " ELF file", 0);
 	}
-	e->file = store_fget(r->sframe_fd);
-	if (IS_ERR(e->file)) {
-		err = PTR_ERR(e->file);
+	err = store_open_section(e, r, end);
+	if (err) {
 		kfree(e);
-		return store_refuse(err, "store fd", 0);
+		return err;
 	}
-	if (!ustack_store_rd_usable(e->file)) {
-		err = store_refuse(-EINVAL, "store file not readable through the page cache", 0);
-		goto fail;
-	}
-	if (end > i_size_read(file_inode(e->file))) {
-		err = store_refuse(-EINVAL, "range past the store file's end", 0);
-		goto fail;
-	}
-	err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
-	if (err)
-		goto fail;
 	e->key = k;
 	err = store_insert(e, keep);
 	if (err)
