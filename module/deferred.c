@@ -58,7 +58,7 @@
 #include <linux/vmalloc.h>
 #include "arch.h"
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "nmi_excl.h"
 #include "task_pool.h"
 #include "tp.h"

@@ -23,7 +23,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "file_id.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "registry.h"
 #include "ustack_sframe.h"
 #include "text_map.h"

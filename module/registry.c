@@ -22,7 +22,7 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include "internal.h"
+#include "ustack_limits.h"
 #include "registry_mm.h"
 
 /* ---- registration -------------------------------------------------- */

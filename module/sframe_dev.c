@@ -14,7 +14,7 @@
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
 #include "coop.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "registry.h"
 #include "sframe_dev.h"
 #include "sources.h"

@@ -29,7 +29,7 @@
 #include <linux/sched.h>
 #include <linux/stacktrace.h>
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
 #include "source.h"

@@ -38,7 +38,7 @@
 #include <uapi/ustack.h>
 #include "arch.h"
 #include "file_id.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "store.h"
 #include "text_map.h"
 #include "ustack_elf.h"

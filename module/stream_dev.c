@@ -21,7 +21,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
-#include "internal.h"
+#include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
 #include "sources.h"

@@ -14,7 +14,7 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "task_pool.h"
 
 static struct ustack_task *pool;

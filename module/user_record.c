@@ -15,7 +15,7 @@
 #include <linux/vmalloc.h>
 #include "arch.h"
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
 #include "user_record.h"

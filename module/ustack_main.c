@@ -24,7 +24,7 @@
 #include <linux/moduleparam.h>
 #include "coop.h"
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "nmi_test.h"
 #include "registry.h"
 #include "ring.h"

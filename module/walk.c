@@ -41,7 +41,7 @@
 #include <asm/ptrace.h>
 #include "arch.h"
 #include <uapi/ustack.h>
-#include "internal.h"
+#include "ustack_limits.h"
 #include "registry.h"
 #include "store.h"
 #include "text_map.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* ustack.ko: the limits every layer shares. */
-#ifndef USTACK_INTERNAL_H
-#define USTACK_INTERNAL_H
+#ifndef USTACK_LIMITS_H
+#define USTACK_LIMITS_H
 
 #include <linux/types.h>
 #include <uapi/ustack.h>
@@ -17,4 +17,4 @@
 				 USTACK_FRAMES_LIMIT * sizeof(struct ustack_frame) + \
 				 USTACK_STRTAB_MAX)
 
-#endif /* USTACK_INTERNAL_H */
+#endif /* USTACK_LIMITS_H */
