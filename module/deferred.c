@@ -61,7 +61,7 @@
 #include "ustack_limits.h"
 #include "nmi_excl.h"
 #include "task_pool.h"
-#include "tp.h"
+#include "tracepoint_lookup.h"
 #include "walk.h"
 
 unsigned int ustack_deferred_max_frames = 256;

@@ -10,7 +10,7 @@
 #include <linux/tracepoint.h>
 #include "source.h"
 #include "syscalls.h"
-#include "tp.h"
+#include "tracepoint_lookup.h"
 
 static DECLARE_BITMAP(syscall_set, USTACK_SYSCALL_SLOTS);
 static struct tracepoint *tp_sys_enter, *tp_sched_switch;
