@@ -26,7 +26,7 @@
 #include "ustack_limits.h"
 #include "registry.h"
 #include "ustack_sframe.h"
-#include "text_map.h"
+#include "pc_mapping.h"
 #include "ustack_elf.h"
 
 #define UDISC_SLOTS	64

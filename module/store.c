@@ -40,7 +40,7 @@
 #include "file_id.h"
 #include "ustack_limits.h"
 #include "store.h"
-#include "text_map.h"
+#include "pc_mapping.h"
 #include "ustack_elf.h"
 
 static unsigned int store_max = 16384;

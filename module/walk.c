@@ -44,7 +44,7 @@
 #include "ustack_limits.h"
 #include "registry.h"
 #include "store.h"
-#include "text_map.h"
+#include "pc_mapping.h"
 #include "walk.h"
 
 /* Frames taken from the rule cache per preemption-off stretch. */
