@@ -62,7 +62,7 @@
 #include "nmi_excl.h"
 #include "task_pool.h"
 #include "tracepoint_lookup.h"
-#include "walk.h"
+#include "user_walk.h"
 
 unsigned int ustack_deferred_max_frames = 256;
 unsigned int ustack_deferred_max_tasks = 2048;

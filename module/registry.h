@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The per-mm SFrame registry (registry.c) and ELF discovery
- * (discovery.c), as used by /dev/sframe and the user walk (walk.c).
+ * (discovery.c), as used by /dev/sframe and the user walk (user_walk.c).
  */
 #ifndef USTACK_REGISTRY_H
 #define USTACK_REGISTRY_H

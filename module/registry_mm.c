@@ -14,7 +14,7 @@
  * waiting a writer waits for them to be freed (rcu_barrier()).
  *
  * Each change of an mm's entries gives it a new generation, unique across
- * mms: the per-CPU rule cache (walk.c) keys its entries by it.
+ * mms: the per-CPU rule cache (user_walk.c) keys its entries by it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -19,7 +19,7 @@
 #include "sframe_dev.h"
 #include "sources.h"
 #include "store.h"
-#include "walk.h"
+#include "user_walk.h"
 
 static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The walk: the one loop ustack.ko runs (module/walk.c gives it the
+ * The walk: the one loop ustack.ko runs (module/user_walk.c gives it the
  * kernel's hooks) and the tests, the fuzzer and the benchmarks drive.
  *
  * Frame by frame: as many frames as the rule cache knows (sframe_cache.c),

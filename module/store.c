@@ -12,7 +12,7 @@
  * hash; a removed entry's file reference is dropped after a grace period
  * (call_rcu), so a walk that found it under RCU can still take one.  Each
  * removal (STORE_DEL, a replacing STORE_ADD, STORE_FLUSH) ends a store
- * generation, which the per-CPU rule cache (walk.c) is tagged with: no
+ * generation, which the per-CPU rule cache (user_walk.c) is tagged with: no
  * rule of a removed entry is served after its removal.
  *
  * The vDSO has no file: its one entry (SFRAME_STORE_VDSO) is keyed by the

@@ -11,7 +11,7 @@
  *   sources   sampling, system calls, off-CPU, self (sources.c), and the
  *             user records they are answered with (user_record.c)
  *   engine    cookies, task_work, the stay (deferred.c)
- *   walk      the user walk (walk.c), registry.c, discovery.c
+ *   walk      the user walk (user_walk.c), registry.c, discovery.c
  *   core      SFrame (ustack_sframe.c); the record ring (ring.c); the
  *             trace events the sources emit (trace_events.c)
  *
@@ -35,7 +35,7 @@
 #include "stream_dev.h"
 #include "trace_consumer.h"
 #include "user_record.h"
-#include "walk.h"
+#include "user_walk.h"
 
 static int set_sample_hz(const char *val, const struct kernel_param *kp)
 {

@@ -282,7 +282,7 @@ int ustack_sframe_errno(int code, int malformed);
  * CFA+off, off within s8) and outermost markers; flex and signal rules are
  * looked up each time.  Entries are keyed by PC and by the cache's tag
  * when they were stored: only entries of the current tag are found, so
- * several owners of sections (processes, walk.c) can share the cache, and
+ * several owners of sections (processes, user_walk.c) can share the cache, and
  * a new tag makes all of an owner's entries stale at once.  A cache with
  * one owner keeps tag 0 and is reset whenever a section it may have seen
  * goes away or changes.
@@ -337,7 +337,7 @@ void ustack_sframe_cache_rule(const struct sframe_cache_ent *e,
 void ustack_sframe_cache_reset(struct sframe_cache *c);
 
 /*
- * The walk: the one loop ustack.ko runs (module/walk.c) and the tests, the
+ * The walk: the one loop ustack.ko runs (module/user_walk.c) and the tests, the
  * fuzzer and the benchmarks drive.  Frame by frame: a return address on
  * the architecture's rt_sigreturn trampoline (arch.h) is a signal frame,
  * whose interrupted registers come from the signal frame on the stack;

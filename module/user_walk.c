@@ -45,7 +45,7 @@
 #include "registry.h"
 #include "store.h"
 #include "pc_mapping.h"
-#include "walk.h"
+#include "user_walk.h"
 
 /* Frames taken from the rule cache per preemption-off stretch. */
 #define WALK_CACHED_BURST	64
