@@ -5,7 +5,7 @@
  * The module's entry points and parameters.  Every layer is set up here,
  * bottom first, and torn down in the reverse order:
  *
- *   devices   /dev/ustack (stream_dev.c), /dev/sframe (sframe_dev.c),
+ *   devices   /dev/ustack (ustack_dev.c), /dev/sframe (sframe_dev.c),
  *             debugfs (stats.c, nmi_test.c), the trace events' consumer
  *             (trace_consumer.c)
  *   sources   sampling, system calls, off-CPU, self (sources.c), and the
@@ -32,7 +32,7 @@
 #include "sources.h"
 #include "stats.h"
 #include "store.h"
-#include "stream_dev.h"
+#include "ustack_dev.h"
 #include "trace_consumer.h"
 #include "user_record.h"
 #include "user_walk.h"
@@ -127,7 +127,7 @@ MODULE_PARM_DESC(max_frames, "Frames per user stack (16..1024, at load)");
 module_param_named(max_tasks, ustack_deferred_max_tasks, uint, 0444);
 MODULE_PARM_DESC(max_tasks, "Live tasks with ustack state at once (at load)");
 
-module_param_named(buffer_kb, ustack_stream_dev_buffer_kb, uint, 0644);
+module_param_named(buffer_kb, ustack_dev_buffer_kb, uint, 0644);
 MODULE_PARM_DESC(buffer_kb, "Record buffer size in KiB (applies at the next first open)");
 
 module_param_named(coop_timeout_ms, ustack_coop_timeout_ms, uint, 0644);
@@ -158,7 +158,7 @@ static int __init ustack_init(void)
 	ret = ustack_sframe_dev_init();
 	if (ret)
 		goto err_sources;
-	ret = ustack_stream_dev_init();
+	ret = ustack_dev_init();
 	if (ret)
 		goto err_sframe_dev;
 	ustack_nmi_test_init(ustack_stats_init());
@@ -195,7 +195,7 @@ static void __exit ustack_exit(void)
 	ustack_sync_tasks();
 	ustack_stats_exit();
 	ustack_nmi_test_exit();
-	ustack_stream_dev_exit();
+	ustack_dev_exit();
 	ustack_sframe_dev_exit();
 	ustack_trace_consumer_exit();
 	ustack_sources_exit();
