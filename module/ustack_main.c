@@ -8,12 +8,17 @@
  *   devices   /dev/ustack (ustack_dev.c), /dev/sframe (sframe_dev.c),
  *             debugfs (stats.c, nmi_test.c), the trace events' consumer
  *             (trace_consumer.c)
- *   sources   sampling, system calls, off-CPU, self (sources.c), and the
- *             user records they are answered with (user_record.c)
- *   engine    cookies, task_work, the stay (deferred.c)
- *   walk      the user walk (user_walk.c), registry.c, discovery.c
- *   core      SFrame (ustack_sframe.c); the record ring (ring.c); the
- *             trace events the sources emit (trace_events.c)
+ *   sources   sampling, system calls, off-CPU, self, any tracepoint or
+ *             kprobe (sources.c, source_*.c), and the user records and
+ *             interpreter frames they are answered with (user_record.c,
+ *             coop.c)
+ *   engine    cookies, task_work, the stay (deferred.c, task_pool.c)
+ *   walk      the user walk (user_walk.c), registry*.c, discovery.c,
+ *             store*.c
+ *   core      the SFrame core (core.mk, ustack_sframe.h); the record ring
+ *             (ring.c); the trace events the sources emit (trace_events.c)
+ *
+ * docs/DESIGN.md tells the layers, a sample's life and the context rules.
  *
  * Each layer calls only the layers below it; a client of a lower layer
  * registers with it.

@@ -668,7 +668,7 @@ fi
 
 # End to end on the host: with fakedev.so standing in for /dev/sframe (it
 # validates each registration as the kernel would and keeps a table), a
-# walk with module/ustack_sframe.c over what the shim registered (SFrame only,
+# walk with the SFrame core over what the shim registered (SFrame only,
 # no frame-pointer fallback) equals glibc's backtrace() frame for frame,
 # through an -O2 main without frame pointers, a dlopen'd library and libc's
 # qsort internals (libc, ld.so, main, libcb and the vDSO from the generated

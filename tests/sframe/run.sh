@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sframe: the SFrame decoder/step core (module/ustack_sframe.c).
+# tests/sframe: the SFrame core (module/core.mk: decoder, step, walk).
 #  corpus   C and C++ programs built here with gcc -Wa,--gsframe (v1) at
 #           -O0/-O2/-O3/-Os, with and without frame pointers; every PC checked
 #           by sfcheck against .eh_frame (libdw), libsframe 2.40 and the
@@ -77,7 +77,7 @@ done
 # The same cases built by sid's as and ld (SFrame v3 with --gsframe), plus v3
 # only shapes (flex DRAP FDE, signal bit) and the PLT sections: .plt.sec
 # (IBT) and .plt.got, whose ld 2.47 rule .eh_frame contradicts (see
-# sf_plt_entry() in module/ustack_sframe.c). libsframe 2.40 reads v1 only:
+# sf_plt_entry() in module/sframe_find.c). libsframe 2.40 reads v1 only:
 # the libsframe check is skipped for these, the others all run.
 v3bins=()
 sid=
