@@ -8,8 +8,9 @@
  *                          frames and signal trampoline for all builds,
  *                          the kernel side (registers, vDSO, NMI, system
  *                          calls) under __KERNEL__;
- *   arch_<arch>_unwind.c   its part of the core's walk (sframe_walk.h:
- *                          signal frames, call instructions, PLT stubs),
+ *   arch_<arch>_unwind.c   its part of the core's walk (declared below:
+ *                          signal frames, PLT stubs; and the call before
+ *                          a return address, ustack_sframe.h),
  *                          which core.mk and Kbuild pick by the kernel's
  *                          name of the architecture (SRCARCH);
  *   arch.mk                a line for the machine name uname gives.
@@ -23,5 +24,23 @@
 #else
 #error "ustack: no arch_<arch>.h for this architecture (see docs/DESIGN.md)"
 #endif
+
+/* ---- the architecture's part of the walk: arch_<arch>_unwind.c ---------- */
+
+struct sframe_state;
+struct sframe_walk;
+
+/*
+ * @st is at the signal trampoline, SP where the kernel left the signal
+ * frame: the interrupted frame's registers, into w->gpr and @st (a
+ * topmost frame again).  0 or an SFrame code.
+ */
+int ustack_arch_signal_step(struct sframe_walk *w, struct sframe_state *st);
+
+/*
+ * Is the code @c (USTACK_ARCH_PLT_PEEK_LEN bytes at a direct call's
+ * target) a PLT stub, a jump elsewhere through the GOT?
+ */
+bool ustack_arch_plt_stub(const u8 *c);
 
 #endif /* USTACK_ARCH_H */

@@ -6,7 +6,7 @@
  * into ustack.ko and the tools (core.mk); its constants are arch_x86.h's.
  */
 #include "ustack_sframe.h"
-#include "sframe_walk.h"
+#include "sframe_stack.h"
 
 /*
  * @st is at __restore_rt, SP at the signal frame's ucontext: go on from

@@ -19,4 +19,5 @@ USTACK_CORE_SRCS := sframe_decode.c sframe_find.c sframe_step.c \
 		    arch_$(USTACK_ARCH)_unwind.c
 # ustack_sframe.h is the core's interface; the others are its own.
 USTACK_CORE_HDRS := ustack_sframe.h sframe_env.h sframe_decode.h \
-		    sframe_walk.h sframe_step.h arch.h arch_$(USTACK_ARCH).h
+		    sframe_stack.h sframe_step.h \
+		    sframe_cache.h sframe_scan.h arch.h arch_$(USTACK_ARCH).h

@@ -11,7 +11,7 @@
  */
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
-#include "sframe_walk.h"
+#include "sframe_cache.h"
 
 /*
  * Set of lookup PC @pc, indexed by pc + 1: the return address itself for a

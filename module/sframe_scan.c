@@ -8,7 +8,8 @@
  */
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
-#include "sframe_walk.h"
+#include "sframe_scan.h"
+#include "sframe_stack.h"
 
 /* sf_guess_rank() */
 #define SF_GUESS_NONE		0

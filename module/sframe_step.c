@@ -6,7 +6,7 @@
  * Every value read from the stack is checked before it becomes the next
  * frame: the CFA must lie above the SP and be aligned, the return address
  * must not be 0; a rule that needs a register the frame does not have is
- * refused.  Stack reads go through sf_load() (sframe_walk.h): bounded by
+ * refused.  Stack reads go through sf_load() (sframe_stack.h): bounded by
  * the state's stack range where one is set.  The default shape and the
  * frame-pointer rule are sframe_step.h's, inline into the walk loop; the
  * general shape of v3 flex rules is here.

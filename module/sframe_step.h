@@ -7,7 +7,7 @@
 #ifndef USTACK_SFRAME_STEP_H
 #define USTACK_SFRAME_STEP_H
 
-#include "sframe_walk.h"
+#include "sframe_stack.h"
 
 /* Any other shape (v3 flex rules): sframe_step.c. */
 int ustack_sframe_step_flex(const struct sframe_rule *r,

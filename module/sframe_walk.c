@@ -13,6 +13,8 @@
  */
 #include "ustack_sframe.h"
 #include "uapi/ustack.h"
+#include "sframe_cache.h"
+#include "sframe_scan.h"
 #include "sframe_step.h"
 
 static const struct sframe_walk_ops sf_no_ops;
