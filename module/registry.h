@@ -13,9 +13,6 @@
 struct mm_struct;
 struct ustack_text_map;
 
-/* Per-process caps. */
-#define REG_MAX_ENTRIES	256
-#define REG_MAX_BYTES		((u64)USTACK_SFRAME_MAX_BYTES)	/* sum of sframe_len */
 
 /*
  * Register/unregister for current->mm.  Returns 0 or a negative errno:

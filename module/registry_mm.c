@@ -38,12 +38,8 @@ static atomic_long_t reg_pending = ATOMIC_LONG_INIT(0);
 /* Bytes of live registry memory (sets and per-mm state), for the stats. */
 static atomic_long_t reg_bytes = ATOMIC_LONG_INIT(0);
 
-/**
- * ustack_registry_memory() - bytes of live registry memory
- *
- * Return: the bytes of sets and per-mm state allocated now (stats).
- */
-long ustack_registry_memory(void)
+/* Bytes of live registry memory (sets and per-mm state). */
+long ustack_reg_bytes(void)
 {
 	return atomic_long_read(&reg_bytes);
 }
@@ -59,27 +55,6 @@ void ustack_reg_changed(struct reg_mm *um)
 	lockdep_assert_held(&um->lock);
 	/* Release: a reader that sees the value sees the change. */
 	smp_store_release(&um->gen, (u64)atomic64_inc_return(&reg_gen));
-}
-
-/**
- * ustack_registry_generation() - the generation of one mm's registry
- * @mm: the address space
- *
- * Return: a value that changes after every registration change of @mm,
- * never the value of another mm, 0 if @mm has no registry (no rule may be
- * cached then); a lookup after reading it sees every change made before it
- * (acquire).
- */
-u64 ustack_registry_generation(struct mm_struct *mm)
-{
-	struct reg_mm *um;
-
-	if (hash_empty(ustack_reg_hash))
-		return 0;
-	guard(rcu)();
-	um = ustack_reg_find_mm(mm);
-	/* Acquire: pairs with ustack_reg_changed(); the lookup comes after. */
-	return um ? smp_load_acquire(&um->gen) : 0;
 }
 
 /* ---- sets ---------------------------------------------------------- */
@@ -223,50 +198,29 @@ struct reg_mm *ustack_reg_get_mm(struct mm_struct *mm)
 	return um;
 }
 
-/**
- * ustack_registry_watch() - may a mapping's rules be cached?
- * @lo: start of a text range of current->mm with a section that is not
- *      registered (the file's own SFrame, or the store's)
- * @hi: its end
- * @gen: the mm's generation, read before that section was looked up
- *
- * Rules may stay in a rule cache under the mm's generation only while any
- * unmapping of their text changes it: for a registered section the probes
- * see to that; for these, the range must have been watched since before
- * @gen.  A range not watched yet is watched from now on (under a new
- * generation, so that no walk that read the old one may cache it), so
- * that later walks may cache its rules.  At most REG_WATCH_MAX ranges per
- * mm; an unmapping ends the watch of the ranges it touches.
- *
- * Sleeps (the mm's registry may be created).
- *
- * Return: true if rules of [@lo, @hi) looked up after reading @gen may be
- * cached under @gen.
+/*
+ * [lo, hi) is covered by VMAs without holes, each with all of @flags.
+ * Returns 0, -ENXIO (hole) or -EACCES (flags).
  */
-bool ustack_registry_watch(u64 lo, u64 hi, u64 gen)
+int ustack_reg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
+			   unsigned long flags)
 {
-	struct mm_struct *mm = current->mm;
-	struct reg_mm *um;
-	u32 i;
+	struct vm_area_struct *vma;
+	u64 at = lo;
+	int n = 0;
 
-	might_sleep();
-	if (!mm || lo >= hi || !ustack_reg_sighted())
-		return false;
-	/* @mm is ours: alive until we are done. */
-	um = ustack_reg_mm_of(mm);
-	if (IS_ERR(um))
-		return false;
-	guard(raw_spinlock)(&um->lock);
-	for (i = 0; i < um->nwatch; i++)
-		if (lo >= um->watch[i].lo && hi <= um->watch[i].hi)
-			return gen && um->gen == gen;
-	if (um->gone || um->nwatch == REG_WATCH_MAX)
-		return false;
-	um->watch[um->nwatch].lo = lo;
-	um->watch[um->nwatch].hi = hi;
-	WRITE_ONCE(um->nwatch, um->nwatch + 1);
-	ustack_reg_changed(um);
-	return false;
+	mmap_assert_locked(mm);
+	while (at < hi) {
+		vma = find_vma(mm, at);
+		if (!vma || vma->vm_start > at)
+			return -ENXIO;
+		if ((vma->vm_flags & flags) != flags)
+			return -EACCES;
+		at = vma->vm_end;
+		if (++n > 65536)	/* bounded: VMAs are at least a page */
+			return -ENXIO;
+	}
+	return 0;
 }
 
 /*

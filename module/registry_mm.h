@@ -15,7 +15,8 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
-#include "registry.h"
+#include "ustack_limits.h"
+#include "ustack_sframe.h"
 
 struct reg_ent {
 	struct sframe_sec sec;	/* text range: sec.text_lo .. sec.text_hi */
@@ -79,6 +80,8 @@ static inline bool reg_overlap(u64 a_lo, u64 a_hi, u64 b_lo, u64 b_hi)
 
 /* ---- registry_mm.c ----------------------------------------------------- */
 
+/* Bytes of live registry memory (sets and per-mm state). */
+long ustack_reg_bytes(void);
 /* After every change of @um's entries, under @um->lock: a new generation. */
 void ustack_reg_changed(struct reg_mm *um);
 /* @mm's registry, or NULL.  Under RCU. */
@@ -101,16 +104,16 @@ void ustack_reg_set_put(struct reg_set *s);
 /* Bound what waits for grace periods.  May sleep; no lock held. */
 void ustack_reg_throttle(void);
 
-/* ---- registry_probes.c, registry.c, registry_fork.c -------------------- */
+/* [lo, hi) of @mm is covered by VMAs with all of @flags: 0 or an errno. */
+int ustack_reg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
+			  unsigned long flags);
+
+/* ---- registry_probes.c, registry_fork.c -------------------------------- */
 
 /* The probes are in and none was missed: entries are known mapped. */
 bool ustack_reg_sighted(void);
 int ustack_reg_probes_init(void);
 void ustack_reg_probes_exit(void);
-
-/* [lo, hi) of @mm is covered by VMAs with all of @flags: 0 or an errno. */
-int ustack_reg_check_vmas(struct mm_struct *mm, u64 lo, u64 hi,
-			  unsigned long flags);
 
 int ustack_reg_fork_init(void);
 void ustack_reg_fork_exit(void);
