@@ -11,6 +11,8 @@
 #include <linux/perf_event.h>
 #include "source.h"
 
+unsigned int ustack_sources_hz = 99;
+
 static int cpuhp_state = -1;
 static DEFINE_PER_CPU(struct perf_event *, sample_event);
 static atomic_t sampling_cycles, sampling_clock;	/* CPUs by counter */

@@ -12,6 +12,8 @@
 #include "syscalls.h"
 #include "tracepoint_lookup.h"
 
+bool ustack_sources_offcpu;
+
 static DECLARE_BITMAP(syscall_set, USTACK_SYSCALL_SLOTS);
 static struct tracepoint *tp_sys_enter, *tp_sched_switch;
 static bool sys_enter_on, sched_switch_on, offcpu_live;
