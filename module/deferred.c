@@ -19,8 +19,8 @@
  *
  * Per-task state lives in a fixed pool (task_pool.c: max_tasks entries
  * with max_frames slots each, allocated at load) found through an RCU hash
- * keyed by the task; nothing is allocated on the request path, so requests are safe in
- * hard-IRQ context on PREEMPT_RT too.  A task keeps its state from its
+ * keyed by the task; nothing is allocated on the request path, so
+ * requests are safe in hard-IRQ context on PREEMPT_RT too.  A task keeps its state from its
  * first request until it dies (its last switch-out), when the state goes
  * back to the pool after an RCU grace period; recycling at every stay's
  * end would leave the pool waiting on grace periods under a request
@@ -64,8 +64,6 @@
 #include "tracepoint_lookup.h"
 #include "user_walk.h"
 
-unsigned int ustack_deferred_max_frames = 256;
-unsigned int ustack_deferred_max_tasks = 2048;
 
 static DEFINE_PER_CPU(u32, cookie_counter);
 
@@ -232,7 +230,11 @@ static int request_locked(struct task_struct *t, unsigned int client,
 		return 0;
 	}
 	st = ustack_task_get(t, nmi);
-	if (!st) {
+	if (IS_ERR_OR_NULL(st)) {
+		if (st == ERR_PTR(-EDQUOT))
+			atomic_long_inc(&ustack_stats.share_refused);
+		else if (st)
+			atomic_long_inc(&ustack_stats.nomem);
 		if (nmi)
 			atomic_long_inc(&ustack_stats.nmi_refused);
 		return nmi ? -EBUSY : -ENOMEM;

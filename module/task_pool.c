@@ -13,9 +13,11 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
-#include "deferred.h"
 #include "ustack_limits.h"
 #include "task_pool.h"
+
+unsigned int ustack_deferred_max_frames = 256;
+unsigned int ustack_deferred_max_tasks = 2048;
 
 static struct ustack_task *pool;
 static u64 *pool_ips;
@@ -84,10 +86,9 @@ struct ustack_task *ustack_task_get(struct task_struct *t, bool nmi)
 	share = share_of(task_uid(t));
 	st = share && share->held >= share_cap ? NULL : free_list;
 	/* A user at its share is refused; nomem is an empty pool only. */
-	if (!st)
-		atomic_long_inc(free_list ? &ustack_stats.share_refused :
-					    &ustack_stats.nomem);
-	if (st) {
+	if (!st) {
+		st = free_list ? ERR_PTR(-EDQUOT) : ERR_PTR(-ENOMEM);
+	} else {
 		free_list = st->next_free;
 		if (share)
 			share->held++;
