@@ -34,6 +34,21 @@ int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 					 text_hi);
 }
 
+/**
+ * ustack_sframe_sec_init_rd() - decode and check a section's header
+ * @sec: the section, filled
+ * @rd: the reader of its bytes, or NULL: they are at @base (sframe_env.h)
+ * @base: where the bytes are, without a reader
+ * @len: the bytes the section may use
+ * @vaddr: where it is mapped, the base of its PC arithmetic
+ * @text_lo: the PCs it may cover, from
+ * @text_hi: to (0, 0: no limit)
+ *
+ * The FDE array and the FRE sub-section must lie in @len and below 4 GiB;
+ * nothing past the header is read.
+ *
+ * Return: 0 or a negative enum sframe_code.
+ */
 int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sframe_reader *rd,
 			      unsigned long base, u64 len, u64 vaddr,
 			      u64 text_lo, u64 text_hi)
@@ -203,6 +218,16 @@ int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde
 	return err;
 }
 
+/**
+ * ustack_sframe_validate() - check every FDE and FRE of a section
+ * @sec: a section from ustack_sframe_sec_init()
+ *
+ * Registration, discovery and the store call it once per section, so that
+ * a walk's lookups may trust the order they rely on.  Pauses
+ * (sf_env_pause()) every USTACK_SFRAME_VALIDATE_STRIDE entries.
+ *
+ * Return: 0 or a negative enum sframe_code (SFRAME_E_INTR: a fatal signal).
+ */
 int ustack_sframe_validate(const struct sframe_sec *sec)
 {
 	struct sframe_fde fde;

@@ -368,6 +368,16 @@ static __always_inline int sf_find_fde(const struct sframe_sec *sec, u64 pc,
 	return pc - fde->func_start < fde->func_size ? 0 : SFRAME_E_NOINFO;
 }
 
+/**
+ * ustack_sframe_find_budget() - the rule for one PC
+ * @sec: the section
+ * @pc: the PC (a caller's: its return address less one)
+ * @r: set to the rule
+ * @bud: what the lookup may still spend; spent
+ *
+ * Return: 0, SFRAME_E_NOINFO (no FDE or FRE covers @pc), SFRAME_E_BUDGET,
+ * or the error of a malformed section.
+ */
 int ustack_sframe_find_budget(const struct sframe_sec *sec, u64 pc,
 			      struct sframe_rule *r, struct sframe_budget *bud)
 {

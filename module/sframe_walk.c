@@ -190,6 +190,17 @@ static u32 sf_walk_start(struct sframe_walk *w, struct sframe_state *st)
 	return 1;
 }
 
+/**
+ * ustack_sframe_walk() - walk a stack from its interrupted frame
+ * @w: w->st, the hooks, the frame arrays and their size, the flags
+ *
+ * Runs where its hooks may run: in the kernel, faultable task context
+ * (user_walk.c).  Bounded by w->max_frames and the budget (w->limit, or
+ * USTACK_WALK_MAX_*); pauses between frames and stops a dying task's walk
+ * once it has done real work.
+ *
+ * Return: the frames stored (w->nr); w->end and w->err say why it ended.
+ */
 u32 ustack_sframe_walk(struct sframe_walk *w)
 {
 	const struct sframe_walk_ops *ops = w->ops ? w->ops : &sf_no_ops;
