@@ -56,7 +56,7 @@ log_name=vm-$name${USTACK_LOG_SUFFIX-.$$}
 build=$work/build
 rm -rf "$build" && mkdir -p "$build"
 # Sources only: objects built in the tree for another kernel must not leak in.
-(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' \) -print0 |
+(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
 	cpio --null -pdm --quiet "$build")
 if ! make -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_dir/build-$log_name.log" 2>&1; then
 	echo "FAIL: vm/$name/build: ustack.ko does not build against $KREL (see $log_dir/build-$log_name.log)"

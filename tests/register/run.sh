@@ -322,12 +322,15 @@ want 'shim-*' run-preloads-shim 'gen-cache-*' 'walk-*' 'vm-bt-*' 'api-*' || exit
 # cache work anyway (registering nothing); USTACK_SHIM_DEBUG=1 logs it.
 R=$ROOT/tests/register
 CFLAGS_T="-O2 -g -Wall -I$T -I$ROOT/module -I$ROOT/include"
+# The SFrame core's sources (module/core.mk).
+core=$(make -s --no-print-directory -f "$ROOT"/module/core.mk \
+	--eval 'p:;@echo $(addprefix $(USTACK_CORE_DIR),$(USTACK_CORE_SRCS))' p)
 if [ -e /dev/sframe ]; then
 	echo "register: /dev/sframe exists: host-only shim tests skipped" >&2
 	exit 0
 fi
 if ! gcc $CFLAGS_T -o "$W/cachecheck" "$R/cachecheck.c" "$T/shim_sframe.c" \
-	"$ROOT/module/ustack_sframe.c" "$T/elf_sframe.c" -lelf 2>"$W/cc.err" ||
+	$core "$T/elf_sframe.c" -lelf 2>"$W/cc.err" ||
 	! gcc -O2 -shared -fPIC -o "$W/sub/libb.so" "$R/libb.c" 2>>"$W/cc.err" ||
 	! gcc -O2 -shared -fPIC -o "$W/liba.so" "$R/liba.c" \
 		-Wl,--enable-new-dtags,-rpath,'$ORIGIN/sub' 2>>"$W/cc.err" ||
@@ -336,7 +339,7 @@ if ! gcc $CFLAGS_T -o "$W/cachecheck" "$R/cachecheck.c" "$T/shim_sframe.c" \
 	! gcc $CFLAGS_T -o "$W/apitest" "$R/apitest.c" -L"$T" -lsframe-register \
 		-Wl,-rpath,"$T" 2>>"$W/cc.err" ||
 	! gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
-		"$ROOT/module/ustack_sframe.c" -ldl 2>>"$W/cc.err" ||
+		$core -ldl 2>>"$W/cc.err" ||
 	! gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err"; then
 	fail shim-build "$(head -3 "$W/cc.err")"
 	exit 0
@@ -665,7 +668,7 @@ fi
 
 # End to end on the host: with fakedev.so standing in for /dev/sframe (it
 # validates each registration as the kernel would and keeps a table), a
-# walk with module/ustack_sframe.c over what the shim registered (SFrame only,
+# walk with the SFrame core over what the shim registered (SFrame only,
 # no frame-pointer fallback) equals glibc's backtrace() frame for frame,
 # through an -O2 main without frame pointers, a dlopen'd library and libc's
 # qsort internals (libc, ld.so, main, libcb and the vDSO from the generated

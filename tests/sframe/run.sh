@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/sframe: the SFrame decoder/step core (module/ustack_sframe.c).
+# tests/sframe: the SFrame core (module/core.mk: decoder, step, walk).
 #  corpus   C and C++ programs built here with gcc -Wa,--gsframe (v1) at
 #           -O0/-O2/-O3/-Os, with and without frame pointers; every PC checked
 #           by sfcheck against .eh_frame (libdw), libsframe 2.40 and the
@@ -46,11 +46,14 @@ done
 # A real program: the checker itself, built with SFrame (PLT-heavy: libelf,
 # libdw, libsframe, libc).
 b=$out/corpus/sfcheck-sframe
+# The SFrame core's sources (module/core.mk).
+core=$(make -s --no-print-directory -f "$root"/module/core.mk \
+	--eval 'p:;@echo $(addprefix $(USTACK_CORE_DIR),$(USTACK_CORE_SRCS))' p)
 if ! want 'sfcheck-sframe/*' 'corpus-build/*' dump-vs-objdump check-cli; then
 	:
 elif gcc -O2 -Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/module" \
 	-I"$root/tools/sframe-register" -o "$b" sfcheck.c ls_oracle.c \
-	"$root/module/ustack_sframe.c" "$root/tools/sframe-register/sframe_encode.c" \
+	$core "$root/tools/sframe-register/sframe_encode.c" \
 	"$root/tools/sframe-register/elf_sframe.c" -lelf -ldw -lsframe 2>>"$out/corpus.log"; then
 	bins+=("$b")
 else
@@ -74,7 +77,7 @@ done
 # The same cases built by sid's as and ld (SFrame v3 with --gsframe), plus v3
 # only shapes (flex DRAP FDE, signal bit) and the PLT sections: .plt.sec
 # (IBT) and .plt.got, whose ld 2.47 rule .eh_frame contradicts (see
-# sf_plt_entry() in module/ustack_sframe.c). libsframe 2.40 reads v1 only:
+# sf_plt_entry() in module/sframe_find.c). libsframe 2.40 reads v1 only:
 # the libsframe check is skipped for these, the others all run.
 v3bins=()
 sid=

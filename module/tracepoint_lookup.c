@@ -6,7 +6,7 @@
  */
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include "tp.h"
+#include "tracepoint_lookup.h"
 
 struct tp_search {
 	const char *name;

@@ -7,7 +7,7 @@
  * tests, the fuzzer and the benchmarks drive; this file gives it the
  * kernel's hooks.  The section for a PC is a registered one, else the ELF
  * file's PT_GNU_SFRAME (discovery); the core falls back to frame pointers
- * and steps signal frames (glibc's __restore_rt, arch_x86.h), reading code
+ * and steps signal frames (the C library's trampoline, arch.h), reading code
  * with copy_from_user().  No lock is held across a user memory read; the
  * registry is read under RCU and copied out first.  Last comes the
  * system-wide store (store.c), whose sections are read through the page
@@ -39,13 +39,13 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 #include <asm/ptrace.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include <uapi/ustack.h>
-#include "internal.h"
+#include "ustack_limits.h"
 #include "registry.h"
 #include "store.h"
-#include "text_map.h"
-#include "walk.h"
+#include "pc_mapping.h"
+#include "user_walk.h"
 
 /* Frames taken from the rule cache per preemption-off stretch. */
 #define WALK_CACHED_BURST	64
@@ -125,7 +125,7 @@ struct walk_cache {
 	u64 sgen;		/* store generation read before the lookup */
 	bool valid, have;
 	bool cacheable;		/* @sec's rules may be cached under @gen */
-	struct sf_reader rd;	/* reads a store section */
+	struct store_reader rd;	/* reads a store section */
 };
 
 static const struct sframe_sec *walk_find(struct walk_cache *c,
@@ -381,8 +381,8 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 		*end = USTACK_END_KTHREAD;
 		return 0;
 	}
-	if (!user_64bit_mode(regs)) {
-		/* 32-bit code: no SFrame, no 4-byte FP walk (yet). */
+	if (!ustack_arch_user_native(regs)) {
+		/* a compat task: no SFrame, no 4-byte FP walk (yet) */
 		ips[0] = instruction_pointer(regs);
 		if (methods)
 			methods[0] = USTACK_METHOD_REGS;
@@ -391,8 +391,8 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 	}
 	ustack_arch_regs_dwarf(regs, x.w.gpr);
 	x.w.st.ip = x.w.gpr[SFRAME_REG_RA];
-	x.w.st.sp = x.w.gpr[SFRAME_REG_RSP];
-	x.w.st.fp = x.w.gpr[SFRAME_REG_RBP];
+	x.w.st.sp = x.w.gpr[SFRAME_REG_SP];
+	x.w.st.fp = x.w.gpr[SFRAME_REG_FP];
 	x.w.st.gpr = x.w.gpr;
 	x.w.ops = &walk_ops;
 	x.w.ips = ips;

@@ -4,13 +4,13 @@
  * handed to the lookups that need it (ELF discovery, the store), so that
  * a walk entering an object takes the lock once.
  */
-#ifndef USTACK_TEXT_MAP_H
-#define USTACK_TEXT_MAP_H
+#ifndef USTACK_PC_MAPPING_H
+#define USTACK_PC_MAPPING_H
 
 #include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
-#include "arch_x86.h"
+#include "arch.h"
 
 struct ustack_text_map {
 	u64 start, end;		/* the mapping, or [pc, pc + 1) if none */
@@ -52,4 +52,4 @@ static inline void ustack_text_map_put(struct ustack_text_map *t)
 	t->file = NULL;
 }
 
-#endif /* USTACK_TEXT_MAP_H */
+#endif /* USTACK_PC_MAPPING_H */

@@ -21,13 +21,13 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
-#include "internal.h"
+#include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
 #include "sources.h"
-#include "stream_dev.h"
+#include "ustack_dev.h"
 
-unsigned int ustack_stream_dev_buffer_kb = 4096;
+unsigned int ustack_dev_buffer_kb = 4096;
 
 struct reader {
 	struct mutex lock;	/* everything below */
@@ -43,7 +43,7 @@ static DEFINE_MUTEX(readers_lock);
 
 static u32 ring_size(void)
 {
-	return roundup_pow_of_two(clamp_val(READ_ONCE(ustack_stream_dev_buffer_kb),
+	return roundup_pow_of_two(clamp_val(READ_ONCE(ustack_dev_buffer_kb),
 					    64, 262144)) * 1024;
 }
 
@@ -83,7 +83,7 @@ static void reader_free(struct reader *r)
 	kfree(r);
 }
 
-static int stream_dev_open(struct inode *inode, struct file *file)
+static int ustack_dev_open(struct inode *inode, struct file *file)
 {
 	struct reader *r;
 	int ret;
@@ -105,7 +105,7 @@ static int stream_dev_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-static int stream_dev_release(struct inode *inode, struct file *file)
+static int ustack_dev_release(struct inode *inode, struct file *file)
 {
 	session_leave();
 	reader_free(file->private_data);
@@ -195,7 +195,7 @@ static bool reader_has_data(struct reader *r)
  * waits again, as a pipe reader does, rather than return 0 (end of file
  * to cat).
  */
-static ssize_t stream_dev_read(struct file *file, char __user *buf, size_t len,
+static ssize_t ustack_dev_read(struct file *file, char __user *buf, size_t len,
 			   loff_t *ppos)
 {
 	struct reader *r = file->private_data;
@@ -223,7 +223,7 @@ static ssize_t stream_dev_read(struct file *file, char __user *buf, size_t len,
 	}
 }
 
-static __poll_t stream_dev_poll(struct file *file, poll_table *wait)
+static __poll_t ustack_dev_poll(struct file *file, poll_table *wait)
 {
 	struct reader *r = file->private_data;
 
@@ -231,7 +231,7 @@ static __poll_t stream_dev_poll(struct file *file, poll_table *wait)
 	return reader_has_data(r) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-static long stream_dev_ioctl(struct file *file, unsigned int cmd,
+static long ustack_dev_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct reader *r = file->private_data;
@@ -252,30 +252,30 @@ static long stream_dev_ioctl(struct file *file, unsigned int cmd,
 	return -ENOTTY;
 }
 
-static const struct file_operations stream_dev_fops = {
+static const struct file_operations ustack_dev_fops = {
 	.owner = THIS_MODULE,
-	.open = stream_dev_open,
-	.release = stream_dev_release,
-	.read = stream_dev_read,
-	.poll = stream_dev_poll,
-	.unlocked_ioctl = stream_dev_ioctl,
+	.open = ustack_dev_open,
+	.release = ustack_dev_release,
+	.read = ustack_dev_read,
+	.poll = ustack_dev_poll,
+	.unlocked_ioctl = ustack_dev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = ustack_no_llseek,
 };
 
-static struct miscdevice stream_dev_misc = {
+static struct miscdevice ustack_dev_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "ustack",
-	.fops = &stream_dev_fops,
+	.fops = &ustack_dev_fops,
 	.mode = 0600,
 };
 
-int ustack_stream_dev_init(void)
+int ustack_dev_init(void)
 {
-	return misc_register(&stream_dev_misc);
+	return misc_register(&ustack_dev_misc);
 }
 
-void ustack_stream_dev_exit(void)
+void ustack_dev_exit(void)
 {
-	misc_deregister(&stream_dev_misc);
+	misc_deregister(&ustack_dev_misc);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The user walk (walk.c): the kernel's hooks into the core's walk loop. */
-#ifndef USTACK_WALK_H
-#define USTACK_WALK_H
+/* The user walk (user_walk.c): the kernel's hooks into the core's walk loop. */
+#ifndef USTACK_USER_WALK_H
+#define USTACK_USER_WALK_H
 
 #include <linux/types.h>
 
@@ -28,4 +28,4 @@ void ustack_walk_exit(void);
 struct seq_file;
 void ustack_walk_show(struct seq_file *m);
 
-#endif /* USTACK_WALK_H */
+#endif /* USTACK_USER_WALK_H */
