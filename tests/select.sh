@@ -50,13 +50,15 @@ pass() { echo "PASS: $SEL_AREA/$1"; }
 fail() { echo "FAIL: $SEL_AREA/$1: ${2-}"; }
 skip() { echo "SKIP: $SEL_AREA/$1: ${2-}"; }
 run_test() {
-	local name=$1 out
+	# (sel_ names: the test function sees these locals, and an area's
+	# globals such as $out must not be hidden from it)
+	local sel_name=$1 sel_text
 	shift
-	want "$name" || return 0
-	if out=$("$@" 2>&1); then
-		pass "$name"
+	want "$sel_name" || return 0
+	if sel_text=$("$@" 2>&1); then
+		pass "$sel_name"
 	else
-		fail "$name" "$(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+		fail "$sel_name" "$(printf '%s' "$sel_text" | tail -n 3 | tr '\n' ' ')"
 	fi
 }
 
