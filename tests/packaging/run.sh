@@ -5,10 +5,11 @@
 # unpacks into its cache, the tools run, and removing and purging the
 # packages leaves nothing behind.  `make install DESTDIR=` puts every
 # artifact where the README says.  Safe to run again: it starts by purging
-# what an earlier run may have left.
+# what an earlier run may have left.  The commits follow the project's
+# rules, and the module its coding style.
 # bash tests/packaging/run.sh [NAME...]: version, deb-*, lintian,
-# dkms-build-<kernel>, tools-*, make-install, commit-subjects, checkpatch
-# (tests/select.sh).
+# dkms-build-<kernel>, tools-*, make-install, commit-subjects, commit-rules,
+# checkpatch (tests/select.sh).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/select.sh" packaging "$@"
@@ -173,14 +174,75 @@ make_install() {
 
 # ---- commits ------------------------------------------------------------------
 
-# Commits say what in a subject of at most 72 characters (and why in
-# their body): every commit since the rule was made (5e1f0bc's children).
-commit_subjects() {
-	local long
+# Every commit after this one follows the rules below; older history is
+# what it is (main when the rules got this test).
+commit_base=ceeddd3
 
-	git -C "$top" cat-file -e 5e1f0bc 2>/dev/null || { echo "no history (a shallow clone?)"; return 1; }
-	long=$(git -C "$top" log --format='%h %s' 5e1f0bc..HEAD | awk 'length($0) - 8 > 72' | head -n 3)
-	[ -z "$long" ] || { echo "over 72 characters: $(echo "$long" | paste -sd'|')"; return 1; }
+# commit_problems DIR BASE: a line "HASH: RULE" for each commit of the
+# repository DIR after BASE (to HEAD) that breaks a rule; merges are
+# exempt.  A commit is one change, with a subject of at most 72
+# characters that says what, not several changes packed behind "; ", and
+# a body that says why: a blank line, then a line of text that is not a
+# trailer (Signed-off-by: and the like).
+commit_problems() {
+	local h msg subject
+	local trailer='^(Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Tested-by|Reported-by|Suggested-by|Fixes|Link|Cc|Change-Id): '
+
+	for h in $(git -C "$1" rev-list --no-merges "$2..HEAD"); do
+		msg=$(git -C "$1" cat-file commit "$h" | sed '1,/^$/d')
+		subject=$(head -n1 <<<"$msg")
+		[ ${#subject} -le 72 ] || echo "${h:0:7}: subject over 72 characters"
+		[[ $subject != *"; "* ]] || echo "${h:0:7}: subject packs changes behind \"; \""
+		if [ -n "$(sed -n 2p <<<"$msg")" ] ||
+		   ! tail -n +3 <<<"$msg" | grep -Ev "$trailer" | grep -q '[^[:space:]]'; then
+			echo "${h:0:7}: no body (a blank line, then why)"
+		fi
+	done
+}
+
+commit_subjects() {
+	local bad
+
+	git -C "$top" cat-file -e "$commit_base^{commit}" 2>/dev/null ||
+		{ echo "no history (a shallow clone?)"; return 1; }
+	bad=$(commit_problems "$top" "$commit_base")
+	[ -z "$bad" ] || { echo "$bad" | head -n 3 | paste -sd'|'; return 1; }
+}
+
+# commit_problems itself, on a scratch repository: a commit that breaks
+# each rule is named for that rule, good commits and a merge are not.
+commit_rules() {
+	local g=$tmp/commits base out
+	local -A msgs=(
+		[long]="$(printf 'x%.0s' {1..73})"$'\n\nA subject of 73 characters.'
+		[packed]=$'a: one change; another change\n\nTwo changes in one.'
+		[nobody]=$'a: a subject and nothing else'
+		[noblank]=$'a: a subject\nrunning on into the body'
+		[trailer]=$'a: a subject\n\nSigned-off-by: A U Thor <a@example.org>'
+	)
+	local -A rule=(
+		[long]='subject over 72' [packed]='subject packs changes' [nobody]='no body'
+		[noblank]='no body' [trailer]='no body'
+	)
+	local k
+
+	git init -q "$g" && cd "$g" && git config user.name t && git config user.email t@t &&
+		git commit -q --allow-empty -m base || return 1
+	base=$(git rev-parse HEAD)
+	git commit -q --allow-empty -m "a: $(printf 'y%.0s' {1..69})" -m 'Why: 72 is allowed.'
+	git commit -q --allow-empty -m 'a: for (;;) is no packing' -m 'Why it is.'
+	out=$(commit_problems "$g" "$base")
+	[ -z "$out" ] || { echo "good commits refused: $out"; return 1; }
+	for k in "${!msgs[@]}"; do
+		git checkout -q -b "$k" "$base" && git commit -q --allow-empty --cleanup=verbatim -m "${msgs[$k]}" ||
+			return 1
+		out=$(commit_problems "$g" "$base")
+		grep -q "^$(git rev-parse --short=7 HEAD): ${rule[$k]}" <<<"$out" &&
+			[ "$(wc -l <<<"$out")" = 1 ] || { echo "$k: '$out'"; return 1; }
+	done
+	git checkout -q -b merged "$base" && git merge -q --no-ff -m 'Merge long' long >/dev/null &&
+		[ "$(commit_problems "$g" "$base" | wc -l)" = 1 ] ||
+		{ echo "a merge was checked: $(commit_problems "$g" "$base")"; return 1; }
 }
 
 # ---- kernel coding style ----------------------------------------------------
@@ -218,4 +280,5 @@ if want deb 'deb-*' lintian 'dkms-build-*' 'tools-*'; then
 fi
 run_test make-install make_install
 run_test commit-subjects commit_subjects
+run_test commit-rules commit_rules
 run_test checkpatch checkpatch
