@@ -421,22 +421,28 @@ struct tally {
 	long n_pcs, n_eh, eh_bad, eh_nocover, ls_n, ls_bad, ls_skip, dec_bad;
 };
 
+/* On stderr: at @pc, oracle @a said @ra and oracle @b said @rb. */
+static void differs(uint64_t pc, const char *a, const struct crule *ra,
+		    const char *b, const struct crule *rb)
+{
+	char e1[96], e2[96];
+
+	fmt_crule(e1, sizeof(e1), ra);
+	fmt_crule(e2, sizeof(e2), rb);
+	fprintf(stderr, "%s: 0x%" PRIx64 " %s %s, %s %s\n", name, pc, a, e1, b, e2);
+}
+
 /* Our rule @ours at @pc against .eh_frame's. */
 static void vs_ehframe(Dwarf_CFI *cfi, const struct model *m, uint64_t pc,
 		       const struct crule *ours, struct tally *t)
 {
 	struct crule eh;
-	char e1[96], e2[96];
 
 	eh_rule(cfi, pc, &eh);
 	if (ours->kind && eh.kind) {
 		t->n_eh++;
-		if (!crule_eq(ours, &eh) && t->eh_bad++ < 10) {
-			fmt_crule(e1, sizeof(e1), ours);
-			fmt_crule(e2, sizeof(e2), &eh);
-			fprintf(stderr, "%s: 0x%" PRIx64 " sframe %s, eh_frame %s\n",
-				name, pc, e1, e2);
-		}
+		if (!crule_eq(ours, &eh) && t->eh_bad++ < 10)
+			differs(pc, "sframe", ours, "eh_frame", &eh);
 	} else if (ours->kind && !eh.kind) {
 		t->eh_bad++;
 		fprintf(stderr, "%s: 0x%" PRIx64 " SFrame rule but no CFI\n", name, pc);
@@ -453,16 +459,11 @@ static void vs_libsframe(void *ls, uint64_t vaddr, uint64_t pc,
 			 const struct crule *ours, struct tally *t)
 {
 	struct crule lsr;
-	char e1[96], e2[96];
 
 	ls_rule(ls, pc, vaddr, &lsr);
 	t->ls_n++;
-	if (!crule_eq(ours, &lsr) && t->ls_bad++ < 10) {
-		fmt_crule(e1, sizeof(e1), ours);
-		fmt_crule(e2, sizeof(e2), &lsr);
-		fprintf(stderr, "%s: 0x%" PRIx64 " ours %s, libsframe %s\n",
-			name, pc, e1, e2);
-	}
+	if (!crule_eq(ours, &lsr) && t->ls_bad++ < 10)
+		differs(pc, "ours", ours, "libsframe", &lsr);
 }
 
 /* Every PC of [@lo, @hi): decode, .eh_frame (@path's), libsframe (v1). */
