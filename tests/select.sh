@@ -10,7 +10,8 @@
 # With NAMEs, a bare `wait` would also wait for the results filter: wait
 # for the PIDs you started.
 #
-# Results: a test prints its own line, with these (and only these) helpers:
+# Results: a test prints its own line, with these helpers (a C checker
+# run by an area prints the same lines itself):
 #     pass NAME            PASS: AREA/NAME
 #     fail NAME REASON     FAIL: AREA/NAME: REASON
 #     skip NAME REASON     SKIP: AREA/NAME: REASON
