@@ -129,7 +129,7 @@ if [ "$failed" -gt 0 ]; then
 	echo "Failures:"
 	grep '^FAIL: ' "$results" | sed 's/^/  /'
 fi
-tail=
-[ "$skipped" = 0 ] || tail=", $skipped skipped"
-echo "$passed passed, $failed failed$tail"
+more=
+[ "$skipped" = 0 ] || more=", $skipped skipped"
+echo "$passed passed, $failed failed$more"
 [ "$failed" -eq 0 ]
