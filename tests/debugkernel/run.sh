@@ -24,9 +24,6 @@ work=${USTACK_DK_WORK:-$cache/debugkernel-test}
 tmo=${USTACK_DK_TIMEOUT:-1200}
 mkdir -p "$log_dir" "$work"
 
-pass() { echo "PASS: debugkernel/$1"; }
-fail() { echo "FAIL: debugkernel/$1: $2"; }
-
 # bug name -> extended regex the report must match (kernel log, unindented).
 declare -A sig=(
 	[oob]='BUG: KASAN: slab-out-of-bounds in do_oob'

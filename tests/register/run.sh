@@ -16,9 +16,6 @@ W=$(mktemp -d /tmp/ustack-register.XXXXXX)
 mkdir -p "$W/sub"
 on_exit 'rm -rf "$W"'
 
-pass() { echo "PASS: register/$1"; }
-fail() { echo "FAIL: register/$1: $2"; }
-
 if ! make -s -C "$T" -j2 >"$W/build.log" 2>&1; then
 	fail build "make -C tools/sframe-register failed: $(tail -3 "$W/build.log" | tr '\n' ' ')"
 	exit 0

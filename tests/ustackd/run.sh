@@ -14,9 +14,6 @@ SR=$ROOT/tools/sframe-register/sframe-register
 W=$(mktemp -d /tmp/ustack-ustackd.XXXXXX)
 on_exit 'rm -rf "$W"'
 
-pass() { echo "PASS: ustackd/$1"; }
-fail() { echo "FAIL: ustackd/$1: $2"; }
-
 if [ "$(id -u)" != 0 ]; then
 	fail build "needs root: the store must be root's"
 	exit 0
