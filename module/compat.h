@@ -2,11 +2,21 @@
 /*
  * Every difference between the kernels ustack supports (Debian 12's 6.1 and
  * 6.12, generic and PREEMPT_RT) lives here, behind one name each.
+ *
+ * A feature is decided by what the target's headers provide (the
+ * USTACK_HAVE_* answers of probes.c, compiled by Kbuild into
+ * ustack_probes.h), not by LINUX_VERSION_CODE: distribution kernels
+ * backport features without changing their version (Debian's 6.1.0-56 has
+ * DEFINE_FREE(fput), its 6.1.0-50 does not).
  */
 #ifndef USTACK_COMPAT_H
 #define USTACK_COMPAT_H
 
+#include "ustack_probes.h"
+
 #include <linux/version.h>
+#include <linux/cleanup.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 
 /* The stay ends at a user-return notifier: without it there is no ustack. */
@@ -15,10 +25,15 @@
 #endif
 
 /* 6.12 removed no_llseek: a NULL .llseek now means "not seekable". */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define ustack_no_llseek NULL
-#else
+#ifdef USTACK_HAVE_NO_LLSEEK
 #define ustack_no_llseek no_llseek
+#else
+#define ustack_no_llseek NULL
+#endif
+
+/* __free(fput): 6.5, backported to 6.1 stable only in later releases. */
+#ifndef USTACK_HAVE_FREE_FPUT
+DEFINE_FREE(fput, struct file *, if (!IS_ERR_OR_NULL(_T)) fput(_T))
 #endif
 
 #include <linux/sched.h>
@@ -31,7 +46,7 @@
 #endif
 
 /* 6.6 hid i_ctime behind an accessor. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef USTACK_HAVE_INODE_GET_CTIME
 #define ustack_inode_ctime(inode) inode_get_ctime(inode)
 #else
 #define ustack_inode_ctime(inode) ((inode)->i_ctime)
@@ -45,7 +60,7 @@
  * it, task_work_add(TWA_NONE) is NMI-safe (a cmpxchg on the list) unless
  * KASAN is built in; there, NMI requests are refused.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#ifdef USTACK_HAVE_TWA_NMI_CURRENT
 #define USTACK_TWA_NMI		TWA_NMI_CURRENT
 #define USTACK_NMI_REQUESTS	1
 #elif !defined(CONFIG_KASAN)
