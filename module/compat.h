@@ -72,16 +72,34 @@ DEFINE_FREE(fput, struct file *, if (!IS_ERR_OR_NULL(_T)) fput(_T))
 #endif
 
 /*
- * registry.c follows unmappings with kprobes on unmap_vmas(tlb, mt or mas,
- * vma, start, end, ...) and move_page_tables(vma, old_addr, new_vma,
- * new_addr, len, ...), argument positions as on 6.1 to 6.14.  6.15 passes
- * move_page_tables() a struct private to mm/: registration is off there
- * until that is read.
+ * registry.c follows unmappings with kprobes on functions internal to mm/,
+ * whose arguments the headers mostly do not show; what each kernel passes
+ * them was read from its sources:
+ *   6.1 to 6.14  unmap_vmas(tlb, mt or mas, vma, start, end, ...) (its
+ *                prototype, still in linux/mm.h there, is probed) and
+ *                move_page_tables(vma, old_addr, new_vma, new_addr, len,
+ *                ...): USTACK_REG_FOLLOW_UNMAP_VMAS;
+ *   6.15         passed both structs private to mm/ (struct unmap_desc,
+ *                struct pagetable_move_control);
+ *   7.2          remove_vma(vma), for each VMA that munmap, MAP_FIXED over,
+ *                mremap, brk or exit takes away, once its pages are gone
+ *                (mm/vma.c vms_complete_munmap_vmas(), mm/mmap.c
+ *                exit_mmap()): USTACK_REG_FOLLOW_REMOVE_VMA.  The range
+ *                MREMAP_DONTUNMAP empties stays mapped, and is not seen.
+ * Anywhere else (6.15 to 7.1, and after 7.2 until it is read) the
+ * registry's probes are off, and registrations are refused with a log
+ * line.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
-#define USTACK_REG_FOLLOW_UNMAP	1
+#define USTACK_REG_FOLLOW_UNMAP_VMAS	1
+#define USTACK_REG_FOLLOW_REMOVE_VMA	2
+#if defined(USTACK_HAVE_UNMAP_VMAS_ARGS) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
+#define USTACK_REG_FOLLOW_UNMAP		USTACK_REG_FOLLOW_UNMAP_VMAS
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(7, 3, 0)
+#define USTACK_REG_FOLLOW_UNMAP		USTACK_REG_FOLLOW_REMOVE_VMA
 #else
-#define USTACK_REG_FOLLOW_UNMAP	0
+#define USTACK_REG_FOLLOW_UNMAP		0
 #endif
 
 #include <linux/rcupdate.h>

@@ -11,6 +11,7 @@
 #include <linux/cleanup.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/mm.h>
 #include <linux/task_work.h>
 
 int ustack_probe(void *arg);
@@ -54,3 +55,25 @@ int ustack_probe(void *arg)
 	return m == (long)arg;
 }
 #endif
+
+#ifdef USTACK_PROBE_UNMAP_VMAS_ARGS
+/*
+ * unmap_vmas(tlb, mt or mas, vma, start, end, ...) in linux/mm.h, as the
+ * registry's kprobe reads it: 6.1's and 6.12's forms.  7.x moved it into
+ * mm/ with a struct of mm/'s own.
+ */
+typedef void (unmap_vmas_61_t)(struct mmu_gather *, struct maple_tree *,
+			       struct vm_area_struct *, unsigned long,
+			       unsigned long);
+typedef void (unmap_vmas_612_t)(struct mmu_gather *, struct ma_state *,
+				struct vm_area_struct *, unsigned long,
+				unsigned long, unsigned long, bool);
+static_assert(__builtin_types_compatible_p(typeof(unmap_vmas), unmap_vmas_61_t) ||
+	      __builtin_types_compatible_p(typeof(unmap_vmas), unmap_vmas_612_t));
+
+int ustack_probe(void *arg)
+{
+	return arg == unmap_vmas;
+}
+#endif
+
