@@ -36,6 +36,12 @@
 DEFINE_FREE(fput, struct file *, if (!IS_ERR_OR_NULL(_T)) fput(_T))
 #endif
 
+/* 6.2 named it timer_delete_sync(); the old name is gone in 7.x. */
+#ifndef USTACK_HAVE_TIMER_DELETE_SYNC
+#include <linux/timer.h>
+#define timer_delete_sync(t)	del_timer_sync(t)
+#endif
+
 #include <linux/sched.h>
 
 /* Tasks that look like user tasks but never return to user space. */

@@ -13,6 +13,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/task_work.h>
+#include <linux/timer.h>
 
 int ustack_probe(void *arg);
 
@@ -77,3 +78,10 @@ int ustack_probe(void *arg)
 }
 #endif
 
+#ifdef USTACK_PROBE_TIMER_DELETE_SYNC
+/* timer_delete_sync(): 6.2 (and some 6.1 stable); del_timer_sync() left. */
+int ustack_probe(void *arg)
+{
+	return timer_delete_sync(arg);
+}
+#endif
