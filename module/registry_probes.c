@@ -98,6 +98,22 @@ static void reg_unmapped(struct mm_struct *mm, u64 lo, u64 hi)
 	ustack_reg_changed(um);
 }
 
+#if USTACK_REG_FOLLOW_UNMAP == USTACK_REG_FOLLOW_REMOVE_VMA
+/* remove_vma(vma) (7.2): each VMA an unmapping took away (compat.h). */
+static int reg_kp_remove(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct vm_area_struct *vma;
+
+	vma = (struct vm_area_struct *)regs_get_kernel_argument(regs, 0);
+	if (vma)
+		reg_unmapped(vma->vm_mm, vma->vm_start, vma->vm_end);
+	return 0;
+}
+
+static struct kprobe reg_kps[] = {
+	{ .symbol_name = "remove_vma", .pre_handler = reg_kp_remove },
+};
+#else
 /*
  * unmap_vmas(tlb, mt or mas, vma, start, end, ...) on 6.1 and 6.12:
  * munmap, MAP_FIXED over, mremap's old range, brk, exit.
@@ -135,6 +151,7 @@ static struct kprobe reg_kps[] = {
 	{ .symbol_name = "unmap_vmas", .pre_handler = reg_kp_unmap },
 	{ .symbol_name = "move_page_tables", .pre_handler = reg_kp_move },
 };
+#endif
 
 static struct kprobe *reg_kpp[ARRAY_SIZE(reg_kps)];
 static bool reg_kp_on;
@@ -206,7 +223,7 @@ int ustack_reg_probes_init(void)
 	      register_kprobes(reg_kpp, ARRAY_SIZE(reg_kpp)) : -EOPNOTSUPP;
 	if (err)
 		pr_warn("cannot probe %s (%d): SFrame registration is off\n",
-			"unmap_vmas/move_page_tables", err);
+			reg_kps[0].symbol_name, err);
 	WRITE_ONCE(reg_kp_on, !err);
 	return 0;
 }

@@ -58,7 +58,17 @@ rm -rf "$build" && mkdir -p "$build"
 # Sources only: objects built in the tree for another kernel must not leak in.
 (cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
 	cpio --null -pdm --quiet "$build")
-if ! make -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_dir/build-$log_name.log" 2>&1; then
+# A kernel of another suite is built in that suite's build root, with the
+# compiler its headers name (kernel.sh's BUILDROOT; the work directory is
+# in the cache, which the root sees at the same path).
+kmake() {
+	if [ -n "${BUILDROOT:-}" ]; then
+		"$top/scripts/buildroot.sh" "$BUILDROOT" make "$@"
+	else
+		make "$@"
+	fi
+}
+if ! kmake -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_dir/build-$log_name.log" 2>&1; then
 	echo "FAIL: vm/$name/build: ustack.ko does not build against $KREL (see $log_dir/build-$log_name.log)"
 	exit 0
 fi
