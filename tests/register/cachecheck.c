@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cache_fmt.h"
-#include "shim_sframe.h"
+#include "sframe_entry.h"
+#include "sframe_section.h"
 #include "elf_sframe.h"
 #include "ustack_sframe.h"
 

@@ -32,8 +32,8 @@
 #include "cmds.h"
 #include "gen_sframe.h"
 #include "gen_elf.h"
-#include "cache_fmt.h"
-#include "store.h"
+#include "sframe_entry.h"
+#include "sframe_store.h"
 
 static int write_store(const char *dir, int fd, const char *id,
 		       const void *sf, size_t len, const struct gen_stats *st,

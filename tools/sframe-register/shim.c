@@ -103,9 +103,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "shim_int.h"
-#include "cache_fmt.h"
-#include "shim_sframe.h"
-#include "store.h"
+#include "sframe_entry.h"
+#include "sframe_section.h"
+#include "sframe_store.h"
 #include "uapi/ustack.h"
 
 #define EXPORT __attribute__((visibility("default")))

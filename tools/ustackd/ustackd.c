@@ -43,7 +43,7 @@
 #include <linux/types.h>
 #include "uapi/ustack.h"
 #include "gen_sframe.h"
-#include "store.h"
+#include "sframe_store.h"
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554

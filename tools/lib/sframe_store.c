@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "store.h"
+#include "sframe_store.h"
 
 /* A directory root alone can change: writable by group or others only with
  * the sticky bit (as /tmp), and never for the store itself. */

@@ -6,7 +6,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "shim_sframe.h"
+#include "sframe_section.h"
 #include "ustack_sframe.h"	/* the format's constants: the core's */
 
 /* Bytes the section uses, from its header; 0 if it is not sane. */

@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include "cache_fmt.h"
+#include "sframe_entry.h"
 
 #define STORE_DEFAULT	"/var/cache/ustack/sframe"
 #define STORE_NAME_MAX	160
