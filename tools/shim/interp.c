@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "../../include/uapi/ustack.h"
-#include "coop_int.h"
+#include "interp_int.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_UNWINDERS 8
