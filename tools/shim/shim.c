@@ -76,7 +76,8 @@
  * root-owned directory, with the store as its sframe/, instead of
  * /var/cache/ustack), USTACK_SHIM_FORCE=1 (tests: work
  * without /dev/sframe, registering nothing), USTACK_SFRAME_REGISTER (the
- * helper's path; default: next to this library, then ../bin,
+ * helper's path; default: next to this library, then the build tree's
+ * ../sframe-register, ../bin,
  * USTACK_PREFIX/bin (the install prefix), /usr/local/bin, /usr/bin).
  */
 #include <dlfcn.h>
@@ -329,6 +330,7 @@ static void setup_helper(void)
 		slash = strrchr(dir, '/');
 		*slash = 0;
 		if (try_helper(dir, "/sframe-register") ||
+		    try_helper(dir, "/../sframe-register/sframe-register") ||
 		    try_helper(dir, "/../bin/sframe-register") ||
 		    try_helper(dir, "/../../bin/sframe-register"))
 			return;
