@@ -9,9 +9,10 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 . tests/select.sh register "$@"
-T=$ROOT/tools/sframe-register
-SR=$T/sframe-register
-SHIM=$T/libsframe-register.so
+SR=$ROOT/tools/sframe-register/sframe-register
+S=$ROOT/tools/shim
+SHIM=$S/libsframe-register.so
+LIB=$ROOT/tools/lib/libustack-tools.a
 W=$(mktemp -d /tmp/ustack-register.XXXXXX)
 mkdir -p "$W/sub"
 on_exit 'rm -rf "$W"'
@@ -19,8 +20,9 @@ on_exit 'rm -rf "$W"'
 pass() { echo "PASS: register/$1"; }
 fail() { echo "FAIL: register/$1: $2"; }
 
-if ! make -s -C "$T" -j2 >"$W/build.log" 2>&1; then
-	fail build "make -C tools/sframe-register failed: $(tail -3 "$W/build.log" | tr '\n' ' ')"
+if ! make -s -C tools/sframe-register -j2 >"$W/build.log" 2>&1 ||
+   ! make -s -C tools/shim -j2 >>"$W/build.log" 2>&1; then
+	fail build "make -C tools/sframe-register, tools/shim failed: $(tail -3 "$W/build.log" | tr '\n' ' ')"
 	exit 0
 fi
 pass build
@@ -321,22 +323,21 @@ want 'shim-*' run-preloads-shim 'gen-cache-*' 'walk-*' 'vm-bt-*' 'api-*' || exit
 # Host tests: no /dev/sframe here.  USTACK_SHIM_FORCE=1 makes the shim do its
 # cache work anyway (registering nothing); USTACK_SHIM_DEBUG=1 logs it.
 R=$ROOT/tests/register
-CFLAGS_T="-O2 -g -Wall -I$T -I$ROOT/module -I$ROOT/include"
+CFLAGS_T="-O2 -g -Wall -I$S -I$ROOT/tools/lib -I$ROOT/module -I$ROOT/include"
 if [ -e /dev/sframe ]; then
 	echo "register: /dev/sframe exists: host-only shim tests skipped" >&2
 	exit 0
 fi
-if ! gcc $CFLAGS_T -o "$W/cachecheck" "$R/cachecheck.c" "$T/shim_sframe.c" \
-	"$ROOT/module/ustack_sframe.c" "$T/elf_sframe.c" -lelf 2>"$W/cc.err" ||
+if ! gcc $CFLAGS_T -o "$W/cachecheck" "$R/cachecheck.c" "$LIB" -lelf 2>"$W/cc.err" ||
 	! gcc -O2 -shared -fPIC -o "$W/sub/libb.so" "$R/libb.c" 2>>"$W/cc.err" ||
 	! gcc -O2 -shared -fPIC -o "$W/liba.so" "$R/liba.c" \
 		-Wl,--enable-new-dtags,-rpath,'$ORIGIN/sub' 2>>"$W/cc.err" ||
 	! gcc -O2 -o "$W/dlmain" "$R/dlmain.c" -L"$W" -la \
 		-Wl,--enable-new-dtags,-rpath,"$W" 2>>"$W/cc.err" ||
-	! gcc $CFLAGS_T -o "$W/apitest" "$R/apitest.c" -L"$T" -lsframe-register \
-		-Wl,-rpath,"$T" 2>>"$W/cc.err" ||
+	! gcc $CFLAGS_T -o "$W/apitest" "$R/apitest.c" -L"$S" -lsframe-register \
+		-Wl,-rpath,"$S" 2>>"$W/cc.err" ||
 	! gcc -O2 -g -shared -fPIC -Wa,--gsframe $CFLAGS_T -o "$W/fakedev.so" "$R/fakedev.c" \
-		"$ROOT/module/ustack_sframe.c" -ldl 2>>"$W/cc.err" ||
+		"$LIB" -ldl 2>>"$W/cc.err" ||
 	! gcc -O2 -shared -fPIC -o "$W/libcb.so" "$R/libcb.c" 2>>"$W/cc.err"; then
 	fail shim-build "$(head -3 "$W/cc.err")"
 	exit 0
@@ -430,9 +431,8 @@ chmod 755 "$W/slowhelper.sh"
 mkdir -p "$W/short"
 cp "$W/libcb.so" "$W/libslow.so"
 if gcc -O2 -o "$W/helperwait" "$R/helperwait.c" -ldl -lpthread 2>"$W/cc.err" &&
-	gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -DHELPER_TIMEOUT_MS=2000 -I"$T" -I"$ROOT/include" \
-		-I"$ROOT/module" -fPIC -shared -fvisibility=hidden -o "$W/short/libsframe-register.so" \
-		"$T/shim.c" "$T/shim_sframe.c" "$T/libustack.c" -ldl 2>>"$W/cc.err"; then
+	make -s -C tools/shim VARIANT_OUT="$W/short/libsframe-register.so" \
+		VARIANT_DEFS=-DHELPER_TIMEOUT_MS=2000 variant >>"$W/cc.err" 2>&1; then
 	out=$(shim_env USTACK_SHIM_FORCE=1 USTACK_CACHE_DIR="$U/forkcache" \
 		USTACK_SFRAME_REGISTER="$W/slowhelper.sh" timeout 60 "$W/helperwait" fork "$W/libslow.so" 2>&1)
 	read -r fms dms <<<"$(sed -n 's/^fork \([0-9]*\) ms, dlopen \([0-9]*\) ms$/\1 \2/p' <<<"$out")"
@@ -749,8 +749,8 @@ fi
 # starts the helper (libasync.so, dlopen'ed by bare name, is still
 # unregistered: the call uses only what is registered).
 cp "$W/libcb.so" "$W/libasync.so"
-if gcc $CFLAGS_T -o "$W/asyncsafe" "$R/asyncsafe.c" -L"$T" -lsframe-register \
-	-Wl,-rpath,"$T" -ldl 2>"$W/cc.err"; then
+if gcc $CFLAGS_T -o "$W/asyncsafe" "$R/asyncsafe.c" -L"$S" -lsframe-register \
+	-Wl,-rpath,"$S" -ldl 2>"$W/cc.err"; then
 	out=$("$W/asyncsafe" altstack 2>&1)
 	rc=$?
 	if [ $rc = 0 ] && [ "$out" = "altstack: -1, -1" ]; then

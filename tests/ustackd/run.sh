@@ -288,7 +288,7 @@ fi
 fakestore() {
 	[ -e "$W/fakestore.so" ] ||
 		gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
-			tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"
+			tests/ustackd/fakestore.c tools/lib/libustack-tools.a -ldl 2>"$W/fs.log"
 }
 
 # in_pidns NAME SCRIPT RESULTS: run SCRIPT in a PID namespace of its own,
