@@ -51,7 +51,7 @@ if ! want 'sfcheck-sframe/*' 'corpus-build/*' dump-vs-objdump check-cli; then
 elif gcc -O2 -Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/module" \
 	-I"$root/tools/lib" -o "$b" sfcheck.c ls_oracle.c \
 	"$root/module/ustack_sframe.c" "$root/tools/lib/sframe_encode.c" \
-	"$root/tools/lib/elf_sframe.c" -lelf -ldw -lsframe 2>>"$out/corpus.log"; then
+	"$root/tools/lib/elf_sframe.c" "$root/tools/lib/elf_object.c" -lelf -ldw -lsframe 2>>"$out/corpus.log"; then
 	bins+=("$b")
 else
 	echo "FAIL: sframe/corpus-build/sfcheck-sframe: gcc failed"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* elf_sframe.h - find and read the SFrame section of an ELF file (libelf). */
-#ifndef ELF_SFRAME_H
-#define ELF_SFRAME_H
+#ifndef TOOLS_ELF_SFRAME_H
+#define TOOLS_ELF_SFRAME_H
 
 #include <stddef.h>
 #include <stdint.h>
