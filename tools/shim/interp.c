@@ -29,7 +29,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../../include/uapi/ustack.h"
+#include "uapi/ustack.h"
 #include "interp_int.h"
 
 #define EXPORT __attribute__((visibility("default")))

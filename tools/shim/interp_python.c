@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../include/uapi/ustack.h"
+#include "uapi/ustack.h"
 #include "interp_int.h"
 
 #define TS_CFRAME		56	/* PyThreadState.cframe */
