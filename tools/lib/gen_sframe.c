@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
-#include "elf_object.h"
 #include "gen_sframe.h"
 #include "sframe_encode.h"
 
@@ -359,9 +358,4 @@ int gen_sframe_entry(Elf *elf, const struct cache_src *src, void **out,
 	}
 	entry_hdr_init(h, *len, (uint32_t)st.funcs, (uint32_t)st.left_out, src);
 	return ret;
-}
-
-size_t gen_build_id(Elf *elf, char *hex, size_t hexlen)
-{
-	return elf_object_build_id(elf, hex, hexlen);
 }

@@ -44,9 +44,6 @@ void gen_stats_print(FILE *f, const char *what, const struct gen_stats *st);
  * SFrame, *@out NULL): what is kept for an object without usable
  * .eh_frame, so that it is not generated again.
  */
-/* The GNU build-id of @elf (elf_object_build_id(), until every caller uses it). */
-size_t gen_build_id(Elf *elf, char *hex, size_t hexlen);
-
 int gen_sframe_entry(Elf *elf, const struct cache_src *src, void **out,
 		     size_t *len, struct cache_hdr *h, char *err, size_t errlen);
 
