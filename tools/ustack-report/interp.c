@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 #include "ustack_names.h"
 
 #define MAX_IFRAMES 1024	/* per record; more are dropped */

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ur.h"
+#include "report.h"
 #include "../../include/uapi/ustack.h"
 
 #define DRAIN_MS	100	/* quiet time that ends the drain */

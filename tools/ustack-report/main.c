@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ur.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "ur.h"
+#include "report.h"
 #include "profile.pb-c.h"
 
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 #include "../../include/uapi/ustack.h"
 
 #define MAX_FRAMES 4096		/* per record; more is dropped */

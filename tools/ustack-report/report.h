@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* ustack-report: shared types.  One job per file; see the Makefile. */
-#ifndef UR_H
-#define UR_H
+/* report.h - ustack-report: what its files (one job each) share. */
+#ifndef USTACK_REPORT_H
+#define USTACK_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
