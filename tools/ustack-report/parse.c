@@ -70,29 +70,6 @@ static void flush(struct recs *r, enum cur cur)
 	ntk = ntu = 0;
 }
 
-static char *skip_ws(char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/* Next whitespace-separated word; NUL-terminates it.  NULL at the end. */
-static char *word(char **pp)
-{
-	char *p = skip_ws(*pp), *w;
-
-	if (!*p)
-		return NULL;
-	w = p;
-	while (*p && *p != ' ' && *p != '\t')
-		p++;
-	if (*p)
-		*p++ = '\0';
-	*pp = p;
-	return w;
-}
-
 /* Does p start a " key=" word? */
 static int starts_kv(const char *p)
 {
@@ -170,7 +147,7 @@ static void text_sample(struct recs *r, char *p)
 
 	s->event = internz("unknown");
 	s->comm = internz("[unknown]");
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -189,7 +166,7 @@ static void text_sample(struct recs *r, char *p)
 		else if (!strcmp(w, "event"))
 			s->event = internz(v);
 		else if (!strcmp(w, "comm")) {
-			/* word() cut the value at the first blank: undo */
+			/* next_word() cut the value at the first blank: undo */
 			if (p > v + strlen(v) && p[-1] == '\0')
 				p[-1] = ' ';
 			p = v;
@@ -205,7 +182,7 @@ static void text_user(struct recs *r, char *p)
 	char *w;
 
 	u->end = internz("unknown");
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -227,7 +204,7 @@ static void text_lost(struct recs *r, char *p)
 	char *w;
 
 	r->lost_records++;
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -242,12 +219,12 @@ static void text_lost(struct recs *r, char *p)
 
 static void text_frame(enum cur cur, char *p)
 {
-	char *kind = word(&p), *a, *rest;
+	char *kind = next_word(&p), *a, *rest;
 
 	if (!kind)
 		return;
 	if (cur == CUR_SAMPLE && !strcmp(kind, "kernel")) {
-		a = word(&p);
+		a = next_word(&p);
 		if (!a || ntk >= MAX_FRAMES)
 			return;
 		if (ntk == captk) {
@@ -263,8 +240,8 @@ static void text_frame(enum cur cur, char *p)
 		char *m, *plus;
 		struct uframe *f;
 
-		a = word(&p);
-		m = word(&p);
+		a = next_word(&p);
+		m = next_word(&p);
 		if (!a || !m || ntu >= MAX_FRAMES)
 			return;
 		if (ntu == captu) {
@@ -309,7 +286,7 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 			char *q = p;
 
 			flush(r, cur);
-			k = word(&q);
+			k = next_word(&q);
 			if (!strcmp(k, "sample")) {
 				text_sample(r, q);
 				cur = CUR_SAMPLE;
@@ -560,7 +537,7 @@ static void trace_prefix(char *pre, struct sample *s)
 		return;
 	s->cpu = strtoul(br + 1, NULL, 10);
 	p = strchr(br, ']') + 1;
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		size_t n = strlen(w);
 
 		if (n > 1 && w[n - 1] == ':' && trace_time(w))
@@ -778,7 +755,7 @@ static void trace_fields(struct trace_arrays *ta, struct sample *s,
 {
 	char *w, *e;
 
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v) {

@@ -13,6 +13,9 @@ void *xrealloc(void *p, size_t n);	/* heap */
 const char *intern(const char *s, size_t n);	/* stable, unique per content */
 const char *internz(const char *s);
 const char *basename_of(const char *path);
+/* Records are words: skip blanks; the next word, NUL-terminated, or NULL. */
+char *skip_ws(char *p);
+char *next_word(char **pp);
 /* Names from users made safe for text output: controls, backslash and
  * non-UTF-8 bytes as "\ooo" (util.c). */
 size_t esc_bytes(const char *s, size_t n, char *out);
