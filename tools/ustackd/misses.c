@@ -9,7 +9,6 @@
 #include "sframe_ioctl.h"
 #include "ustackd.h"
 
-uint64_t misses_dropped;
 bool rescan_wanted;
 uint64_t last_poll;
 

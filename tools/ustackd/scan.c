@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * scan.c - every executable file mapping of every process (/proc/PID/maps):
- * each distinct object (device + inode) is opened through
- * /proc/PID/map_files/ (the exact file mapped, whatever the process's
- * mount namespace) and covered once; and --prepare's paths.
+ * scan.c - every executable file mapping of every process (/proc/PID/maps),
+ * each covered by cover_mapping(); and --prepare's paths.  A scan of a
+ * busy machine takes seconds: the miss queue is served meanwhile.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,95 +13,6 @@
 #include <unistd.h>
 #include <sys/sysmacros.h>
 #include "ustackd.h"
-
-/*
- * A miss names an object the kernel has no entry for.  For one registered
- * earlier: written to since (the kernel's key holds its size and ctime),
- * it is registered again at once; else the kernel lost the entry (a
- * flush, an entry dropped), and it is registered again at most once per
- * RECOVER_MS, so that a kernel that keeps refusing costs little.
- */
-static bool lost_entry(const struct obj *o, const struct stat *st)
-{
-	struct cache_src now;
-
-	if (o->state != OBJ_COVERED)
-		return false;
-	cache_src_of(&now, st);
-	return memcmp(&now, &o->src, sizeof(now)) ||
-	       now_ms() - o->when_ms >= RECOVER_MS;
-}
-
-/* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
-void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
-		   uint64_t ino, const char *path, bool miss)
-{
-	char mf[96], link[512];
-	struct obj *o, *a;
-	struct stat st;
-	bool again;
-	int fd;
-
-	o = tab_find(dev, ino);
-	if (o && o->alias && (miss || !o->path || strcmp(path, o->path)))
-		o = NULL;	/* which file it is, its file says */
-	if (o && !(miss && o->state == OBJ_COVERED))
-		return;
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
-		 (unsigned long long)start, (unsigned long long)end);
-	fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		/* gone (exited, unmapped): another process or miss brings it back */
-		if (errno != ENOENT && errno != ESRCH && opt.verbose)
-			logmsg("%s: %s", mf, strerror(errno));
-		return;
-	}
-	if (!path) {
-		ssize_t n = readlink(mf, link, sizeof(link) - 1);
-
-		link[n > 0 ? n : 0] = '\0';
-		path = n > 0 ? link : mf;
-	}
-	if (fstat(fd, &st)) {
-		close(fd);
-		return;
-	}
-	o = tab_find(st.st_dev, st.st_ino);
-	again = o && miss && lost_entry(o, &st);
-	if (again) {
-		logmsg("%s: missed again: registering it again", path);
-		cache_src_of(&o->src, &st);
-		cover_fd(fd, &st, path, o, false);
-	} else if (!o) {
-		o = tab_add(st.st_dev, st.st_ino);
-		if (!o) {
-			static bool said;
-
-			if (!said)
-				logmsg("more than %d objects: the others are left out",
-				       MAX_OBJECTS);
-			said = true;
-			close(fd);
-			return;
-		}
-		cache_src_of(&o->src, &st);
-		cover_fd(fd, &st, path, o, false);
-	}
-	/*
-	 * The map's device may name the file otherwise than stat (btrfs):
-	 * an alias spares the next scans opening it, for this path.
-	 */
-	if (st.st_dev != dev || st.st_ino != ino) {
-		a = tab_find(dev, ino);
-		if (!a && (a = tab_add(dev, ino)))
-			a->alias = true;
-		else if (a && (!a->alias || !a->path || strcmp(a->path, path)))
-			a = NULL;
-		if (a)
-			set_state(a, o->state, path, o->what);
-	}
-	close(fd);
-}
 
 static void scan_pid(int pid)
 {

@@ -11,8 +11,6 @@
 
 #define STATUS_NAME	"status"
 
-bool status_dirty;
-
 void logmsg(const char *fmt, ...)
 {
 	va_list ap;

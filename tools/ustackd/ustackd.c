@@ -27,19 +27,6 @@
 #include "sframe_ioctl.h"
 #include "ustackd.h"
 
-struct ustackd_opt opt = { STORE_DEFAULT, 100, 10, 0 };
-int store_fd = -1, dev_fd = -1;
-bool registering;
-volatile sig_atomic_t stopping;
-
-uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void on_signal(int sig)
 {
 	stopping = 1;

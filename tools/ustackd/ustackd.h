@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ustackd.h - what ustackd's files share.  One concept per file:
+ * ustackd.h - what ustackd's files share.  One concept per file, each
+ * calling only those below it:
  *   ustackd.c   the options, the modes (daemon, --prepare, --flush,
  *               --status) and the daemon's main loop
- *   objects.c   the objects seen, by device and inode, and their outcome
- *   cover.c     one object covered: examined, its store entry reused or
- *               generated, registered (STORE_ADD); the vDSO's the same way
- *   generate.c  the generation child: bounded memory and time
  *   scan.c      every process's executable mappings (/proc), and
  *               --prepare's paths
  *   misses.c    the module's miss queue (objects walked without unwind info)
+ *   cover.c     one object covered: from a mapping, examined, its store
+ *               entry reused or generated, registered (STORE_ADD); the vDSO
+ *   generate.c  the generation child: bounded memory and time
  *   status.c    the status file, --status, the log
+ *   state.c     the options, descriptors, objects seen and counts
  * The generator, the store's rules and the /dev/sframe requests are
  * tools/lib's (shared with sframe-register and root's shim).
  */
@@ -35,7 +36,7 @@
 /* A miss for an object registered longer ago than this registers it again. */
 #define RECOVER_MS	10000
 
-/* ---- ustackd.c: options and the daemon's state ---------------------------- */
+/* ---- state.c -------------------------------------------------------------- */
 
 extern struct ustackd_opt {
 	const char *store;
@@ -45,10 +46,10 @@ extern struct ustackd_opt {
 extern int store_fd, dev_fd;	/* the store's directory, /dev/sframe */
 extern bool registering;	/* the daemon (not --prepare): STORE_ADD */
 extern volatile sig_atomic_t stopping;	/* SIGTERM or SIGINT */
+extern bool status_dirty;	/* the status file is behind */
+extern uint64_t misses_dropped;	/* by the module's queue, in all */
 
 uint64_t now_ms(void);		/* CLOCK_MONOTONIC, as the records' time= */
-
-/* ---- objects.c -------------------------------------------------------------- */
 
 enum obj_state { OBJ_COVERED, OBJ_OWN, OBJ_REFUSED, OBJ_PREPARED };
 extern const char *const state_names[];
@@ -84,7 +85,7 @@ struct obj *tab_add(uint64_t dev, uint64_t ino);
 /* Record @o's outcome (@what: its entry, or why it was refused). */
 void set_state(struct obj *o, int state, const char *path, const char *what);
 
-/* ---- cover.c, generate.c ------------------------------------------------------ */
+/* ---- cover.c, generate.c -------------------------------------------------- */
 
 /* What is known of an object once examined. */
 struct objinfo {
@@ -111,6 +112,13 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 	      struct obj *o, bool quiet_non_elf);
 /* The vDSO's entry, named by kernel release and build-id. */
 void cover_vdso(void);
+/*
+ * One executable mapping [start, end) of @pid, of the object @dev/@ino
+ * (@path as the maps say, or NULL; @miss: the module walked it without
+ * unwind info).
+ */
+void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
+		   uint64_t ino, const char *path, bool miss);
 
 /*
  * Write the entry @oi->name of @src in a child process with bounded memory
@@ -119,24 +127,18 @@ void cover_vdso(void);
 int generate(const struct gen_src *src, const struct objinfo *oi,
 	     const char *path, char *why, size_t whylen);
 
-/* ---- scan.c, misses.c ---------------------------------------------------------- */
+/* ---- scan.c, misses.c ------------------------------------------------------ */
 
-/* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
-void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
-		   uint64_t ino, const char *path, bool miss);
 void scan_all(void);
 /* --prepare PATH: a file, or a directory's files. */
 void prepare_path(const char *path);
 
-extern uint64_t misses_dropped;	/* by the module's queue, in all */
 extern bool rescan_wanted;	/* the miss queue overflowed: scan again */
 extern uint64_t last_poll;	/* when the miss queue was last read, ms */
 /* Read the miss queue until empty; false if the module has no store. */
 bool poll_misses(void);
 
-/* ---- status.c -------------------------------------------------------------------- */
-
-extern bool status_dirty;	/* the status file is behind */
+/* ---- status.c -------------------------------------------------------------- */
 
 void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The peak resident memory of the daemon and of its largest generator. */

@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * objects.c - the objects ustackd has seen, by device and inode (open
- * addressing in a power-of-two table), and what became of each.
+ * state.c - what the daemon knows, at the bottom of its files: its options
+ * and descriptors, the objects it has seen by device and inode (open
+ * addressing in a power-of-two table) and what became of each, its counts.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "ustackd.h"
+
+struct ustackd_opt opt = { STORE_DEFAULT, 100, 10, 0 };
+int store_fd = -1, dev_fd = -1;
+bool registering;
+volatile sig_atomic_t stopping;
+bool status_dirty;
+uint64_t misses_dropped;
 
 const char *const state_names[] = { "covered", "own", "refused", "prepared" };
 
@@ -13,6 +22,14 @@ struct obj *tab;
 size_t tab_cap, tab_used;
 struct obj vdso_obj;	/* the vDSO: no file, not in tab */
 struct ustackd_counts cnt;
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static size_t tab_slot(uint64_t dev, uint64_t ino)
 {
