@@ -20,7 +20,7 @@
 #include "sframe_section.h"
 #include "shim_int.h"
 
-int store_fd = -1;	/* while the shim's lock is held (store_begin) */
+static int store_fd = -1;	/* while the shim's lock is held (store_begin) */
 
 /*
  * Open the entry @name in @dir if it can be trusted: a regular file (not a

@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +205,37 @@ static bool is_helper(void)
 	return shim.helper[0] && !stat("/proc/self/exe", &a) &&
 	       !stat(shim.helper, &b) &&
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * May we start the helper?  Not when told not to, and not under seccomp: a
+ * sandbox (set up after start, e.g. before a later dlopen) may kill the
+ * process for a fork or exec.
+ */
+bool may_spawn(void)
+{
+	char buf[4096];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	if (__atomic_load_n(&shim.nogen, __ATOMIC_RELAXED))
+		return false;
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	p = strstr(buf, "\nSeccomp:");
+	if (!p)
+		return true;	/* the kernel has no seccomp */
+	p += strlen("\nSeccomp:");
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '0';
 }
 
 bool shim_env_init(void)

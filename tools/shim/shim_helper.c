@@ -25,7 +25,7 @@
 
 extern char **environ;
 
-static int64_t now_ms(void)
+static int64_t clock_ms(void)
 {
 	struct timespec ts;
 
@@ -95,11 +95,11 @@ static void wait_helper(pid_t pid, const char *file)
 
 	if (pidfd >= 0) {
 		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-		int64_t deadline = now_ms() + HELPER_TIMEOUT_MS, left;
+		int64_t deadline = clock_ms() + HELPER_TIMEOUT_MS, left;
 		int rc;
 
 		do {
-			left = deadline - now_ms();
+			left = deadline - clock_ms();
 			rc = left > 0 ? poll(&pfd, 1, (int)left) : 0;
 		} while (rc < 0 && errno == EINTR);
 		if (rc == 0) {
@@ -126,37 +126,6 @@ static void run_helper(const char *how, const char *path, const char *id,
 
 	if (pid > 0)
 		wait_helper(pid, file);
-}
-
-/*
- * May we start the helper?  Not when told not to, and not under seccomp: a
- * sandbox (set up after start, e.g. before a later dlopen) may kill the
- * process for a fork or exec.
- */
-bool may_spawn(void)
-{
-	char buf[4096];
-	const char *p;
-	ssize_t n;
-	int fd;
-
-	if (__atomic_load_n(&shim.nogen, __ATOMIC_RELAXED))
-		return false;
-	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	p = strstr(buf, "\nSeccomp:");
-	if (!p)
-		return true;	/* the kernel has no seccomp */
-	p += strlen("\nSeccomp:");
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return *p == '0';
 }
 
 /* Take <dir>/@name (a lock file), waiting a bounded time; -1 if none. */

@@ -4,7 +4,7 @@
  *   shim.c          the shim's life: start, the scan of the loaded objects,
  *                   dlopen and dlclose, fork
  *   shim_env.c      whose environment it is, which cache directories and
- *                   which helper to use, the debug log
+ *                   which helper to use, whether it may run now, the log
  *   shim_object.c   one loaded object: its text, its SFrame (its own, or an
  *                   entry's), its registration
  *   shim_entry.c    cache and store entries: named, trusted, mapped, or
@@ -59,6 +59,8 @@ bool shim_env_init(void);
 bool shim_helper_init(void);
 /* The cache directories and the store's. */
 void shim_dirs_init(void);
+/* May a helper be started now (not told not to, not under seccomp)? */
+bool may_spawn(void);
 
 /* ---- shim_object.c ------------------------------------------------------- */
 
@@ -137,8 +139,6 @@ int cache_map(struct obj *o, const struct entry_key *key, const char *file,
 
 /* ---- shim_helper.c ------------------------------------------------------- */
 
-/* May a helper be started now (not told not to, not under seccomp)? */
-bool may_spawn(void);
 /* Fill the entry for @key from @file: the helper, one per entry. */
 void generate(const struct entry_key *key, const char *file);
 
