@@ -89,8 +89,8 @@ make -s -C "$top/tests/vm" OUT="$stage/tests/vm/bin" >/dev/null
 for t in tools/sframe-register/sframe-register tools/ustack-report/ustack-report; do
 	[ -x "$top/$t" ] && cp "$top/$t" "$stage/usr/bin/"
 done
-[ -f "$top/tools/sframe-register/libsframe-register.so" ] &&
-	cp "$top/tools/sframe-register/libsframe-register.so" "$stage/usr/lib/"
+[ -f "$top/tools/shim/libsframe-register.so" ] &&
+	cp "$top/tools/shim/libsframe-register.so" "$stage/usr/lib/"
 # ustackd, where it is built; bash for a test that profiles it ("# bash: yes").
 [ -x "$top/tools/ustackd/ustackd" ] && install -D "$top/tools/ustackd/ustackd" "$stage/usr/sbin/ustackd"
 for t in "${tests[@]}"; do

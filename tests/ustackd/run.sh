@@ -285,9 +285,7 @@ fi
 fakestore() {
 	[ -e "$W/fakestore.so" ] ||
 		gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
-			tests/ustackd/fakestore.c $(make -s --no-print-directory -f ./module/core.mk \
-				--eval 'p:;@echo $(addprefix $(USTACK_CORE_DIR),$(USTACK_CORE_SRCS))' p) \
-			-ldl 2>"$W/fs.log"
+			tests/ustackd/fakestore.c tools/lib/libustack-tools.a -ldl 2>"$W/fs.log"
 }
 
 # in_pidns NAME SCRIPT RESULTS: run SCRIPT in a PID namespace of its own,

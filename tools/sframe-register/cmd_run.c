@@ -4,10 +4,10 @@
  *
  * Exec PROG with libsframe-register.so appended to LD_PRELOAD, and with
  * USTACK_SFRAME_REGISTER naming this binary (the shim's cache generator).
- * The shim is looked for next to this binary, then in ../lib,
- * ../lib/x86_64-linux-gnu, /usr/local/lib, /usr/lib/x86_64-linux-gnu and
- * /usr/lib; USTACK_SHIM overrides.  Exit status: PROG's, or 127 if it cannot
- * be run.
+ * The shim is looked for next to this binary, then in ../shim (the build
+ * tree's tools/shim), ../lib, ../lib/x86_64-linux-gnu, /usr/local/lib,
+ * /usr/lib/x86_64-linux-gnu and /usr/lib; USTACK_SHIM overrides.  Exit
+ * status: PROG's, or 127 if it cannot be run.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,7 +22,7 @@
 static int find_shim(const char *self_dir, char *out, size_t len)
 {
 	static const char *const rel[] = {
-		"/", "/../lib/", "/../lib/x86_64-linux-gnu/",
+		"/", "/../shim/", "/../lib/", "/../lib/x86_64-linux-gnu/",
 	};
 	static const char *const abs[] = {
 		"/usr/local/lib/", "/usr/lib/x86_64-linux-gnu/", "/usr/lib/",

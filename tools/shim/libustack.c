@@ -2,7 +2,7 @@
 /*
  * libustack.c - the libustack C API (ustack.h) over /dev/sframe.
  *
- * The device is opened per batch of registrations (shim_dev_open) so that a
+ * The device is opened per batch of registrations (sframe_dev_open) so that a
  * program never finds an extra descriptor of ours; ustack_backtrace() keeps
  * one cached descriptor, re-validated by its device number before each use
  * (a program that closes all its descriptors may have closed or reused it).
@@ -18,10 +18,8 @@
 #include <sys/syscall.h>
 #include "ustack.h"
 #include "shim_int.h"
-#include "uapi/ustack.h"
+#include "sframe_ioctl.h"
 
-#define EXPORT __attribute__((visibility("default")))
-#define SFRAME_DEV "/dev/sframe"
 #define MAX_FRAMES 1024
 /* Frames the kernel may report above the caller's: our own (and slack). */
 #define SKIP_SEARCH 4
@@ -33,58 +31,27 @@
  */
 #define LOCAL_FRAMES 64
 
-int shim_dev_open(void)
-{
-	int fd = open(SFRAME_DEV, O_RDWR | O_CLOEXEC | O_NOCTTY);
-
-	return fd < 0 ? -errno : fd;
-}
-
-int shim_dev_register(int fd, const void *sframe, size_t len,
-		      const void *text_lo, const void *text_hi)
-{
-	struct sframe_reg r = {
-		.size = sizeof(r),
-		.sframe_start = (uintptr_t)sframe,
-		.sframe_len = len,
-		.text_start = (uintptr_t)text_lo,
-		.text_end = (uintptr_t)text_hi,
-	};
-
-	return ioctl(fd, SFRAME_IOC_REGISTER, &r) ? -errno : 0;
-}
-
-int shim_dev_unregister(int fd, const void *sframe)
-{
-	struct sframe_reg r = {
-		.size = sizeof(r),
-		.sframe_start = (uintptr_t)sframe,
-	};
-
-	return ioctl(fd, SFRAME_IOC_UNREGISTER, &r) ? -errno : 0;
-}
-
 EXPORT int ustack_register(const void *sframe, size_t sframe_len,
 			   const void *text_start, const void *text_end)
 {
-	int fd = shim_dev_open(), ret;
+	int fd = sframe_dev_open(), ret;
 
 	if (fd < 0)
 		return fd == -ENOENT || fd == -ENXIO || fd == -ENODEV ?
 		       -ENOSYS : fd;
-	ret = shim_dev_register(fd, sframe, sframe_len, text_start, text_end);
+	ret = sframe_dev_register(fd, sframe, sframe_len, text_start, text_end);
 	close(fd);
 	return ret == -ENOTTY ? -ENOSYS : ret;
 }
 
 EXPORT int ustack_unregister(const void *sframe)
 {
-	int fd = shim_dev_open(), ret;
+	int fd = sframe_dev_open(), ret;
 
 	if (fd < 0)
 		return fd == -ENOENT || fd == -ENXIO || fd == -ENODEV ?
 		       -ENOSYS : fd;
-	ret = shim_dev_unregister(fd, sframe);
+	ret = sframe_dev_unregister(fd, sframe);
 	close(fd);
 	return ret == -ENOTTY ? -ENOSYS : ret;
 }
@@ -101,7 +68,7 @@ static int bt_dev(void)
 	if (fd >= 0 && !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
 	    st.st_rdev == bt_rdev)
 		return fd;
-	fd = shim_dev_open();
+	fd = sframe_dev_open();
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) || !S_ISCHR(st.st_mode)) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* coop_int.h - internals shared by coop.c and coop_python.c. */
-#ifndef SFRAME_REGISTER_COOP_INT_H
-#define SFRAME_REGISTER_COOP_INT_H
+/* interp_int.h - internals shared by interp.c and interp_python.c. */
+#ifndef SHIM_INTERP_INT_H
+#define SHIM_INTERP_INT_H
 
 #include "ustack.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* elf_sframe.h - find and read the SFrame section of an ELF file (libelf). */
-#ifndef ELF_SFRAME_H
-#define ELF_SFRAME_H
+#ifndef TOOLS_ELF_SFRAME_H
+#define TOOLS_ELF_SFRAME_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,18 +31,3 @@ int elf_sframe_read(const char *path, struct elf_sframe *out, const char **msg);
 void elf_sframe_free(struct elf_sframe *s);
 
 #endif
-
-#include "ustack_sframe.h"
-
-/*
- * Text of a rule in objdump's notation (`lookup` and `dump`; @buf needs 32
- * bytes).  CFA: "sp+16", "fp+16", "r10+0" (flex: another register),
- * "*(fp-8)" (flex: dereferenced, DRAP).  FP and RA: "u" (unchanged, or
- * untracked), "c-16" (saved at CFA-16); flex only: "=c+8" (the value CFA+8),
- * "=rbx" / "=rbx+8" (a register's value), "*(rbx+8)" (saved at rbx+8).
- */
-const char *sframe_fmt_cfa(char *buf, const struct sframe_loc *l);
-const char *sframe_fmt_loc(char *buf, const struct sframe_loc *l);
-/* Load @path's .sframe and init @sec over it; prints errors to stderr. */
-int sframe_load_file(const char *prog, const char *path, struct elf_sframe *es,
-		     struct sframe_sec *sec);

@@ -198,6 +198,112 @@ static int put_fres(struct buf *b, int version, const struct sfe_fde *f,
 	return 0;
 }
 
+/* The encoding's state: the FDE and FRE sub-sections as they grow. */
+struct enc {
+	int version;
+	unsigned int flags, fde_size;
+	u64 section_vaddr;
+	struct buf fb, rb;
+	u64 total_fres;
+};
+
+/* The FDE's info byte (FRE type, PCMASK, signal), or -errno. */
+static int fde_info(const struct enc *e, const struct sfe_fde *f,
+		    unsigned int type, u64 rel)
+{
+	int info = (int)type;
+
+	if ((f->flex || f->signal) && e->version != SFRAME_VERSION_3)
+		return -EOPNOTSUPP;
+	if (f->pcmask) {
+		if (e->version == SFRAME_VERSION_1 ?
+		    (f->rep_size && f->rep_size != SFRAME_V1_PCMASK_SIZE) :
+		    !f->rep_size)
+			return e->version == SFRAME_VERSION_1 ? -EOPNOTSUPP : -EINVAL;
+		info |= SFRAME_INFO_PCMASK;
+	}
+	if (f->signal)
+		info |= SFRAME_INFO_SIGNAL_V3;
+	if (e->version != SFRAME_VERSION_3 && (s64)rel != (s32)rel)
+		return -ERANGE;
+	if (f->nfres && !f->fres)
+		return -EINVAL;
+	if (e->version == SFRAME_VERSION_3 && f->nfres > 0xffff)
+		return -ERANGE;
+	if (!f->nfres && e->version != SFRAME_VERSION_3)
+		return -EOPNOTSUPP;
+	return info;
+}
+
+/* The @i-th FDE (in address order) and its FREs. */
+static int encode_fde(struct enc *e, size_t i, const struct sfe_fde *f)
+{
+	u64 fde_field = e->section_vaddr + SFRAME_HDR_SIZE + i * e->fde_size;
+	u64 rel = (e->flags & SFRAME_F_FDE_FUNC_START_PCREL) ?
+		  f->start - fde_field : f->start - e->section_vaddr;
+	/* FRE starts are below the function size (PCMASK: block) */
+	u32 span = f->pcmask ? SFRAME_V1_PCMASK_SIZE : f->size;
+	size_t fre_at = e->rb.len;
+	unsigned int type;
+	int info, err;
+
+	if (f->pcmask && f->rep_size)
+		span = f->rep_size;
+	type = span < 0x100 ? SFRAME_FRE_TYPE_ADDR1 :
+	       span < 0x10000 ? SFRAME_FRE_TYPE_ADDR2 : SFRAME_FRE_TYPE_ADDR4;
+	info = fde_info(e, f, type, rel);
+	if (info < 0)
+		return info;
+	e->total_fres += f->nfres;
+	if (e->version == SFRAME_VERSION_3) {
+		put_le(&e->rb, f->nfres, 2);
+		put_le(&e->rb, info, 1);
+		put_le(&e->rb, f->flex ? SFRAME_FDE_TYPE_FLEX :
+					 SFRAME_FDE_TYPE_DEFAULT, 1);
+		put_le(&e->rb, f->pcmask ? f->rep_size : 0, 1);
+	}
+	err = put_fres(&e->rb, e->version, f, type);
+	if (err)
+		return err;
+	if (fre_at > UINT32_MAX)
+		return -ERANGE;
+	put_le(&e->fb, rel, e->version == SFRAME_VERSION_3 ? 8 : 4);
+	put_le(&e->fb, f->size, 4);
+	put_le(&e->fb, fre_at, 4);
+	if (e->version == SFRAME_VERSION_3)
+		return 0;
+	put_le(&e->fb, f->nfres, 4);
+	put_le(&e->fb, info, 1);
+	if (e->version == SFRAME_VERSION_2) {
+		put_le(&e->fb, f->pcmask ? f->rep_size : 0, 1);
+		put_le(&e->fb, 0, 2);
+	}
+	return 0;
+}
+
+/* The section: header, FDEs, FREs, into @out. */
+static void put_section(struct buf *out, const struct enc *e, size_t n)
+{
+	u8 hdr[SFRAME_HDR_SIZE];
+
+	memset(hdr, 0, sizeof(hdr));
+	set_le(hdr, SFRAME_MAGIC, 2);
+	hdr[2] = (u8)e->version;
+	hdr[3] = (u8)(e->flags | SFRAME_F_FDE_SORTED);
+	hdr[4] = SFRAME_ABI_AMD64_ENDIAN_LITTLE;
+	hdr[5] = 0;
+	hdr[6] = (u8)(s8)-8;
+	hdr[7] = 0;
+	set_le(hdr + 8, n, 4);
+	set_le(hdr + 12, e->total_fres, 4);
+	set_le(hdr + 16, e->rb.len, 4);
+	set_le(hdr + 20, 0, 4);
+	set_le(hdr + 24, e->fb.len, 4);
+	put(out, hdr, sizeof(hdr));
+	put(out, e->fb.p, e->fb.len);
+	put(out, e->rb.p, e->rb.len);
+}
+
 int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 		  const struct sfe_fde *fdes, size_t n, void **out,
 		  size_t *out_len)
@@ -208,25 +314,23 @@ int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 				     SFRAME_F_FDE_FUNC_START_PCREL,
 		[SFRAME_VERSION_3] = SFRAME_F_FDE_FUNC_START_PCREL,
 	};
+	struct enc e = { .version = version, .section_vaddr = section_vaddr };
 	const struct sfe_fde **sorted = NULL;
-	struct buf fb = { 0 }, rb = { 0 }, out_b = { 0 };
-	unsigned int fde_size;
-	u64 total_fres = 0;
-	u8 hdr[SFRAME_HDR_SIZE];
+	struct buf out_b = { 0 };
 	int err = 0;
 
 	*out = NULL;
 	*out_len = 0;
 	if (version < SFRAME_VERSION_1 || version > SFRAME_VERSION_3)
 		return -EINVAL;
-	flags &= ~SFRAME_F_FDE_SORTED;
-	if (flags & ~known[version])
+	e.flags = flags & ~SFRAME_F_FDE_SORTED;
+	if (e.flags & ~known[version])
 		return -EOPNOTSUPP;
 	if (n > UINT32_MAX)
 		return -ERANGE;
-	fde_size = version == SFRAME_VERSION_1 ? SFRAME_FDE_SIZE_V1 :
-		   version == SFRAME_VERSION_2 ? SFRAME_FDE_SIZE_V2 :
-		   SFRAME_FDE_SIZE_V3;
+	e.fde_size = version == SFRAME_VERSION_1 ? SFRAME_FDE_SIZE_V1 :
+		     version == SFRAME_VERSION_2 ? SFRAME_FDE_SIZE_V2 :
+		     SFRAME_FDE_SIZE_V3;
 	sorted = calloc(n ? n : 1, sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
@@ -234,108 +338,19 @@ int sframe_encode(int version, unsigned int flags, u64 section_vaddr,
 		sorted[i] = &fdes[i];
 	qsort(sorted, n, sizeof(*sorted), cmp_fde);
 
-	for (size_t i = 0; i < n && !err; i++) {
-		const struct sfe_fde *f = sorted[i];
-		u64 fde_field = section_vaddr + SFRAME_HDR_SIZE + i * fde_size;
-		u64 rel = (flags & SFRAME_F_FDE_FUNC_START_PCREL) ?
-			  f->start - fde_field : f->start - section_vaddr;
-		/* FRE starts are below the function size (PCMASK: block) */
-		u32 span = f->pcmask ? SFRAME_V1_PCMASK_SIZE : f->size;
-		unsigned int type;
-		u8 info;
-		size_t fre_at = rb.len;
-
-		if (f->pcmask && f->rep_size)
-			span = f->rep_size;
-		type = span < 0x100 ? SFRAME_FRE_TYPE_ADDR1 :
-		       span < 0x10000 ? SFRAME_FRE_TYPE_ADDR2 :
-		       SFRAME_FRE_TYPE_ADDR4;
-		info = (u8)type;
-
-		if ((f->flex || f->signal) && version != SFRAME_VERSION_3) {
-			err = -EOPNOTSUPP;
-			break;
-		}
-		if (f->pcmask) {
-			if (version == SFRAME_VERSION_1 ?
-			    (f->rep_size && f->rep_size != SFRAME_V1_PCMASK_SIZE) :
-			    !f->rep_size) {
-				err = version == SFRAME_VERSION_1 ? -EOPNOTSUPP : -EINVAL;
-				break;
-			}
-			info |= SFRAME_INFO_PCMASK;
-		}
-		if (f->signal)
-			info |= SFRAME_INFO_SIGNAL_V3;
-		if (version != SFRAME_VERSION_3 && (s64)rel != (s32)rel) {
-			err = -ERANGE;
-			break;
-		}
-		if ((version == SFRAME_VERSION_3 && f->nfres > 0xffff) ||
-		    (!f->nfres && version != SFRAME_VERSION_3) ||
-		    (f->nfres && !f->fres)) {
-			err = f->nfres ? -ERANGE : -EOPNOTSUPP;
-			if (f->nfres && !f->fres)
-				err = -EINVAL;
-			break;
-		}
-		total_fres += f->nfres;
-		if (version == SFRAME_VERSION_3) {
-			put_le(&rb, f->nfres, 2);
-			put_le(&rb, info, 1);
-			put_le(&rb, f->flex ? SFRAME_FDE_TYPE_FLEX :
-					      SFRAME_FDE_TYPE_DEFAULT, 1);
-			put_le(&rb, f->pcmask ? f->rep_size : 0, 1);
-		}
-		err = put_fres(&rb, version, f, type);
-		if (err)
-			break;
-		if (fre_at > UINT32_MAX) {
-			err = -ERANGE;
-			break;
-		}
-		if (version == SFRAME_VERSION_3) {
-			put_le(&fb, rel, 8);
-			put_le(&fb, f->size, 4);
-			put_le(&fb, fre_at, 4);
-		} else {
-			put_le(&fb, rel, 4);
-			put_le(&fb, f->size, 4);
-			put_le(&fb, fre_at, 4);
-			put_le(&fb, f->nfres, 4);
-			put_le(&fb, info, 1);
-			if (version == SFRAME_VERSION_2) {
-				put_le(&fb, f->pcmask ? f->rep_size : 0, 1);
-				put_le(&fb, 0, 2);
-			}
-		}
-	}
+	for (size_t i = 0; i < n && !err; i++)
+		err = encode_fde(&e, i, sorted[i]);
 	if (!err)
-		err = fb.err ? fb.err : rb.err;
-	if (!err && (rb.len > UINT32_MAX || total_fres > UINT32_MAX))
+		err = e.fb.err ? e.fb.err : e.rb.err;
+	if (!err && (e.rb.len > UINT32_MAX || e.total_fres > UINT32_MAX))
 		err = -ERANGE;
 	if (!err) {
-		memset(hdr, 0, sizeof(hdr));
-		set_le(hdr, SFRAME_MAGIC, 2);
-		hdr[2] = (u8)version;
-		hdr[3] = (u8)(flags | SFRAME_F_FDE_SORTED);
-		hdr[4] = SFRAME_ABI_AMD64_ENDIAN_LITTLE;
-		hdr[5] = 0;
-		hdr[6] = (u8)(s8)-8;
-		hdr[7] = 0;
-		set_le(hdr + 8, n, 4);
-		set_le(hdr + 12, total_fres, 4);
-		set_le(hdr + 16, rb.len, 4);
-		set_le(hdr + 20, 0, 4);
-		set_le(hdr + 24, fb.len, 4);
-		put(&out_b, hdr, sizeof(hdr));
-		put(&out_b, fb.p, fb.len);
-		put(&out_b, rb.p, rb.len);
+		put_section(&out_b, &e, n);
 		err = out_b.err;
 	}
 	free(sorted);
-	free(fb.p);
-	free(rb.p);
+	free(e.fb.p);
+	free(e.rb.p);
 	if (err) {
 		free(out_b.p);
 		return err;

@@ -16,6 +16,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include "cfi_rules.h"
+#include "elf_object.h"
 
 #define REG_RBP 6
 #define REG_RSP 7
@@ -28,7 +29,9 @@ struct cie_enc {
 	uint8_t enc;		/* DW_EH_PE_* of FDE pointers */
 };
 
-static int read_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+/* A LEB128 value at *pp (signed: sign-extended); -1 if it runs past @end. */
+static int read_leb(const uint8_t **pp, const uint8_t *end, bool sign,
+		    uint64_t *v)
 {
 	uint64_t r = 0;
 	unsigned int shift = 0;
@@ -39,6 +42,8 @@ static int read_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 		r |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
+			if (sign && shift < 64 && (b & 0x40))
+				r |= ~0ull << shift;
 			*v = r;
 			return 0;
 		}
@@ -46,24 +51,46 @@ static int read_uleb(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 	return -1;
 }
 
-static int read_sleb(const uint8_t **pp, const uint8_t *end, int64_t *v)
+/* The value of DW_EH_PE format @fmt (enc & 0x0f) at *pp; -1 if unknown. */
+static int read_value(uint8_t fmt, const uint8_t **pp, const uint8_t *end,
+		      uint64_t *v)
 {
-	uint64_t r = 0;
-	unsigned int shift = 0;
+	const uint8_t *p = *pp;
+	bool sign = fmt & 0x08;
+	uint32_t u32;
+	uint16_t u16;
 
-	while (*pp < end && shift < 64) {
-		uint8_t b = *(*pp)++;
-
-		r |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				r |= ~0ull << shift;
-			*v = (int64_t)r;
-			return 0;
-		}
+	switch (fmt) {
+	case DW_EH_PE_uleb128:
+	case DW_EH_PE_sleb128:
+		return read_leb(pp, end, fmt == DW_EH_PE_sleb128, v);
+	case DW_EH_PE_absptr:
+	case DW_EH_PE_udata8:
+	case DW_EH_PE_sdata8:
+		if (end - p < 8)
+			return -1;
+		memcpy(v, p, 8);
+		*pp = p + 8;
+		return 0;
+	case DW_EH_PE_udata4:
+	case DW_EH_PE_sdata4:
+		if (end - p < 4)
+			return -1;
+		memcpy(&u32, p, 4);
+		*v = sign ? (uint64_t)(int64_t)(int32_t)u32 : u32;
+		*pp = p + 4;
+		return 0;
+	case DW_EH_PE_udata2:
+	case DW_EH_PE_sdata2:
+		if (end - p < 2)
+			return -1;
+		memcpy(&u16, p, 2);
+		*v = sign ? (uint64_t)(int64_t)(int16_t)u16 : u16;
+		*pp = p + 2;
+		return 0;
+	default:
+		return -1;
 	}
-	return -1;
 }
 
 /*
@@ -75,59 +102,9 @@ static int read_encoded(uint8_t enc, const uint8_t **pp, const uint8_t *end,
 {
 	const uint8_t *p = *pp;
 	uint64_t v = 0;
-	size_t n;
 
-	if (enc == DW_EH_PE_omit)
+	if (enc == DW_EH_PE_omit || read_value(enc & 0x0f, &p, end, &v))
 		return -1;
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:
-	case DW_EH_PE_udata8:
-	case DW_EH_PE_sdata8:
-		n = 8;
-		break;
-	case DW_EH_PE_udata4:
-	case DW_EH_PE_sdata4:
-		n = 4;
-		break;
-	case DW_EH_PE_udata2:
-	case DW_EH_PE_sdata2:
-		n = 2;
-		break;
-	case DW_EH_PE_uleb128:
-		if (read_uleb(&p, end, &v))
-			return -1;
-		n = 0;
-		break;
-	case DW_EH_PE_sleb128: {
-		int64_t s;
-
-		if (read_sleb(&p, end, &s))
-			return -1;
-		v = (uint64_t)s;
-		n = 0;
-		break;
-	}
-	default:
-		return -1;
-	}
-	if (n) {
-		if ((size_t)(end - p) < n)
-			return -1;
-		if (n == 8) {
-			memcpy(&v, p, 8);
-		} else if (n == 4) {
-			uint32_t u;
-
-			memcpy(&u, p, 4);
-			v = (enc & 0x08) ? (uint64_t)(int64_t)(int32_t)u : u;
-		} else {
-			uint16_t u;
-
-			memcpy(&u, p, 2);
-			v = (enc & 0x08) ? (uint64_t)(int64_t)(int16_t)u : u;
-		}
-		p += n;
-	}
 	switch (enc & 0x70) {
 	case DW_EH_PE_absptr:
 		break;
@@ -236,6 +213,62 @@ static bool is_cfa_slot(const Dwarf_Op *ops, size_t n, int32_t *off)
 	return true;
 }
 
+/*
+ * The CFA rule of @fr into @r: rsp/rbp + N, or ld's PLT expression
+ * (CFI_ROW_PLT).  False when SFrame cannot express it.
+ */
+static bool classify_cfa(Dwarf_Frame *fr, struct cfi_row *r)
+{
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_frame_cfa(fr, &ops, &n) || n == 0)
+		return false;
+	if (n == 1 && ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP) &&
+	    (int64_t)ops[0].number2 >= INT32_MIN &&
+	    (int64_t)ops[0].number2 <= INT32_MAX) {
+		r->cfa_reg = (uint8_t)ops[0].number;
+		r->cfa_off = (int32_t)(int64_t)ops[0].number2;
+	} else if (n == 1 && (ops[0].atom == DW_OP_breg6 ||
+			      ops[0].atom == DW_OP_breg7) &&
+		   (int64_t)ops[0].number >= INT32_MIN &&
+		   (int64_t)ops[0].number <= INT32_MAX) {
+		r->cfa_reg = ops[0].atom - DW_OP_breg0;
+		r->cfa_off = (int32_t)(int64_t)ops[0].number;
+	} else if (is_plt_expr(ops, n, &r->plt_k)) {
+		r->cfa_reg = REG_RSP;
+		r->kind = CFI_ROW_PLT;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The rbp rule of @fr into @r: unchanged or saved at CFA + N.  Else
+ * (undefined, in a register, val_offset, expression) the reason it is
+ * bad: CFI_BAD_FP, or CFI_BAD_LIBDW.
+ */
+static int classify_fp(Dwarf_Frame *fr, struct cfi_row *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n;
+	int32_t off;
+
+	if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &n))
+		return CFI_BAD_LIBDW;
+	if (n == 0 && ops == NULL) {
+		r->fp_saved = 0;	/* same value */
+	} else if (is_cfa_slot(ops, n, &off)) {
+		r->fp_saved = 1;
+		r->fp_off = off;
+	} else {
+		return CFI_BAD_FP;
+	}
+	return CFI_BAD_NONE;
+}
+
 static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		     struct cfi_row *r)
 {
@@ -265,26 +298,8 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		return;
 	}
 	ra_ok = is_cfa_slot(ops, n, &off) && off == -8;
-	if (dwarf_frame_cfa(fr, &ops, &n) || n == 0) {
-		r->bad = CFI_BAD_CFA;
-		return;
-	}
-	if (n == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP) &&
-	    (int64_t)ops[0].number2 >= INT32_MIN &&
-	    (int64_t)ops[0].number2 <= INT32_MAX) {
-		r->cfa_reg = (uint8_t)ops[0].number;
-		r->cfa_off = (int32_t)(int64_t)ops[0].number2;
-	} else if (n == 1 && (ops[0].atom == DW_OP_breg6 ||
-			      ops[0].atom == DW_OP_breg7) &&
-		   (int64_t)ops[0].number >= INT32_MIN &&
-		   (int64_t)ops[0].number <= INT32_MAX) {
-		r->cfa_reg = ops[0].atom - DW_OP_breg0;
-		r->cfa_off = (int32_t)(int64_t)ops[0].number;
-	} else if (is_plt_expr(ops, n, &r->plt_k)) {
-		r->cfa_reg = REG_RSP;
-		r->kind = CFI_ROW_PLT;
-	} else {
+	if (!classify_cfa(fr, r)) {
+		r->kind = CFI_ROW_BAD;
 		r->bad = CFI_BAD_CFA;
 		return;
 	}
@@ -293,20 +308,9 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		r->bad = CFI_BAD_RA;
 		return;
 	}
-	if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &n)) {
+	r->bad = classify_fp(fr, r);
+	if (r->bad) {
 		r->kind = CFI_ROW_BAD;
-		r->bad = CFI_BAD_LIBDW;
-		return;
-	}
-	if (n == 0 && ops == NULL) {
-		r->fp_saved = 0;	/* same value */
-	} else if (is_cfa_slot(ops, n, &off)) {
-		r->fp_saved = 1;
-		r->fp_off = off;
-	} else {
-		/* undefined, in a register, val_offset, expression */
-		r->kind = CFI_ROW_BAD;
-		r->bad = CFI_BAD_FP;
 		return;
 	}
 	if (r->kind != CFI_ROW_PLT)
@@ -431,65 +435,115 @@ static int func_rows(Dwarf_CFI *cfi, struct cfi_table *t, size_t *cap,
 	return 0;
 }
 
-int cfi_rules_load(Elf *elf, struct cfi_table *t, char *err, size_t errlen)
+/* The .eh_frame section of @elf: its header and its bytes; NULL with @err. */
+static Elf_Data *eh_frame_data(Elf *elf, GElf_Shdr *sh, char *err,
+			       size_t errlen)
 {
-	GElf_Ehdr eh;
-	size_t shstrndx, fcap = 0, rcap = 0, ncie = 0, ciecap = 0;
-	struct cie_enc *cies = NULL;
 	Elf_Scn *scn = NULL;
-	GElf_Shdr sh = { 0 };
 	Elf_Data *data;
-	Dwarf_CFI *cfi = NULL;
-	Dwarf_Off off = 0, next;
-	bool found = false;
-	int ret = -1;
+	size_t shstrndx;
+	const char *name;
 
-	memset(t, 0, sizeof(*t));
-	if (!gelf_getehdr(elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_machine != EM_X86_64) {
-		snprintf(err, errlen, "not an x86-64 ELF64 file");
-		return -1;
-	}
 	if (elf_getshdrstrndx(elf, &shstrndx)) {
 		snprintf(err, errlen, "no section headers");
-		return -1;
+		return NULL;
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, sh))
 			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
 		if (name && !strcmp(name, ".eh_frame") &&
-		    sh.sh_type == SHT_PROGBITS) {
-			found = true;
+		    sh->sh_type == SHT_PROGBITS)
 			break;
-		}
 	}
-	if (!found) {
+	if (!scn) {
 		snprintf(err, errlen, "no .eh_frame section");
-		return -1;
+		return NULL;
 	}
-	if (!sh.sh_size) {
+	if (!sh->sh_size) {
 		snprintf(err, errlen, "empty .eh_frame section");
-		return -1;
+		return NULL;
 	}
 	data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf || data->d_size != sh.sh_size) {
+	if (!data || !data->d_buf || data->d_size != sh->sh_size) {
 		snprintf(err, errlen, "cannot read .eh_frame");
-		return -1;
+		return NULL;
 	}
-	cfi = dwarf_getcfi_elf(elf);
-	if (!cfi) {
-		snprintf(err, errlen, "libdw: %s", dwarf_errmsg(-1));
-		return -1;
-	}
+	return data;
+}
 
-	/* Pass 1: the FDE list.  Bounded by the section size. */
-	while (off < data->d_size) {
+/* Pass 1's state: the CIEs seen (their FDE pointer encodings), the FDEs. */
+struct fde_walk {
+	const GElf_Shdr *sh;
+	const Elf_Data *data;
+	struct cie_enc *cies;
+	size_t ncie, ciecap, fcap;
+};
+
+static int add_cie(struct fde_walk *w, Dwarf_Off off, const Dwarf_CIE *cie)
+{
+	uint8_t enc;
+
+	if (cie_fde_encoding(cie, &enc))
+		enc = DW_EH_PE_omit;
+	if (w->ncie == w->ciecap) {
+		size_t nc = w->ciecap ? w->ciecap * 2 : 16;
+		struct cie_enc *p = realloc(w->cies, nc * sizeof(*p));
+
+		if (!p)
+			return -1;
+		w->cies = p;
+		w->ciecap = nc;
+	}
+	w->cies[w->ncie].off = off;
+	w->cies[w->ncie++].enc = enc;
+	return 0;
+}
+
+/* An FDE's PC range, with its CIE's encoding; an unreadable one is skipped. */
+static int add_fde(struct fde_walk *w, struct cfi_table *t,
+		   const Dwarf_FDE *fde)
+{
+	const uint8_t *p = fde->start, *end = fde->end;
+	uint64_t vaddr = w->sh->sh_addr +
+			 (uint64_t)(p - (const uint8_t *)w->data->d_buf);
+	uint8_t enc = DW_EH_PE_omit;
+	uint64_t start, range;
+
+	for (size_t i = w->ncie; i-- > 0;)
+		if (w->cies[i].off == fde->CIE_pointer) {
+			enc = w->cies[i].enc;
+			break;
+		}
+	if (enc == DW_EH_PE_omit || read_encoded(enc, &p, end, vaddr, &start) ||
+	    read_encoded(enc & 0x0f, &p, end, 0, &range) ||
+	    !range || start + range <= start)
+		return 0;
+	if (t->nfuncs == w->fcap) {
+		size_t nc = w->fcap ? w->fcap * 2 : 1024;
+		struct cfi_func *nf = realloc(t->funcs, nc * sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		t->funcs = nf;
+		w->fcap = nc;
+	}
+	t->funcs[t->nfuncs++] = (struct cfi_func){
+		.start = start, .end = start + range };
+	return 0;
+}
+
+/* Pass 1: the FDE list, sorted.  Bounded by the section size. */
+static int list_fdes(struct fde_walk *w, const unsigned char *ident,
+		     struct cfi_table *t)
+{
+	Dwarf_Off off = 0, next;
+	int ret = 0;
+
+	while (off < w->data->d_size && !ret) {
 		Dwarf_CFI_Entry ent;
-		int rc = dwarf_next_cfi(eh.e_ident, data, true, off, &next,
-					&ent);
+		int rc = dwarf_next_cfi(ident, (Elf_Data *)w->data, true, off,
+					&next, &ent);
 
 		if (rc > 0)
 			break;
@@ -499,82 +553,69 @@ int cfi_rules_load(Elf *elf, struct cfi_table *t, char *err, size_t errlen)
 			off = next;
 			continue;
 		}
-		if (dwarf_cfi_cie_p(&ent)) {
-			uint8_t enc;
-
-			if (cie_fde_encoding(&ent.cie, &enc))
-				enc = DW_EH_PE_omit;
-			if (ncie == ciecap) {
-				size_t nc = ciecap ? ciecap * 2 : 16;
-				struct cie_enc *p = realloc(cies,
-							    nc * sizeof(*p));
-
-				if (!p)
-					goto oom;
-				cies = p;
-				ciecap = nc;
-			}
-			cies[ncie].off = off;
-			cies[ncie++].enc = enc;
-		} else {
-			const uint8_t *p = ent.fde.start;
-			const uint8_t *end = ent.fde.end;
-			uint8_t enc = DW_EH_PE_omit;
-			uint64_t start, range;
-
-			for (size_t i = ncie; i-- > 0;)
-				if (cies[i].off == ent.fde.CIE_pointer) {
-					enc = cies[i].enc;
-					break;
-				}
-			if (enc != DW_EH_PE_omit &&
-			    !read_encoded(enc, &p, end, sh.sh_addr +
-					  (uint64_t)(p - (const uint8_t *)data->d_buf),
-					  &start) &&
-			    !read_encoded(enc & 0x0f, &p, end, 0, &range) &&
-			    range && start + range > start) {
-				if (t->nfuncs == fcap) {
-					size_t nc = fcap ? fcap * 2 : 1024;
-					struct cfi_func *nf = realloc(t->funcs,
-							nc * sizeof(*nf));
-
-					if (!nf)
-						goto oom;
-					t->funcs = nf;
-					fcap = nc;
-				}
-				t->funcs[t->nfuncs++] = (struct cfi_func){
-					.start = start, .end = start + range };
-			}
-		}
+		if (dwarf_cfi_cie_p(&ent))
+			ret = add_cie(w, off, &ent.cie);
+		else
+			ret = add_fde(w, t, &ent.fde);
 		if (next == (Dwarf_Off)-1 || next <= off)
 			break;
 		off = next;
 	}
 	if (t->nfuncs)
 		qsort(t->funcs, t->nfuncs, sizeof(*t->funcs), cmp_func);
-	/*
-	 * Drop FDEs outside the executable code (a corrupt range would make
-	 * every PC loop run for ever) and FDEs that overlap the previous one
-	 * (keep the first, longest).
-	 */
-	{
-		struct range ex[MAX_EXEC_RANGES];
-		size_t w = 0, nex = exec_ranges(elf, ex);
+	return ret;
+}
 
-		for (size_t i = 0; i < t->nfuncs; i++) {
-			if (!in_ranges(ex, nex, &t->funcs[i])) {
-				t->bad_range++;
-				continue;
-			}
-			if (w && t->funcs[i].start < t->funcs[w - 1].end) {
-				t->dup_fdes++;
-				continue;
-			}
-			t->funcs[w++] = t->funcs[i];
+/*
+ * Drop FDEs outside the executable code (a corrupt range would make every
+ * PC loop run for ever) and FDEs that overlap the previous one (keep the
+ * first, longest).
+ */
+static void drop_bad_fdes(Elf *elf, struct cfi_table *t)
+{
+	struct range ex[MAX_EXEC_RANGES];
+	size_t w = 0, nex = exec_ranges(elf, ex);
+
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		if (!in_ranges(ex, nex, &t->funcs[i])) {
+			t->bad_range++;
+			continue;
 		}
-		t->nfuncs = w;
+		if (w && t->funcs[i].start < t->funcs[w - 1].end) {
+			t->dup_fdes++;
+			continue;
+		}
+		t->funcs[w++] = t->funcs[i];
 	}
+	t->nfuncs = w;
+}
+
+int cfi_rules_load(Elf *elf, struct cfi_table *t, char *err, size_t errlen)
+{
+	struct fde_walk w = { 0 };
+	Dwarf_CFI *cfi;
+	GElf_Ehdr eh;
+	GElf_Shdr sh = { 0 };
+	size_t rcap = 0;
+	int ret = -1;
+
+	memset(t, 0, sizeof(*t));
+	if (!elf_object_supported(elf, &eh)) {
+		snprintf(err, errlen, "not an x86-64 ELF64 file");
+		return -1;
+	}
+	w.sh = &sh;
+	w.data = eh_frame_data(elf, &sh, err, errlen);
+	if (!w.data)
+		return -1;
+	cfi = dwarf_getcfi_elf(elf);
+	if (!cfi) {
+		snprintf(err, errlen, "libdw: %s", dwarf_errmsg(-1));
+		return -1;
+	}
+	if (list_fdes(&w, eh.e_ident, t))
+		goto oom;
+	drop_bad_fdes(elf, t);
 	/* Pass 2: rows. */
 	for (size_t i = 0; i < t->nfuncs; i++)
 		if (func_rows(cfi, t, &rcap, &t->funcs[i]))
@@ -585,7 +626,7 @@ oom:
 	snprintf(err, errlen, "out of memory");
 	cfi_rules_free(t);
 out:
-	free(cies);
+	free(w.cies);
 	dwarf_cfi_end(cfi);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <gelf.h>
 #include "cfi_rules.h"
+#include "sframe_entry.h"
 
 struct gen_stats {
 	size_t funcs;			/* .eh_frame FDEs */
@@ -35,8 +36,15 @@ int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
 /* Print @st as one line "gen: ..." to @f. */
 void gen_stats_print(FILE *f, const char *what, const struct gen_stats *st);
 
-/* The GNU build-id of @elf as lowercase hex into @hex (>= 2*len+1 bytes);
- * returns its length in bytes, 0 if none. */
-size_t gen_build_id(Elf *elf, char *hex, size_t hexlen);
+/*
+ * An entry (sframe_entry.h) for the object @elf read from the file @src
+ * (its identity; zero for the vDSO, which has no file):
+ * SFrame v3 at vaddr 0 into *@out (free() it), *@len bytes, and its header
+ * @h.  Returns 0; or -1 with a message in @err and an empty entry (no
+ * SFrame, *@out NULL): what is kept for an object without usable
+ * .eh_frame, so that it is not generated again.
+ */
+int gen_sframe_entry(Elf *elf, const struct cache_src *src, void **out,
+		     size_t *len, struct cache_hdr *h, char *err, size_t errlen);
 
 #endif

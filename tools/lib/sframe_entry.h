@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cache_fmt.h - the shim's on-disk SFrame cache entries.
+ * sframe_entry.h - an SFrame entry on disk: a header, then an SFrame v3
+ * section for one ELF object.  The shim's per-user cache holds these
+ * files, and so does the root-owned store (sframe_store.h: other names,
+ * the same format); the header's check is entry_hdr_read() for both.
  *
- * Directory: $XDG_CACHE_HOME/ustack, else $HOME/.cache/ustack (mode 0700);
+ * The cache's directory: $XDG_CACHE_HOME/ustack, else $HOME/.cache/ustack (mode 0700);
  * for root (euid 0) /var/cache/ustack (mode 0755, entries 0644), which
  * other users' shims also read (after their own directory, before
  * generating: a daemon without a writable home still finds root's entries).
@@ -30,8 +33,8 @@
  * To use it at address S for an object loaded with bias B, add B - S to
  * every FDE's 64-bit start offset (v3 PCREL: func = field address + start).
  */
-#ifndef SFRAME_REGISTER_CACHE_FMT_H
-#define SFRAME_REGISTER_CACHE_FMT_H
+#ifndef TOOLS_SFRAME_ENTRY_H
+#define TOOLS_SFRAME_ENTRY_H
 
 #include <stdint.h>
 #include <string.h>
@@ -60,15 +63,26 @@ static inline void cache_src_of(struct cache_src *c, const struct stat *st)
 	c->ctime_nsec = st->st_ctim.tv_nsec;
 }
 
-/* FNV-1a: names the entry only; the header's copy is what is compared. */
+/*
+ * FNV-1a, the hash in entry names: of a file's identity (the cache's and
+ * the store's u- names), of an object's contents (the store's c- names),
+ * of the vDSO's image.  Continue a hash with @h, start one with
+ * ENTRY_HASH_INIT.
+ */
+#define ENTRY_HASH_INIT	0xcbf29ce484222325ull
+static inline uint64_t entry_hash(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* Names the entry only; the header's copy is what is compared. */
 static inline uint64_t cache_src_hash(const struct cache_src *c)
 {
-	const unsigned char *p = (const unsigned char *)c;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < sizeof(*c); i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
+	return entry_hash(ENTRY_HASH_INIT, c, sizeof(*c));
 }
 
 struct cache_hdr {
@@ -81,5 +95,19 @@ struct cache_hdr {
 	uint32_t left_out;	/* functions SFrame could not express */
 	struct cache_src src;	/* the object file it was made from */
 };
+
+/*
+ * The header of an entry of @len bytes of SFrame made from the file @src
+ * (as it was when read, not what its path names now: readers compare).
+ */
+void entry_hdr_init(struct cache_hdr *h, uint64_t len, uint32_t funcs,
+		    uint32_t left_out, const struct cache_src *src);
+
+/*
+ * Read and check the header of the entry open as @fd (@st its fstat): a
+ * header of this format and version whose SFrame lies inside the file.
+ * Who may own the file is the caller's rule.  Returns 0 or -EBADMSG.
+ */
+int entry_hdr_read(int fd, const struct stat *st, struct cache_hdr *h);
 
 #endif

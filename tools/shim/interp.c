@@ -29,8 +29,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "../../include/uapi/ustack.h"
-#include "coop_int.h"
+#include "uapi/ustack.h"
+#include "interp_int.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_UNWINDERS 8

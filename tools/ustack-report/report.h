@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* ustack-report: shared types.  One job per file; see the Makefile. */
-#ifndef UR_H
-#define UR_H
+/* report.h - ustack-report: what its files (one job each) share. */
+#ifndef USTACK_REPORT_H
+#define USTACK_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +13,9 @@ void *xrealloc(void *p, size_t n);	/* heap */
 const char *intern(const char *s, size_t n);	/* stable, unique per content */
 const char *internz(const char *s);
 const char *basename_of(const char *path);
+/* Records are words: skip blanks; the next word, NUL-terminated, or NULL. */
+char *skip_ws(char *p);
+char *next_word(char **pp);
 /* Names from users made safe for text output: controls, backslash and
  * non-UTF-8 bytes as "\ooo" (util.c). */
 size_t esc_bytes(const char *s, size_t n, char *out);

@@ -342,32 +342,20 @@ void gen_stats_print(FILE *f, const char *what, const struct gen_stats *st)
 		"");
 }
 
-size_t gen_build_id(Elf *elf, char *hex, size_t hexlen)
+int gen_sframe_entry(Elf *elf, const struct cache_src *src, void **out,
+		     size_t *len, struct cache_hdr *h, char *err, size_t errlen)
 {
-	Elf_Scn *scn = NULL;
+	struct gen_stats st;
+	int ret;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, no, dof;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d)
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &no, &dof)) > 0) {
-			const uint8_t *p = (const uint8_t *)d->d_buf + dof;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)d->d_buf + no, "GNU", 4) ||
-			    !nh.n_descsz || hexlen < 2 * nh.n_descsz + 1)
-				continue;
-			for (size_t i = 0; i < nh.n_descsz; i++)
-				sprintf(hex + 2 * i, "%02x", p[i]);
-			return nh.n_descsz;
-		}
+	*out = NULL;
+	*len = 0;
+	ret = gen_sframe_build(elf, CACHE_SFRAME_VERSION, 0, out, len, &st,
+			       err, errlen);
+	if (ret) {
+		*out = NULL;
+		*len = 0;
 	}
-	return 0;
+	entry_hdr_init(h, *len, (uint32_t)st.funcs, (uint32_t)st.left_out, src);
+	return ret;
 }

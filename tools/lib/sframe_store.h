@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * store.h - the root-owned SFrame store of ustackd and of root's shim: one
- * file per ELF object, in the shim's cache format (cache_fmt.h: a header, then
+ * sframe_store.h - the root-owned SFrame store of ustackd and of root's
+ * shim: one file per ELF object, an entry of sframe_entry.h (a header, then
  * an SFrame v3 section at vaddr 0 of the object's ELF address space), so
  * that the kernel reads the section at offset hdr_size of the file.
  *
@@ -21,14 +21,14 @@
  * its helper (`sframe-register gen --store`, which writes them) and other
  * users' shims (which only read them).
  */
-#ifndef USTACKD_STORE_H
-#define USTACKD_STORE_H
+#ifndef TOOLS_SFRAME_STORE_H
+#define TOOLS_SFRAME_STORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include "cache_fmt.h"
+#include "sframe_entry.h"
 
 #define STORE_DEFAULT	"/var/cache/ustack/sframe"
 #define STORE_NAME_MAX	160

@@ -1,16 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * shim_sframe.c - the little the shim needs to know of an SFrame section:
- * its length from the header, and shifting v3 PCREL FDE starts.  Not a
- * decoder: the kernel validates and decodes (module/ustack_sframe.c).
- */
+/* sframe_section.c - an SFrame section's length and relocation (sframe_section.h). */
 #include <stdint.h>
 #include <string.h>
-#include "shim_sframe.h"
+#include "sframe_section.h"
 #include "ustack_sframe.h"	/* the format's constants: the core's */
 
 /* Bytes the section uses, from its header; 0 if it is not sane. */
-size_t shim_sframe_len(const uint8_t *p, size_t avail)
+size_t sframe_section_len(const uint8_t *p, size_t avail)
 {
 	uint32_t nfdes, fre_len, fdeoff, freoff;
 	uint64_t hdr, fde_end, fre_end;
@@ -48,15 +44,15 @@ size_t shim_sframe_len(const uint8_t *p, size_t avail)
 }
 
 /*
- * Shift every FDE start of a v3 PCREL section by @delta (see cache_fmt.h).
+ * Shift every FDE start of a v3 PCREL section by @delta (see sframe_entry.h).
  * Returns 0, or -1 if the section is not v3 PCREL.
  */
-int shim_sframe_relocate(uint8_t *p, size_t len, int64_t delta)
+int sframe_section_relocate(uint8_t *p, size_t len, int64_t delta)
 {
 	uint32_t nfdes, fdeoff;
 	uint8_t *fde;
 
-	if (!shim_sframe_len(p, len) || p[2] != SFRAME_VERSION_3 ||
+	if (!sframe_section_len(p, len) || p[2] != SFRAME_VERSION_3 ||
 	    !(p[3] & SFRAME_F_FDE_FUNC_START_PCREL))
 		return -1;
 	memcpy(&nfdes, p + 8, 4);

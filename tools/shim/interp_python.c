@@ -27,8 +27,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../include/uapi/ustack.h"
-#include "coop_int.h"
+#include "uapi/ustack.h"
+#include "interp_int.h"
 
 #define TS_CFRAME		56	/* PyThreadState.cframe */
 #define CF_CURRENT_FRAME	8	/* _PyCFrame.current_frame */

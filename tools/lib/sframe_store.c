@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* store.c - the root-owned SFrame store (store.h). */
+/* sframe_store.c - the root-owned SFrame store (sframe_store.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "store.h"
+#include "fileio.h"
+#include "sframe_store.h"
 
 /* A directory root alone can change: writable by group or others only with
  * the sticky bit (as /tmp), and never for the store itself. */
@@ -101,7 +102,7 @@ uint64_t store_content_hash(int fd, uint64_t size, int *err)
 	/* not static: the shim's threads may hash at once */
 	size_t bufsz = 1 << 16;
 	unsigned char *buf = malloc(bufsz);
-	uint64_t h = 0xcbf29ce484222325ull, off = 0;
+	uint64_t h = ENTRY_HASH_INIT, off = 0;
 
 	if (!buf) {
 		*err = ENOMEM;
@@ -117,8 +118,7 @@ uint64_t store_content_hash(int fd, uint64_t size, int *err)
 			h = 0;
 			break;
 		}
-		for (ssize_t i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 0x100000001b3ull;
+		h = entry_hash(h, buf, n);
 		off += n;
 	}
 	free(buf);
@@ -158,7 +158,7 @@ int store_get(int dirfd, const char *name, const struct cache_src *src,
 	      struct cache_hdr *h)
 {
 	struct stat st;
-	int fd, ret = -EBADMSG;
+	int fd, ret;
 
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
@@ -172,13 +172,8 @@ int store_get(int dirfd, const char *name, const struct cache_src *src,
 		ret = -EPERM;
 		goto bad;
 	}
-	if (st.st_size < (off_t)sizeof(*h) ||
-	    pread(fd, h, sizeof(*h), 0) != (ssize_t)sizeof(*h))
-		goto bad;
-	if (memcmp(h->magic, CACHE_MAGIC, sizeof(h->magic)) ||
-	    h->hdr_size != sizeof(*h) ||
-	    h->sframe_version != CACHE_SFRAME_VERSION || h->sframe_vaddr ||
-	    h->sframe_len > (uint64_t)st.st_size - sizeof(*h))
+	ret = entry_hdr_read(fd, &st, h);
+	if (ret)
 		goto bad;
 	if (src && memcmp(&h->src, src, sizeof(*src))) {
 		ret = -ESTALE;
@@ -188,21 +183,6 @@ int store_get(int dirfd, const char *name, const struct cache_src *src,
 bad:
 	close(fd);
 	return ret;
-}
-
-static int write_all(int fd, const void *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p = (const char *)p + n;
-		len -= n;
-	}
-	return 0;
 }
 
 int store_put(int dirfd, const char *name, const struct cache_hdr *h,
