@@ -11,6 +11,14 @@
 #ifndef USTACK_ARCH_X86_H
 #define USTACK_ARCH_X86_H
 
+/*
+ * The ELF objects ustack unwinds (ustack_elf.h, the tools' ELF checks),
+ * in <elf.h>'s or <linux/elf.h>'s names, and the CPU's name in reasons.
+ */
+#define USTACK_ARCH_ELF_MACHINE	EM_X86_64
+#define USTACK_ARCH_ELF_DATA	ELFDATA2LSB
+#define USTACK_ARCH_NAME	"x86-64"
+
 /* ---- the SFrame core: registers, frames, calls (arch_x86_unwind.c) ----- */
 
 /* DWARF register numbers (the x86-64 psABI): rbp, rsp, the RA column. */
@@ -93,12 +101,6 @@
 #ifndef CONFIG_X86_64
 #error "ustack supports x86-64 only"
 #endif
-
-/* The ELF objects whose PT_GNU_SFRAME the walk reads (ustack_elf.h). */
-#define USTACK_ARCH_ELF_MACHINE	EM_X86_64
-#define USTACK_ARCH_ELF_DATA	ELFDATA2LSB
-/* The CPU's name, in the kernel log's reasons. */
-#define USTACK_ARCH_NAME	"x86-64"
 
 /*
  * Does the task of user-mode @regs run the native 64-bit ABI (not a

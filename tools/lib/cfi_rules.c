@@ -17,6 +17,7 @@
 #include <elfutils/libdw.h>
 #include "cfi_rules.h"
 #include "elf_object.h"
+#include "ustack_sframe.h"	/* arch.h: the machine's name */
 
 #define REG_RBP 6
 #define REG_RSP 7
@@ -601,7 +602,7 @@ int cfi_rules_load(Elf *elf, struct cfi_table *t, char *err, size_t errlen)
 
 	memset(t, 0, sizeof(*t));
 	if (!elf_object_supported(elf, &eh)) {
-		snprintf(err, errlen, "not an x86-64 ELF64 file");
+		snprintf(err, errlen, "not an ELF64 object of this machine (" USTACK_ARCH_NAME ")");
 		return -1;
 	}
 	w.sh = &sh;

@@ -3,11 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "elf_object.h"
+#include "ustack_sframe.h"	/* arch.h: the machine */
 
 bool elf_object_supported(Elf *elf, GElf_Ehdr *eh)
 {
 	return elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, eh) &&
-	       eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_machine == EM_X86_64;
+	       eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_machine == USTACK_ARCH_ELF_MACHINE;
 }
 
 /* The build-id note of the notes @d, as hex into @hex; its length or 0. */

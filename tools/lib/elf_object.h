@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * elf_object.h - what every tool asks of an ELF object first (libelf):
- * is it one the tools unwind (ELF64 for x86-64, the module's one
- * architecture), and what is its GNU build-id.
+ * is it one the tools unwind (ELF64 of the machine module/arch.h names),
+ * and what is its GNU build-id.
  */
 #ifndef TOOLS_ELF_OBJECT_H
 #define TOOLS_ELF_OBJECT_H

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include "elf_object.h"
+#include "ustack_sframe.h"	/* arch.h: the machine's name */
 #include "elf_sframe.h"
 
 static int copy_data(Elf_Data *d, size_t size, struct elf_sframe *out)
@@ -117,7 +118,7 @@ int elf_sframe_read(const char *path, struct elf_sframe *out, const char **msg)
 		*msg = "not an ELF file";
 		err = -ENOEXEC;
 	} else if (!elf_object_supported(e, &eh)) {
-		*msg = "not an x86-64 ELF file";
+		*msg = "not an ELF64 object of this machine (" USTACK_ARCH_NAME ")";
 		err = -ENOEXEC;
 	} else {
 		text_range(e, out);
