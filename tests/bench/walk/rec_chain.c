@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The call chain walked by the benchmark: 64 distinct functions with
- * different frame sizes (distinct PCs, FDEs and rules), built once without
- * frame pointers (this file) and once with them (rec_fp.c, REC_FP).
+ * different frame sizes (distinct PCs, FDEs and rules), built twice by
+ * walk.sh: without frame pointers (rec_nofp) and with them (-DREC_FP:
+ * rec_fp, whose leaf is rec_fp.c's).
  */
 #ifdef REC_FP
 #define NAME(i)		rec_fp_##i
