@@ -52,7 +52,7 @@ headers_of() {
 # The sources, as vm-test.sh copies them, and their fingerprint.
 src=$work/src
 mkdir -p "$src"
-(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' \) -print0 |
+(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
 	cpio --null -pdm --quiet "$src")
 srcsum=$(cd "$src" && find . -type f | sort | xargs cat | sha256sum | cut -c1-16)
 
