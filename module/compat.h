@@ -85,16 +85,21 @@ DEFINE_FREE(fput, struct file *, if (!IS_ERR_OR_NULL(_T)) fput(_T))
  *                prototype, still in linux/mm.h there, is probed) and
  *                move_page_tables(vma, old_addr, new_vma, new_addr, len,
  *                ...): USTACK_REG_FOLLOW_UNMAP_VMAS;
- *   6.15         passed both structs private to mm/ (struct unmap_desc,
- *                struct pagetable_move_control);
  *   7.2          remove_vma(vma), for each VMA that munmap, MAP_FIXED over,
- *                mremap, brk or exit takes away, once its pages are gone
- *                (mm/vma.c vms_complete_munmap_vmas(), mm/mmap.c
- *                exit_mmap()): USTACK_REG_FOLLOW_REMOVE_VMA.  The range
- *                MREMAP_DONTUNMAP empties stays mapped, and is not seen.
- * Anywhere else (6.15 to 7.1, and after 7.2 until it is read) the
- * registry's probes are off, and registrations are refused with a log
- * line.
+ *                mremap's old range, brk or exit takes away, once its
+ *                pages are gone (mm/vma.c vms_complete_munmap_vmas(),
+ *                mm/mmap.c tear_down_vmas()), and move_page_tables(pmc),
+ *                for the pages mremap moves away, also from the range
+ *                MREMAP_DONTUNMAP leaves mapped (mm/mremap.c
+ *                copy_vma_and_data()), which remove_vma() never sees:
+ *                USTACK_REG_FOLLOW_REMOVE_VMA.  struct
+ *                ustack_pagetable_move_control is the opening of 7.2's
+ *                struct pagetable_move_control (mm/internal.h).
+ * In between, 6.15 to 7.1 have the same two functions by their sources
+ * (remove_vma()'s first argument is the VMA throughout, pmc came with
+ * 6.15's mremap rework) but no kernel of the matrix to prove it: there,
+ * and after 7.2 until it is read, the registry's probes are off, and
+ * registrations are refused with a log line.
  */
 #define USTACK_REG_FOLLOW_UNMAP_VMAS	1
 #define USTACK_REG_FOLLOW_REMOVE_VMA	2
@@ -104,6 +109,13 @@ DEFINE_FREE(fput, struct file *, if (!IS_ERR_OR_NULL(_T)) fput(_T))
 #elif LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(7, 3, 0)
 #define USTACK_REG_FOLLOW_UNMAP		USTACK_REG_FOLLOW_REMOVE_VMA
+struct vm_area_struct;
+struct ustack_pagetable_move_control {
+	struct vm_area_struct *old;	/* the VMA the pages leave */
+	struct vm_area_struct *new;
+	unsigned long old_addr;		/* [old_addr, old_end) */
+	unsigned long old_end;
+};
 #else
 #define USTACK_REG_FOLLOW_UNMAP		0
 #endif

@@ -2,12 +2,13 @@
 /*
  * The life of a registered mm.  Two probes keep the registry true,
  * neither taking a global lock:
- *   kprobes on unmap_vmas() and move_page_tables()
+ *   kprobes on unmap_vmas() (7.2: remove_vma()) and move_page_tables()
  *                          every unmapping of a range (munmap, MAP_FIXED
  *                          over, mremap's old range, also with
  *                          MREMAP_DONTUNMAP; exit): hide the entries whose
- *                          text or SFrame range overlaps it.  These are
- *                          where the kernel sends MMU_NOTIFY_UNMAP.
+ *                          text or SFrame range overlaps it.  Which
+ *                          functions, and what they are passed, differs
+ *                          by kernel (compat.h).
  *   the exit_mmap tracepoint the mm is torn down: drop the reg_mm before
  *                          the mm_struct can be freed (and its address
  *                          reused by a new mm).
@@ -15,7 +16,8 @@
  * mm_take_all_locks(): the global mm_all_locks_mutex and every anon_vma
  * and i_mmap lock of the address space, per registering process and per
  * fork of one (seconds for 60000 VMAs).  Should a probe ever be missed
- * (kprobe recursion), no registration is served or accepted any more.
+ * (kprobe recursion) or be passed what it does not expect, no
+ * registration is served or accepted any more.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +25,7 @@
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
 #include "compat.h"
 #include "registry_mm.h"
 
@@ -110,8 +113,44 @@ static int reg_kp_remove(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+/* A move_page_tables() argument not of the layout compat.h knows. */
+static bool reg_kp_confused;
+
+/*
+ * move_page_tables(pmc) (7.2): mremap moves the pages of [old_addr,
+ * old_end) of pmc->old away; with MREMAP_DONTUNMAP the range stays mapped
+ * but empty, and remove_vma() never sees it.  The struct is mm/'s own
+ * (compat.h has its opening): its VMA is read without faulting and must
+ * be current's and hold the range, else the registry stops trusting its
+ * probes, as if one had been missed.
+ */
+static int reg_kp_move(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ustack_pagetable_move_control pmc;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+	unsigned long start, end;
+
+	if (copy_from_kernel_nofault(&pmc, (void *)regs_get_kernel_argument(regs, 0),
+				     sizeof(pmc)))
+		goto confused;
+	vma = pmc.old;
+	if (copy_from_kernel_nofault(&mm, &vma->vm_mm, sizeof(mm)) ||
+	    copy_from_kernel_nofault(&start, &vma->vm_start, sizeof(start)) ||
+	    copy_from_kernel_nofault(&end, &vma->vm_end, sizeof(end)) ||
+	    mm != current->mm || pmc.old_addr < start ||
+	    pmc.old_addr > pmc.old_end || pmc.old_end > end)
+		goto confused;
+	reg_unmapped(mm, pmc.old_addr, pmc.old_end);
+	return 0;
+confused:
+	WRITE_ONCE(reg_kp_confused, true);
+	return 0;
+}
+
 static struct kprobe reg_kps[] = {
 	{ .symbol_name = "remove_vma", .pre_handler = reg_kp_remove },
+	{ .symbol_name = "move_page_tables", .pre_handler = reg_kp_move },
 };
 #else
 /*
@@ -151,6 +190,8 @@ static struct kprobe reg_kps[] = {
 	{ .symbol_name = "unmap_vmas", .pre_handler = reg_kp_unmap },
 	{ .symbol_name = "move_page_tables", .pre_handler = reg_kp_move },
 };
+
+static const bool reg_kp_confused;
 #endif
 
 static struct kprobe *reg_kpp[ARRAY_SIZE(reg_kps)];
@@ -164,7 +205,7 @@ bool ustack_reg_sighted(void)
 {
 	unsigned int i;
 
-	if (!READ_ONCE(reg_kp_on))
+	if (!READ_ONCE(reg_kp_on) || READ_ONCE(reg_kp_confused))
 		return false;
 	for (i = 0; i < ARRAY_SIZE(reg_kps); i++)
 		if (READ_ONCE(reg_kps[i].nmissed))
