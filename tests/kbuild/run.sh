@@ -5,6 +5,9 @@
 # (bookworm and bookworm-security differ) and 6.12.*+deb12, Debian 13's
 # 6.12.*+deb13, sid's; the generic flavour of each version, and the rt
 # flavour of each series' newest (USTACK_KBUILD_RT=all: every rt too).
+# make check builds the edges of each series (its oldest and newest generic
+# version and its rt: what compat.h's probes must tell apart); make
+# check-full (USTACK_VM_ALL=1) or USTACK_KBUILD_ALL=1 builds every version.
 # Headers are unpacked into the cache by scripts/kernel.sh --headers, never
 # installed; another suite's are built in its build root
 # (scripts/buildroot.sh) with the compiler they name.
@@ -46,7 +49,26 @@ headers_of() {
 			  if (match(v, /\+deb[0-9]+/)) s = s substr(v, RSTART, RLENGTH) }
 			/-rt-amd64$/ { rt[s] = $0; if (all == "all") print; next }
 			{ print }
-			END { if (all != "all") for (s in rt) print rt[s] }' | sort -V
+			END { if (all != "all") for (s in rt) print rt[s] }' | sort -V |
+		edges
+}
+
+# edges: of each series' generic versions the oldest and the newest, unless
+# every version is asked for.
+edges() {
+	if [ -n "${USTACK_KBUILD_ALL:-}${USTACK_VM_ALL:-}" ]; then
+		cat
+		return
+	fi
+	awk '{ v = $0; sub(/^linux-headers-/, "", v)
+	       match(v, /^[0-9]+\.[0-9]+/); s = substr(v, 1, RLENGTH)
+	       if (match(v, /\+deb[0-9]+/)) s = s substr(v, RSTART, RLENGTH)
+	       if (/-rt-amd64$/) { print; next }
+	       if (!(s in first)) { first[s] = $0; order[++n] = s }
+	       last[s] = $0 }
+	     END { for (i = 1; i <= n; i++) { print first[order[i]]
+	           if (last[order[i]] != first[order[i]]) print last[order[i]] } }' |
+		sort -V
 }
 
 # The sources, as vm-test.sh copies them, and their fingerprint.
