@@ -9,6 +9,12 @@ CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE \
 	   -I. -I$(TOP)/tools/lib -I$(TOP)/include -I$(TOP)/module
 
+# The target's architecture (x86_64: a tool's <name>_$(ARCH).S) and
+# Debian's multiarch tuple (where libraries are installed).
+ARCH      := $(shell $(CC) -dumpmachine | sed 's/-.*//')
+MULTIARCH := $(shell $(CC) -print-multiarch)
+CFLAGS    += -DUSTACK_MULTIARCH='"$(MULTIARCH)"'
+
 # Code that runs inside other programs (the shim) and the library it links:
 # position-independent, nothing exported but what says so, and walkable by
 # ustack itself (its own .sframe, frame pointers).

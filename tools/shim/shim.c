@@ -24,8 +24,8 @@
  * therefore an assembly stub: for a name with a '/' and no '$' (where the
  * caller plays no part), it calls shim_dlopen_full(), which calls the real
  * dlopen and then registers the new objects; for any other name it jumps to
- * the real dlopen with the caller's return address intact, and the new
- * objects are registered at the next dlopen or dlclose (dl_iterate_phdr's
+ * the real dlopen with the caller's return address intact (dlopen_<arch>.S),
+ * and the new objects are registered at the next dlopen or dlclose (dl_iterate_phdr's
  * adds/subs counters tell when something changed); not by
  * ustack_backtrace(), which must stay async-signal-safe.
  * Objects loaded by libc itself (NSS, iconv) are caught the same way.
@@ -386,39 +386,7 @@ SHIM_HIDDEN void *shim_dlopen_full(const char *file, int mode)
 	return h;
 }
 
-/*
- * dlopen(file, mode): prep(file); full() if it returned 1, else a tail jump
- * to the real dlopen with the caller's return address on the stack.
- */
-asm(".text\n"
-    ".globl dlopen\n"
-    ".type dlopen, @function\n"
-    "dlopen:\n"
-    "	.cfi_startproc\n"
-    "	pushq %rdi\n"
-    "	.cfi_def_cfa_offset 16\n"
-    "	pushq %rsi\n"
-    "	.cfi_def_cfa_offset 24\n"
-    "	subq $8, %rsp\n"
-    "	.cfi_def_cfa_offset 32\n"
-    "	call shim_dlopen_prep\n"
-    "	movq %rax, (%rsp)\n"
-    "	call shim_dlopen_real\n"
-    "	movq %rax, %r11\n"
-    "	movq (%rsp), %rax\n"
-    "	addq $8, %rsp\n"
-    "	.cfi_def_cfa_offset 24\n"
-    "	popq %rsi\n"
-    "	.cfi_def_cfa_offset 16\n"
-    "	popq %rdi\n"
-    "	.cfi_def_cfa_offset 8\n"
-    "	testq %rax, %rax\n"
-    "	jnz shim_dlopen_full\n"
-    "	testq %r11, %r11\n"
-    "	jz shim_dlopen_full\n"
-    "	jmp *%r11\n"
-    "	.cfi_endproc\n"
-    ".size dlopen, .-dlopen\n");
+/* dlopen itself is the architecture's stub: dlopen_<arch>.S. */
 
 EXPORT int dlclose(void *handle)
 {
