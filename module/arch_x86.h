@@ -18,6 +18,7 @@
 #define USTACK_ARCH_ELF_MACHINE	EM_X86_64
 #define USTACK_ARCH_ELF_DATA	ELFDATA2LSB
 #define USTACK_ARCH_NAME	"x86-64"
+#define USTACK_ARCH_BFD_NAME	"elf64-x86-64"	/* objdump's "file format" */
 
 /* ---- the SFrame core: registers, frames, calls (arch_x86_unwind.c) ----- */
 

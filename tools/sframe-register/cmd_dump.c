@@ -52,7 +52,7 @@ static const char *od_loc(char *buf, const struct sframe_loc *l)
 }
 
 /*
- * The RA column.  objdump 2.40 (v1) prints "u" for the fixed x86-64 rule;
+ * The RA column.  objdump 2.40 (v1) prints "u" for the fixed RA rule;
  * 2.47 (v2, v3) prints "f", and "U" where a v3 flex FRE holds a padding
  * word for the RA (its FP follows).
  */
@@ -71,7 +71,8 @@ static const char *od_ra(char *buf, const struct sframe_sec *sec,
 static void print_header(const char *file, const struct sframe_sec *sec,
 			 size_t size)
 {
-	printf("\n%s:     file format elf64-x86-64\n\nContents of the SFrame section .sframe:\n", file);
+	printf("\n%s:     file format " USTACK_ARCH_BFD_NAME "\n\n"
+	       "Contents of the SFrame section .sframe:\n", file);
 	printf("  Header :\n\n    Version: SFRAME_VERSION_%u\n", sec->version);
 	print_flags(sec->flags);
 	if (sec->version != SFRAME_VERSION_1 && sec->fixed_fp)
