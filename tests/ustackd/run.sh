@@ -268,6 +268,21 @@ PYEOF
 	fi
 fi
 
+# A file name is a user's: a newline in it cannot forge a line of the log
+# (the journal's "covered ..." below is the name, escaped, not a line).
+forged=$'x\ncovered 8:1:131 /usr/lib/x86_64-linux-gnu/libc.so.6'
+if want escape-prepare; then
+	mkdir -p "$W/esc/${forged%/*}" && cp "$LIBZ" "$W/esc/$forged"
+	prep "$W/escstore" "$W/esc/$forged"
+	if grep -v '^ustackd: ' "$W/log" | grep -q .; then
+		fail escape-prepare "a forged line: $(grep -v '^ustackd: ' "$W/log" | head -n1)"
+	elif ! grep -q '/esc/x\\012covered\\0408:1:131\\040/usr/lib/.*: generated\|/esc/x\\012covered\\0408:1:131\\040/usr/lib/.*: reused' "$W/log"; then
+		fail escape-prepare "the name not escaped: $(paste -sd'|' "$W/log")"
+	else
+		pass escape-prepare
+	fi
+fi
+
 # The daemon without the module says what is missing and stops.
 if want no-module; then
 	if [ -e /dev/sframe ]; then
@@ -318,7 +333,7 @@ W=$W D=$D
 export LD_PRELOAD=\$W/fakestore.so FAKESTORE_LOG=\$W/adds FAKESTORE_MISSES=\$W/misses
 NSEOF
 		cat >>"$W/ns.sh" <<'NSEOF'
-res() { echo "$1" >>"$W/results"; }
+res() { printf '%s\n' "$1" >>"$W/results"; }
 ready() { # LOG: wait up to 60 s for ready
 	for _ in $(seq 600); do
 		grep -q '^ustackd: ready$' "$1" && return 0
@@ -390,6 +405,30 @@ if [ "$n1" = "$n0" ] && [ "$n2" -gt "$n1" ]; then
 else
 	res "FAIL: ustackd/daemon-changed: registrations $n0, after a miss $n1, after a change $n2"
 fi
+# A name with a newline, reached by a miss (readlink: the raw name), forges
+# no line of --status or of the log.
+evil=$W/$(printf 'evil\ncovered 8:1:131 /usr/lib/x86_64-linux-gnu/libc.so.6')
+mkdir -p "${evil%/*}" && cp /usr/bin/sleep "$evil"
+"$evil" 100 & E=$!
+sleep 0.2
+set -- $(awk '$2 ~ /x/ && /evil/ { split($1, r, "-"); print r[1], r[2]; exit }' /proc/$E/maps) 0 0
+echo "$E $1 $2 $(key "$evil")" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
+for _ in $(seq 100); do
+	grep -q "^add $(key "$evil") " "$W/adds" && break
+	sleep 0.01
+done
+sleep 1.2	# the status file is written at most once a second
+"$D" --status --store "$W/dstore" >"$W/status" 2>&1
+if ! grep -q "^add $(key "$evil") " "$W/adds"; then
+	res "FAIL: ustackd/daemon-escape: not registered: $(tail -n3 "$W/d1.log" | paste -sd' ')"
+elif grep -q '^covered 8:1:131 ' "$W/status" || grep -v '^ustackd: ' "$W/d1.log" | grep -q .; then
+	res "FAIL: ustackd/daemon-escape: a forged line: $(grep -h '^covered 8:1:131' "$W/status"; grep -v '^ustackd: ' "$W/d1.log" | head -n1)"
+elif ! grep -q '^covered [0-9:]* .*/evil\\012covered\\0408:1:131\\040/usr/lib/x86_64-linux-gnu/libc.so.6 ' "$W/status"; then
+	res "FAIL: ustackd/daemon-escape: not in --status, escaped: $(grep evil "$W/status" | head -n2 | paste -sd'|')"
+else
+	res "PASS: ustackd/daemon-escape"
+fi
+kill $E
 kill -TERM $UD
 wait $UD; rc=$?
 if [ $rc = 0 ] && grep -q '^ustackd: stopped; [0-9]* objects stay registered' "$W/d1.log" &&

@@ -268,12 +268,14 @@ static bool lost_entry(const struct obj *o, const struct stat *st)
 void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		   uint64_t ino, const char *path, bool miss)
 {
-	char mf[96], link[512];
+	char mf[96], link[512], shown[SHOWN_MAX];
 	struct obj *o, *a;
 	struct stat st;
 	bool again;
 	int fd;
 
+	if (path)
+		path = path_shown(path, shown, sizeof(shown));
 	o = tab_find(dev, ino);
 	if (o && o->alias && (miss || !o->path || strcmp(path, o->path)))
 		o = NULL;	/* which file it is, its file says */
@@ -292,7 +294,7 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		ssize_t n = readlink(mf, link, sizeof(link) - 1);
 
 		link[n > 0 ? n : 0] = '\0';
-		path = n > 0 ? link : mf;
+		path = n > 0 ? path_shown(link, shown, sizeof(shown)) : mf;
 	}
 	if (fstat(fd, &st)) {
 		close(fd);

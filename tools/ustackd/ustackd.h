@@ -141,6 +141,14 @@ bool poll_misses(void);
 /* ---- status.c -------------------------------------------------------------- */
 
 void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Room for any path escaped: four bytes for each of PATH_MAX, and a NUL. */
+#define SHOWN_MAX	(4 * 4096 + 1)
+/*
+ * @path as the daemon prints it (log, status file) into @out: every byte
+ * below 0x21, DEL and the backslash as a backslash and three octal digits,
+ * as the module's text records and /proc/mounts do; cut short to fit.
+ */
+const char *path_shown(const char *path, char *out, size_t outlen);
 /* The peak resident memory of the daemon and of its largest generator. */
 void log_rss(void);
 /* Write the status file (@phase: "ready", "stopped") into the store. */
