@@ -283,6 +283,65 @@ if want escape-prepare; then
 	fi
 fi
 
+# craft FILE NSECT NOTESECT NOTESIZE: a sparse x86-64 ELF shared object
+# with NSECT section headers (extended numbering), the first NOTESECT of
+# them SHT_NOTE over one NOTESIZE-byte run of zeros (millions of empty
+# notes); the issue's attacker's file
+craft() {
+	python3 - "$@" <<'PYEOF'
+import struct, sys
+path, nsect, nnote, notesize = sys.argv[1], *map(int, sys.argv[2:])
+shoff, noteoff = 4096, 4096 + 64 * nsect
+with open(path, 'wb') as f:
+    f.write(b'\x7fELF' + bytes([2, 1, 1, 0]) + bytes(8))
+    f.write(struct.pack('<HHIQQQIHHHHHH', 3, 62, 1, 0, 0, shoff, 0, 64, 56, 0,
+                        64, 0, 0))
+    f.seek(shoff)
+    f.write(struct.pack('<IIQQQQIIQQ', 0, 0, 0, 0, 0, nsect, 0, 0, 0, 0))
+    for _ in range(nnote):
+        f.write(struct.pack('<IIQQQQIIQQ', 0, 7, 2, 0, noteoff, notesize,
+                            0, 0, 4, 0))
+    f.truncate(noteoff + notesize)
+PYEOF
+}
+
+# A user's file is read in a limited child, never by the daemon: a
+# million sections and millions of notes cost the daemon nothing (its own
+# peak RSS) and are refused with a reason; one truncated while it is read
+# (SIGBUS) kills no more than that child (before, the daemon read its
+# sections for seconds and died of the truncation; now the child refuses
+# it at once).  The objects after it are covered.
+if want examine-huge; then
+	mkdir -p "$W/hx" && craft "$W/hx/huge.so" 1000000 1 $((256 << 20))
+	timeout 600 "$D" --prepare --store "$W/hxstore" "$W/hx/huge.so" "$LIBZ" >"$W/log" 2>&1
+	rc=$?
+	rss=$(sed -n 's/^ustackd: max RSS \([0-9]*\) KiB.*/\1/p' "$W/log")
+	echo "examine-huge: exit $rc, daemon's max RSS ${rss:-?} KiB" >&2
+	if [ $rc != 0 ] || ! grep -q 'huge.so: refused: more than 65536 sections' "$W/log" ||
+	   ! grep -q 'libz.so.1: generated' "$W/log" || [ "${rss:-999999}" -gt 32768 ]; then
+		fail examine-huge "exit $rc, RSS ${rss:-?} KiB: $(grep -v vdso "$W/log" | paste -sd'|')"
+	else
+		pass examine-huge
+	fi
+fi
+if want examine-truncated; then
+	mkdir -p "$W/tx" && craft "$W/tx/trunc.so" 1000000 1 $((256 << 20))
+	"$D" --prepare --store "$W/txstore" "$W/tx/trunc.so" "$LIBZ" >"$W/log" 2>&1 &
+	p=$!
+	sleep 0.5
+	truncate -s 4096 "$W/tx/trunc.so"
+	timeout 600 tail --pid=$p -f /dev/null
+	wait $p
+	rc=$?
+	echo "examine-truncated: exit $rc" >&2
+	if [ $rc != 0 ] || ! grep -q 'trunc.so: refused: ' "$W/log" ||
+	   ! grep -q 'libz.so.1: generated' "$W/log"; then
+		fail examine-truncated "exit $rc: $(grep -v vdso "$W/log" | paste -sd'|')"
+	else
+		pass examine-truncated
+	fi
+fi
+
 # The daemon without the module says what is missing and stops.
 if want no-module; then
 	if [ -e /dev/sframe ]; then

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,8 +38,8 @@
 static int examine(int fd, const struct stat *st, struct objinfo *oi,
 		   const char **why)
 {
+	size_t phnum, shnum;
 	GElf_Ehdr eh;
-	size_t phnum;
 	Elf *elf;
 	int ret = 1;
 
@@ -71,6 +72,10 @@ static int examine(int fd, const struct stat *st, struct objinfo *oi,
 		*why = "bad program headers";
 		goto out;
 	}
+	if (elf_getshdrnum(elf, &shnum) || shnum > MAX_SECTIONS) {
+		*why = "more than 65536 sections";
+		goto out;
+	}
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
@@ -88,6 +93,72 @@ static int examine(int fd, const struct stat *st, struct objinfo *oi,
 out:
 	elf_end(elf);
 	return ret;
+}
+
+/* What the examining child tells the daemon. */
+struct examined {
+	int ret;
+	char why[64];
+	struct objinfo oi;
+};
+_Static_assert(sizeof(struct examined) <= PIPE_BUF, "one atomic write");
+
+/*
+ * examine() in a limited child: libelf maps the file there, so that a
+ * crafted file (a million sections, millions of notes), one truncated
+ * while it is read (SIGBUS) or one that never answers (FUSE) costs that
+ * child, never the daemon, which never maps a file a user may write.
+ * The result comes back through a pipe, whole or not at all.
+ */
+static int examine_limited(int fd, const struct stat *st, struct objinfo *oi,
+			   char *why, size_t whylen)
+{
+	struct examined x;
+	char w[96];
+	int p[2], pid;
+	ssize_t n;
+
+	memset(oi, 0, sizeof(*oi));
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(why, whylen, "pipe: %s", strerror(errno));
+		return 1;
+	}
+	pid = limited_fork(EXAMINE_AS_LIMIT, EXAMINE_SECONDS, why, whylen);
+	if (!pid) {
+		const char *cw = "";
+
+		memset(&x, 0, sizeof(x));
+		x.ret = examine(fd, st, &x.oi, &cw);
+		snprintf(x.why, sizeof(x.why), "%s", cw);
+		_exit(write(p[1], &x, sizeof(x)) == sizeof(x) ? 0 : 1);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return 1;
+	}
+	/* the result fits the pipe: the child has written it when it exits */
+	if (limited_wait(pid, w, sizeof(w))) {
+		snprintf(why, whylen, "examination %s", w);
+		close(p[0]);
+		return 1;
+	}
+	n = read(p[0], &x, sizeof(x));
+	close(p[0]);
+	if (n != sizeof(x)) {
+		snprintf(why, whylen, "examination gave no result");
+		return 1;
+	}
+	x.why[sizeof(x.why) - 1] = '\0';
+	x.oi.bid[sizeof(x.oi.bid) - 1] = '\0';
+	x.oi.name[sizeof(x.oi.name) - 1] = '\0';
+	snprintf(why, whylen, "%s", x.why);
+	if (!x.ret && (!x.oi.name[0] || strchr(x.oi.name, '/'))) {
+		snprintf(why, whylen, "examination gave a bad entry name");
+		return 1;
+	}
+	*oi = x.oi;
+	return x.ret;
 }
 
 /* @objfd -1: the vDSO's entry */
@@ -184,11 +255,11 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 	      struct obj *o, bool quiet_non_elf)
 {
 	struct gen_src src = { .fd = fd, .size = st->st_size };
-	const char *w = NULL;
 	struct objinfo oi;
+	char w[160];
 	int r;
 
-	r = examine(fd, st, &oi, &w);
+	r = examine_limited(fd, st, &oi, w, sizeof(w));
 	if (r < 0 && quiet_non_elf) {
 		/* a script among the binaries: not an object, not a refusal */
 		set_state(o, OBJ_REFUSED, path, w);

@@ -7,9 +7,11 @@
  *   scan.c      every process's executable mappings (/proc), and
  *               --prepare's paths
  *   misses.c    the module's miss queue (objects walked without unwind info)
- *   cover.c     one object covered: from a mapping, examined, its store
+ *   cover.c     one object covered: from a mapping, examined (in a
+ *               limited child: the daemon never maps a user's file), its store
  *               entry reused or generated, registered (STORE_ADD); the vDSO
- *   generate.c  the generation child: bounded memory and time
+ *   generate.c  the limited children (bounded memory and time), and
+ *               the generation child
  *   status.c    the status file, --status, the log
  *   state.c     the options, descriptors, objects seen and counts
  * The generator, the store's rules and the /dev/sframe requests are
@@ -30,8 +32,12 @@
 #define MAX_PHDRS	4096
 #define MAX_OBJECTS	65536
 #define MAX_MAPS_LINES	100000
+#define MAX_SECTIONS	65536
 #define GEN_AS_LIMIT	(4ull << 30)
 #define GEN_SECONDS	60
+/* The examining child: the file mapped whole, libelf's tables beside it. */
+#define EXAMINE_AS_LIMIT	(MAX_OBJ_SIZE + (512ull << 20))
+#define EXAMINE_SECONDS	10
 #define MISS_BATCH	64
 /* A miss for an object registered longer ago than this registers it again. */
 #define RECOVER_MS	10000
@@ -120,6 +126,15 @@ void cover_vdso(void);
 void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		   uint64_t ino, const char *path, bool miss);
 
+/*
+ * A child with its address space bounded to @as bytes and its life to
+ * @secs seconds (SIGALRM): 0 in the child, its pid in the parent, -1
+ * with @why if fork failed.
+ */
+int limited_fork(unsigned long long as, unsigned int secs, char *why,
+		 size_t whylen);
+/* Wait for the child @pid: 0 if it exited with 0, else -1 with @why. */
+int limited_wait(int pid, char *why, size_t whylen);
 /*
  * Write the entry @oi->name of @src in a child process with bounded memory
  * and time: 0, or -1 with @why.
