@@ -464,6 +464,31 @@ if [ "$n1" = "$n0" ] && [ "$n2" -gt "$n1" ]; then
 else
 	res "FAIL: ustackd/daemon-changed: registrations $n0, after a miss $n1, after a change $n2"
 fi
+# A user's program touched in a loop: each round a new identity, a new
+# entry; the one it replaced is removed from the store, not kept.
+U=$W/userprog
+cp /usr/bin/sleep "$U" && chown nobody "$U"
+"$U" 100 & P=$!
+sleep 0.2
+for i in 1 2 3 4 5; do
+	n=$(adds_of "$U")
+	touch -d "@$((1000000 + i))" "$U"	# a new ctime, whatever the clock
+	misses_for $P "$U" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
+	for _ in $(seq 200); do
+		[ "$(adds_of "$U")" -gt "$n" ] && break
+		sleep 0.01
+	done
+done
+nu=$(ls "$W/dstore" | grep -c '^u-')
+echo "daemon-superseded: $nu user entries after 5 changes" >&2
+if [ "$(adds_of "$U")" -lt 5 ]; then
+	res "FAIL: ustackd/daemon-superseded: only $(adds_of "$U") registrations of 5 versions"
+elif [ "$nu" != 1 ]; then
+	res "FAIL: ustackd/daemon-superseded: $nu user entries in the store after 5 changes (want 1)"
+else
+	res "PASS: ustackd/daemon-superseded"
+fi
+kill $P
 # A name with a newline, reached by a miss (readlink: the raw name), forges
 # no line of --status or of the log.
 evil=$W/$(printf 'evil\ncovered 8:1:131 /usr/lib/x86_64-linux-gnu/libc.so.6')

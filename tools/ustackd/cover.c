@@ -175,6 +175,23 @@ static int store_add(int objfd, int sffd, const struct cache_hdr *h)
 }
 
 /*
+ * A user's object written since it was covered has a new identity, so a
+ * new entry (u-<hash of the identity>): the old one, which nothing can
+ * match again, is removed from the store (the kernel drops its own copy
+ * when the new one is added), so that a user who touches a program in a
+ * loop leaves one entry, not one per round.
+ */
+static void drop_superseded(const struct obj *o, const struct objinfo *oi)
+{
+	if (!oi->need_src || !o->what || strncmp(o->what, "u-", 2) ||
+	    !strcmp(o->what, oi->name) ||
+	    (o->state != OBJ_COVERED && o->state != OBJ_PREPARED))
+		return;
+	if (!unlinkat(store_fd, o->what, 0))
+		cnt.superseded++;
+}
+
+/*
  * The entry @oi->name of the object @src, reused or generated, then
  * registered: for a file (@src->fd) or the vDSO (@src->mem).  The vDSO is
  * not counted among the objects.
@@ -236,9 +253,13 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
 			logmsg("%s: %s %s (%u functions, %u left out)", path,
 			       fresh ? "generated" : "reused", oi->name, h.funcs,
 			       h.left_out);
+		drop_superseded(o, oi);
 		set_state(o, registering ? OBJ_COVERED : OBJ_PREPARED, path, oi->name);
 		return;
 	}
+	/* a user's entry the kernel refused: no file stays for it */
+	if (fresh && oi->need_src)
+		unlinkat(store_fd, oi->name, 0);
 	if (!why[0])
 		snprintf(why, sizeof(why), "failed");
 	logmsg("%s: refused: %s", path, why);

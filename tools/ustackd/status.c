@@ -74,6 +74,7 @@ void write_status(const char *phase)
 		tab_used, cnt.covered, cnt.own, cnt.refused, cnt.generated,
 		cnt.reused);
 	fprintf(f, "misses_dropped %llu\n", (unsigned long long)misses_dropped);
+	fprintf(f, "superseded %lu\n", cnt.superseded);
 	if (vdso_obj.path)
 		fprintf(f, "%s 0:0:0 %s %s\n", state_names[vdso_obj.state],
 			vdso_obj.path, vdso_obj.what);

@@ -83,6 +83,7 @@ extern struct obj vdso_obj;
 /* What happened to the objects (the log's and the status file's counts). */
 extern struct ustackd_counts {
 	unsigned long generated, reused, own, refused, prepared, covered;
+	unsigned long superseded;	/* users' entries removed, replaced */
 } cnt;
 
 struct obj *tab_find(uint64_t dev, uint64_t ino);
