@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/auxv.h>
@@ -399,7 +400,7 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		cache_src_of(&o->src, &st);
 		cover_fd(fd, &st, path, o, false);
 	} else if (!o) {
-		o = tab_add(st.st_dev, st.st_ino);
+		o = tab_add(st.st_dev, st.st_ino, !store_trusted_object(&st));
 		if (!o) {
 			static bool said;
 
@@ -418,13 +419,18 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 	 * an alias spares the next scans opening it, for this path.
 	 */
 	if (st.st_dev != dev || st.st_ino != ino) {
+		/* tab_add() moves the table: @o's outcome copied first */
+		int state = o->state;
+		char *what = strdup(o->what ? o->what : "");
+
 		a = tab_find(dev, ino);
-		if (!a && (a = tab_add(dev, ino)))
+		if (!a && (a = tab_add(dev, ino, !store_trusted_object(&st))))
 			a->alias = true;
 		else if (a && (!a->alias || !a->path || strcmp(a->path, path)))
 			a = NULL;
 		if (a)
-			set_state(a, o->state, path, o->what);
+			set_state(a, state, path, what);
+		free(what);
 	}
 	close(fd);
 }

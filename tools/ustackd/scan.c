@@ -84,7 +84,7 @@ static void prepare_one(int dirfd, const char *name, const char *path, int flags
 	if (fd < 0)
 		return;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !tab_find(st.st_dev, st.st_ino)) {
-		o = tab_add(st.st_dev, st.st_ino);
+		o = tab_add(st.st_dev, st.st_ino, !store_trusted_object(&st));
 		if (o)
 			cover_fd(fd, &st, path_shown(path, shown, sizeof(shown)),
 				 o, true);

@@ -74,7 +74,8 @@ void write_status(const char *phase)
 		tab_used, cnt.covered, cnt.own, cnt.refused, cnt.generated,
 		cnt.reused);
 	fprintf(f, "misses_dropped %llu\n", (unsigned long long)misses_dropped);
-	fprintf(f, "superseded %lu\n", cnt.superseded);
+	fprintf(f, "superseded %lu users_objects %zu forgotten %lu\n",
+		cnt.superseded, tab_users, cnt.forgotten);
 	if (vdso_obj.path)
 		fprintf(f, "%s 0:0:0 %s %s\n", state_names[vdso_obj.state],
 			vdso_obj.path, vdso_obj.what);

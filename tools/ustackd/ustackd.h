@@ -30,7 +30,17 @@
 /* Bounds: what one object, the table and the generator may cost. */
 #define MAX_OBJ_SIZE	(1ull << 30)
 #define MAX_PHDRS	4096
+#ifndef MAX_OBJECTS	/* smaller in a test */
 #define MAX_OBJECTS	65536
+#endif
+/*
+ * Of those, users' objects (someone other than root may write them: a
+ * user makes new ones at will): reaching this many forgets them all, so
+ * that no user can fill the table and root's objects keep their room.
+ */
+#ifndef MAX_USER_OBJECTS
+#define MAX_USER_OBJECTS	(MAX_OBJECTS / 2)
+#endif
 #define MAX_MAPS_LINES	100000
 #define MAX_SECTIONS	65536
 #define GEN_AS_LIMIT	(4ull << 30)
@@ -70,6 +80,7 @@ struct obj {
 	 * for the path it was made for.
 	 */
 	bool alias;
+	bool user;		/* an object someone other than root may write */
 	uint64_t when_ms;	/* of the last outcome */
 	struct cache_src src;	/* the file as it was then */
 	char *path;		/* as a process mapped it, for the logs */
@@ -78,17 +89,21 @@ struct obj {
 
 /* The table (open addressing, a power of two), and the vDSO apart. */
 extern struct obj *tab;
-extern size_t tab_cap, tab_used;
+extern size_t tab_cap, tab_used, tab_users;
 extern struct obj vdso_obj;
 /* What happened to the objects (the log's and the status file's counts). */
 extern struct ustackd_counts {
 	unsigned long generated, reused, own, refused, prepared, covered;
 	unsigned long superseded;	/* users' entries removed, replaced */
+	unsigned long forgotten;	/* users' objects dropped from the table */
 } cnt;
 
 struct obj *tab_find(uint64_t dev, uint64_t ino);
-/* A new slot for @dev/@ino, or NULL when the table is full. */
-struct obj *tab_add(uint64_t dev, uint64_t ino);
+/*
+ * A new slot for @dev/@ino (@user: a user's object), or NULL when the
+ * table is full.  Moves the table: every struct obj * held is stale.
+ */
+struct obj *tab_add(uint64_t dev, uint64_t ino, bool user);
 /* Record @o's outcome (@what: its entry, or why it was refused). */
 void set_state(struct obj *o, int state, const char *path, const char *what);
 
