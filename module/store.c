@@ -15,10 +15,10 @@
  * generation, which the per-CPU rule cache (user_walk.c) is tagged with: no
  * rule of a removed entry is served after its removal.
  *
- * An entry supersedes those of earlier versions of its object (the same
- * device, inode and generation, another ctime or size): a file written
- * since never matches them again, and a user who touches a program in a
- * loop must not leave one entry per round.  Entries of objects a user may
+ * A user's entry supersedes those of earlier versions of its object (the
+ * same device, inode, generation and owner, another ctime or size): a
+ * file written since never matches them again, and a user who touches a
+ * program in a loop must not leave one entry per round.  Entries of objects a user may
  * write are charged to their owner (store_owner.c): a bounded share each,
  * and none of the system's objects refused for room users took.
  *
@@ -288,9 +288,13 @@ static int store_kept_one(void)
 }
 
 /*
- * Drop the entries of @e's object, this version (replaced) or earlier ones
- * (superseded: a file written since has another ctime or size, and never
- * matches them again).  They hash to @e's bucket: by device and inode.
+ * Drop the entries of @e's object, this version (replaced) or, for a
+ * user's object, earlier ones of the same owner (superseded: a file
+ * written since has another ctime or size, and never matches them
+ * again).  Only users' entries: device, inode and generation do not name
+ * one file on btrfs, whose subvolumes share the superblock and number
+ * their inodes alike, and the system's objects of two subvolumes must
+ * not take turns evicting each other.  They hash to @e's bucket.
  */
 static void store_drop_versions(const struct store_ent *e)
 {
@@ -298,11 +302,15 @@ static void store_drop_versions(const struct store_ent *e)
 	struct hlist_node *t;
 
 	hlist_for_each_entry_safe(old, t, store_bucket(&e->key), node) {
-		if (old->key.dev != e->key.dev || old->key.ino != e->key.ino ||
-		    old->key.gen != e->key.gen)
+		if (ustack_file_id_eq(&old->key, &e->key)) {
+			store_remove(old);
 			continue;
-		if (!ustack_file_id_eq(&old->key, &e->key))
-			atomic_long_inc(&store_superseded);
+		}
+		if (old->key.dev != e->key.dev || old->key.ino != e->key.ino ||
+		    old->key.gen != e->key.gen || !e->owner.user ||
+		    !old->owner.user || !uid_eq(old->owner.uid, e->owner.uid))
+			continue;
+		atomic_long_inc(&store_superseded);
 		store_remove(old);
 	}
 }
