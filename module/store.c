@@ -15,6 +15,13 @@
  * generation, which the per-CPU rule cache (user_walk.c) is tagged with: no
  * rule of a removed entry is served after its removal.
  *
+ * A user's entry supersedes those of earlier versions of its object (the
+ * same device, inode, generation and owner, another ctime or size): a
+ * file written since never matches them again, and a user who touches a
+ * program in a loop must not leave one entry per round.  Entries of objects a user may
+ * write are charged to their owner (store_owner.c): a bounded share each,
+ * and none of the system's objects refused for room users took.
+ *
  * The vDSO has no file: its one entry (SFRAME_STORE_VDSO) is keyed by the
  * kernel's image of it, which every 64-bit process maps, and is looked up
  * for PCs in a process's vDSO mapping.
@@ -40,6 +47,7 @@
 #include "file_id.h"
 #include "ustack_limits.h"
 #include "store.h"
+#include "store_owner.h"
 #include "pc_mapping.h"
 #include "ustack_elf.h"
 
@@ -65,6 +73,7 @@ struct store_ent {
 	struct store_load load[STORE_MAX_LOADS];
 	u32 nloads;
 	const void *vdso;	/* the vDSO's entry: the image it is for */
+	struct store_owner owner;	/* whose object, if a user's */
 	struct rcu_head rcu;
 };
 
@@ -80,7 +89,8 @@ static struct hlist_head store_hash[1U << STORE_HASH_BITS];
 static unsigned int store_count;	/* under store_lock */
 static struct store_ent __rcu *store_vdso;	/* the vDSO's entry */
 static atomic_long_t store_bytes, store_lookups, store_hits, store_full;
-static atomic_long_t store_kept;
+static atomic_long_t store_kept, store_superseded, store_evicted;
+static atomic_long_t store_user_evicted;
 static atomic_long_t store_vdso_lookups, store_vdso_hits;
 static atomic64_t store_gen = ATOMIC64_INIT(1);
 
@@ -134,6 +144,7 @@ static void store_remove(struct store_ent *e)
 		RCU_INIT_POINTER(store_vdso, NULL);
 	else
 		hlist_del_rcu(&e->node);
+	ustack_store_owner_release(&e->owner);
 	store_count--;
 	atomic_long_sub(ksize(e), &store_bytes);
 	/* after the unlink: a walk that reads the new value cannot find @e */
@@ -276,22 +287,92 @@ static int store_kept_one(void)
 	return -EEXIST;
 }
 
+/*
+ * Drop the entries of @e's object, this version (replaced) or, for a
+ * user's object, earlier ones of the same owner (superseded: a file
+ * written since has another ctime or size, and never matches them
+ * again).  Only users' entries: device, inode and generation do not name
+ * one file on btrfs, whose subvolumes share the superblock and number
+ * their inodes alike, and the system's objects of two subvolumes must
+ * not take turns evicting each other.  They hash to @e's bucket.
+ */
+static void store_drop_versions(const struct store_ent *e)
+{
+	struct store_ent *old;
+	struct hlist_node *t;
+
+	hlist_for_each_entry_safe(old, t, store_bucket(&e->key), node) {
+		if (ustack_file_id_eq(&old->key, &e->key)) {
+			store_remove(old);
+			continue;
+		}
+		if (old->key.dev != e->key.dev || old->key.ino != e->key.ino ||
+		    old->key.gen != e->key.gen || !e->owner.user ||
+		    !old->owner.user || !uid_eq(old->owner.uid, e->owner.uid))
+			continue;
+		atomic_long_inc(&store_superseded);
+		store_remove(old);
+	}
+}
+
+static void store_evict(struct store_owner *o, atomic_long_t *counter)
+{
+	atomic_long_inc(counter);
+	store_remove(container_of(o, struct store_ent, owner));
+}
+
+/*
+ * Room for @e: a user's entry first evicts its owner's oldest at the
+ * owner's share; a full store evicts the oldest of users' entries, and
+ * refuses (ENOSPC) only when the system's entries fill it.
+ */
+static int store_make_room(struct store_ent *e)
+{
+	struct store_owner *v;
+	bool refuse;
+
+	if (e->owner.user) {
+		v = ustack_store_owner_victim(&e->owner, &refuse);
+		if (v)
+			store_evict(v, &store_user_evicted);
+		if (refuse) {
+			atomic_long_inc(&store_full);
+			return -ENOSPC;
+		}
+	}
+	while (store_count >= READ_ONCE(store_max)) {
+		v = ustack_store_owner_oldest();
+		if (!v) {
+			atomic_long_inc(&store_full);
+			return -ENOSPC;
+		}
+		store_evict(v, &store_evicted);
+	}
+	return 0;
+}
+
 /* Insert @e, replacing an entry of the same object unless @keep. */
 static int store_insert(struct store_ent *e, bool keep)
 {
 	struct store_ent *old;
+	int err;
 
 	guard(mutex)(&store_lock);
 	/* another caller's STORE_ADD since store_add()'s first look */
 	if (keep && store_has(&e->key, e->vdso))
 		return store_kept_one();
-	old = e->vdso ? store_vdso_locked() : store_find(&e->key);
-	if (old) {
-		store_remove(old);
-	} else if (store_count >= READ_ONCE(store_max)) {
-		atomic_long_inc(&store_full);
-		return -ENOSPC;
+	if (e->vdso) {
+		old = store_vdso_locked();
+		if (old)
+			store_remove(old);
+	} else {
+		store_drop_versions(e);
 	}
+	err = store_make_room(e);
+	if (!err && e->owner.user)
+		err = ustack_store_owner_charge(&e->owner);
+	if (err)
+		return err;
 	if (e->vdso)
 		rcu_assign_pointer(store_vdso, e);
 	else
@@ -379,6 +460,8 @@ static int store_add(const struct sframe_store_reg *r)
 		return err;
 	}
 	e->key = k;
+	if (obj)
+		ustack_store_owner_of(file_inode(obj), &e->owner);
 	err = store_insert(e, keep);
 	if (err)
 		goto fail;
@@ -571,8 +654,10 @@ void ustack_store_show(struct seq_file *m)
 {
 	unsigned int n;
 
-	scoped_guard(mutex, &store_lock)
+	scoped_guard(mutex, &store_lock) {
 		n = store_count;
+		ustack_store_owner_show(m);
+	}
 	seq_printf(m, "store_entries %u\n", n);
 	seq_printf(m, "store_bytes %ld\n", atomic_long_read(&store_bytes));
 	seq_printf(m, "store_entry_size %zu\n", sizeof(struct store_ent));
@@ -580,6 +665,10 @@ void ustack_store_show(struct seq_file *m)
 	seq_printf(m, "store_hits %ld\n", atomic_long_read(&store_hits));
 	seq_printf(m, "store_full %ld\n", atomic_long_read(&store_full));
 	seq_printf(m, "store_kept %ld\n", atomic_long_read(&store_kept));
+	seq_printf(m, "store_superseded %ld\n", atomic_long_read(&store_superseded));
+	seq_printf(m, "store_user_evicted %ld\n",
+		   atomic_long_read(&store_user_evicted));
+	seq_printf(m, "store_evicted %ld\n", atomic_long_read(&store_evicted));
 	seq_printf(m, "store_miss_dropped %llu\n", ustack_store_miss_dropped());
 	scoped_guard(rcu)
 		n = !!rcu_dereference(store_vdso);

@@ -14,10 +14,12 @@ bool elf_object_supported(Elf *elf, GElf_Ehdr *eh)
 /* The build-id note of the notes @d, as hex into @hex; its length or 0. */
 static size_t note_build_id(Elf_Data *d, char *hex, size_t hexlen)
 {
-	size_t off = 0, no, dof;
+	size_t off = 0, no, dof, seen = 0;
 	GElf_Nhdr nh;
 
-	while ((off = gelf_getnote(d, off, &nh, &no, &dof)) > 0) {
+	/* bounded: a crafted section holds millions of empty notes */
+	while (seen++ < ELF_NOTES_MAX &&
+	       (off = gelf_getnote(d, off, &nh, &no, &dof)) > 0) {
 		const uint8_t *p = (const uint8_t *)d->d_buf + dof;
 
 		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||

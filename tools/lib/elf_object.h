@@ -14,6 +14,10 @@
 /* Is @elf an ELF64 object of the machine the tools unwind?  @eh: its header. */
 bool elf_object_supported(Elf *elf, GElf_Ehdr *eh);
 
+/* Notes read in one section when looking for the build-id (a linker's
+ * note sections hold a handful). */
+#define ELF_NOTES_MAX	256
+
 /*
  * The GNU build-id of @elf (from its SHT_NOTE sections) as lowercase hex
  * into @hex (at least 2 * length + 1 bytes); returns its length in bytes,

@@ -14,7 +14,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/auxv.h>
@@ -37,8 +39,8 @@
 static int examine(int fd, const struct stat *st, struct objinfo *oi,
 		   const char **why)
 {
+	size_t phnum, shnum;
 	GElf_Ehdr eh;
-	size_t phnum;
 	Elf *elf;
 	int ret = 1;
 
@@ -71,6 +73,10 @@ static int examine(int fd, const struct stat *st, struct objinfo *oi,
 		*why = "bad program headers";
 		goto out;
 	}
+	if (elf_getshdrnum(elf, &shnum) || shnum > MAX_SECTIONS) {
+		*why = "more than 65536 sections";
+		goto out;
+	}
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 
@@ -90,6 +96,72 @@ out:
 	return ret;
 }
 
+/* What the examining child tells the daemon. */
+struct examined {
+	int ret;
+	char why[64];
+	struct objinfo oi;
+};
+_Static_assert(sizeof(struct examined) <= PIPE_BUF, "one atomic write");
+
+/*
+ * examine() in a limited child: libelf maps the file there, so that a
+ * crafted file (a million sections, millions of notes), one truncated
+ * while it is read (SIGBUS) or one that never answers (FUSE) costs that
+ * child, never the daemon, which never maps a file a user may write.
+ * The result comes back through a pipe, whole or not at all.
+ */
+static int examine_limited(int fd, const struct stat *st, struct objinfo *oi,
+			   char *why, size_t whylen)
+{
+	struct examined x;
+	char w[96];
+	int p[2], pid;
+	ssize_t n;
+
+	memset(oi, 0, sizeof(*oi));
+	if (pipe2(p, O_CLOEXEC)) {
+		snprintf(why, whylen, "pipe: %s", strerror(errno));
+		return 1;
+	}
+	pid = limited_fork(EXAMINE_AS_LIMIT, EXAMINE_SECONDS, why, whylen);
+	if (!pid) {
+		const char *cw = "";
+
+		memset(&x, 0, sizeof(x));
+		x.ret = examine(fd, st, &x.oi, &cw);
+		snprintf(x.why, sizeof(x.why), "%s", cw);
+		_exit(write(p[1], &x, sizeof(x)) == sizeof(x) ? 0 : 1);
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return 1;
+	}
+	/* the result fits the pipe: the child has written it when it exits */
+	if (limited_wait(pid, w, sizeof(w))) {
+		snprintf(why, whylen, "examination %s", w);
+		close(p[0]);
+		return 1;
+	}
+	n = read(p[0], &x, sizeof(x));
+	close(p[0]);
+	if (n != sizeof(x)) {
+		snprintf(why, whylen, "examination gave no result");
+		return 1;
+	}
+	x.why[sizeof(x.why) - 1] = '\0';
+	x.oi.bid[sizeof(x.oi.bid) - 1] = '\0';
+	x.oi.name[sizeof(x.oi.name) - 1] = '\0';
+	snprintf(why, whylen, "%s", x.why);
+	if (!x.ret && (!x.oi.name[0] || strchr(x.oi.name, '/'))) {
+		snprintf(why, whylen, "examination gave a bad entry name");
+		return 1;
+	}
+	*oi = x.oi;
+	return x.ret;
+}
+
 /* @objfd -1: the vDSO's entry */
 static int store_add(int objfd, int sffd, const struct cache_hdr *h)
 {
@@ -101,6 +173,23 @@ static int store_add(int objfd, int sffd, const struct cache_hdr *h)
 	};
 
 	return sframe_dev_store_add(dev_fd, &r);
+}
+
+/*
+ * A user's object written since it was covered has a new identity, so a
+ * new entry (u-<hash of the identity>): the old one, which nothing can
+ * match again, is removed from the store (the kernel drops its own copy
+ * when the new one is added), so that a user who touches a program in a
+ * loop leaves one entry, not one per round.
+ */
+static void drop_superseded(const struct obj *o, const struct objinfo *oi)
+{
+	if (!oi->need_src || !o->what || strncmp(o->what, "u-", 2) ||
+	    !strcmp(o->what, oi->name) ||
+	    (o->state != OBJ_COVERED && o->state != OBJ_PREPARED))
+		return;
+	if (!unlinkat(store_fd, o->what, 0))
+		cnt.superseded++;
 }
 
 /*
@@ -165,9 +254,13 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
 			logmsg("%s: %s %s (%u functions, %u left out)", path,
 			       fresh ? "generated" : "reused", oi->name, h.funcs,
 			       h.left_out);
+		drop_superseded(o, oi);
 		set_state(o, registering ? OBJ_COVERED : OBJ_PREPARED, path, oi->name);
 		return;
 	}
+	/* a user's entry the kernel refused: no file stays for it */
+	if (fresh && oi->need_src)
+		unlinkat(store_fd, oi->name, 0);
 	if (!why[0])
 		snprintf(why, sizeof(why), "failed");
 	logmsg("%s: refused: %s", path, why);
@@ -184,11 +277,11 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 	      struct obj *o, bool quiet_non_elf)
 {
 	struct gen_src src = { .fd = fd, .size = st->st_size };
-	const char *w = NULL;
 	struct objinfo oi;
+	char w[160];
 	int r;
 
-	r = examine(fd, st, &oi, &w);
+	r = examine_limited(fd, st, &oi, w, sizeof(w));
 	if (r < 0 && quiet_non_elf) {
 		/* a script among the binaries: not an object, not a refusal */
 		set_state(o, OBJ_REFUSED, path, w);
@@ -268,12 +361,14 @@ static bool lost_entry(const struct obj *o, const struct stat *st)
 void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		   uint64_t ino, const char *path, bool miss)
 {
-	char mf[96], link[512];
+	char mf[96], link[512], shown[SHOWN_MAX];
 	struct obj *o, *a;
 	struct stat st;
 	bool again;
 	int fd;
 
+	if (path)
+		path = path_shown(path, shown, sizeof(shown));
 	o = tab_find(dev, ino);
 	if (o && o->alias && (miss || !o->path || strcmp(path, o->path)))
 		o = NULL;	/* which file it is, its file says */
@@ -292,7 +387,7 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		ssize_t n = readlink(mf, link, sizeof(link) - 1);
 
 		link[n > 0 ? n : 0] = '\0';
-		path = n > 0 ? link : mf;
+		path = n > 0 ? path_shown(link, shown, sizeof(shown)) : mf;
 	}
 	if (fstat(fd, &st)) {
 		close(fd);
@@ -305,7 +400,7 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		cache_src_of(&o->src, &st);
 		cover_fd(fd, &st, path, o, false);
 	} else if (!o) {
-		o = tab_add(st.st_dev, st.st_ino);
+		o = tab_add(st.st_dev, st.st_ino, !store_trusted_object(&st));
 		if (!o) {
 			static bool said;
 
@@ -324,13 +419,18 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 	 * an alias spares the next scans opening it, for this path.
 	 */
 	if (st.st_dev != dev || st.st_ino != ino) {
+		/* tab_add() moves the table: @o's outcome copied first */
+		int state = o->state;
+		char *what = strdup(o->what ? o->what : "");
+
 		a = tab_find(dev, ino);
-		if (!a && (a = tab_add(dev, ino)))
+		if (!a && (a = tab_add(dev, ino, !store_trusted_object(&st))))
 			a->alias = true;
 		else if (a && (!a->alias || !a->path || strcmp(a->path, path)))
 			a = NULL;
 		if (a)
-			set_state(a, o->state, path, o->what);
+			set_state(a, state, path, what);
+		free(what);
 	}
 	close(fd);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * generate.c - the generation child: SFrame from an object's .eh_frame
- * into its store entry, in a child with bounded memory and time, so that a
- * hostile object costs that child, never the daemon.
+ * generate.c - the daemon's limited children (bounded memory and time),
+ * where every file a user may write is read, so that a hostile object
+ * costs that child, never the daemon; and the generation child: SFrame
+ * from an object's .eh_frame into its store entry.
  */
 #include <errno.h>
 #include <signal.h>
@@ -50,10 +51,9 @@ static int gen_child(const struct gen_src *src, const struct objinfo *oi,
 	return ret ? 1 : 0;
 }
 
-int generate(const struct gen_src *src, const struct objinfo *oi,
-	     const char *path, char *why, size_t whylen)
+int limited_fork(unsigned long long as, unsigned int secs, char *why,
+		 size_t whylen)
 {
-	int status;
 	pid_t pid;
 
 	fflush(stderr);
@@ -63,14 +63,21 @@ int generate(const struct gen_src *src, const struct objinfo *oi,
 		return -1;
 	}
 	if (!pid) {
-		struct rlimit rl = { GEN_AS_LIMIT, GEN_AS_LIMIT };
+		struct rlimit rl = { as, as };
 
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		setrlimit(RLIMIT_AS, &rl);
-		alarm(GEN_SECONDS);
-		_exit(gen_child(src, oi, path));
+		/* real time: a file that never answers (FUSE) ends here too */
+		alarm(secs);
 	}
+	return pid;
+}
+
+int limited_wait(int pid, char *why, size_t whylen)
+{
+	int status;
+
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			snprintf(why, whylen, "waitpid: %s", strerror(errno));
@@ -78,13 +85,31 @@ int generate(const struct gen_src *src, const struct objinfo *oi,
 		}
 	}
 	if (WIFSIGNALED(status)) {
-		snprintf(why, whylen, "generator killed by signal %d%s",
-			 WTERMSIG(status),
-			 WTERMSIG(status) == SIGALRM ? " (over 60 s)" : "");
+		snprintf(why, whylen, "killed by signal %d%s", WTERMSIG(status),
+			 WTERMSIG(status) == SIGALRM ? " (out of time)" : "");
 		return -1;
 	}
 	if (WEXITSTATUS(status)) {
-		snprintf(why, whylen, "cannot write the store entry");
+		snprintf(why, whylen, "exit %d", WEXITSTATUS(status));
+		return -1;
+	}
+	return 0;
+}
+
+int generate(const struct gen_src *src, const struct objinfo *oi,
+	     const char *path, char *why, size_t whylen)
+{
+	char w[96];
+	int pid;
+
+	pid = limited_fork(GEN_AS_LIMIT, GEN_SECONDS, why, whylen);
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(gen_child(src, oi, path));
+	if (limited_wait(pid, w, sizeof(w))) {
+		snprintf(why, whylen, "generator %s", !strncmp(w, "exit", 4) ?
+			 "cannot write the store entry" : w);
 		return -1;
 	}
 	return 0;

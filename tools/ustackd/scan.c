@@ -75,6 +75,7 @@ void scan_all(void)
  * not what was asked for); a PATH named on the command line is followed. */
 static void prepare_one(int dirfd, const char *name, const char *path, int flags)
 {
+	char shown[SHOWN_MAX];
 	struct stat st;
 	struct obj *o;
 	int fd;
@@ -83,21 +84,24 @@ static void prepare_one(int dirfd, const char *name, const char *path, int flags
 	if (fd < 0)
 		return;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !tab_find(st.st_dev, st.st_ino)) {
-		o = tab_add(st.st_dev, st.st_ino);
+		o = tab_add(st.st_dev, st.st_ino, !store_trusted_object(&st));
 		if (o)
-			cover_fd(fd, &st, path, o, true);
+			cover_fd(fd, &st, path_shown(path, shown, sizeof(shown)),
+				 o, true);
 	}
 	close(fd);
 }
 
 void prepare_path(const char *path)
 {
+	char shown[SHOWN_MAX];
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
 
 	if (stat(path, &st)) {
-		logmsg("%s: %s", path, strerror(errno));
+		logmsg("%s: %s", path_shown(path, shown, sizeof(shown)),
+		       strerror(errno));
 		return;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -106,7 +110,8 @@ void prepare_path(const char *path)
 	}
 	d = opendir(path);
 	if (!d) {
-		logmsg("%s: %s", path, strerror(errno));
+		logmsg("%s: %s", path_shown(path, shown, sizeof(shown)),
+		       strerror(errno));
 		return;
 	}
 	while (!stopping && (de = readdir(d))) {

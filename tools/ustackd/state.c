@@ -19,7 +19,7 @@ uint64_t misses_dropped;
 const char *const state_names[] = { "covered", "own", "refused", "prepared" };
 
 struct obj *tab;
-size_t tab_cap, tab_used;
+size_t tab_cap, tab_used, tab_users;
 struct obj vdso_obj;	/* the vDSO: no file, not in tab */
 struct ustackd_counts cnt;
 
@@ -50,41 +50,72 @@ struct obj *tab_find(uint64_t dev, uint64_t ino)
 	}
 }
 
-struct obj *tab_add(uint64_t dev, uint64_t ino)
+/*
+ * The table again at @cap slots, without users' objects if @forget: 0, or
+ * -1 (out of memory: the table as it was).
+ */
+static int tab_rebuild(size_t cap, bool forget)
+{
+	struct obj *old = tab;
+	size_t ocap = tab_cap, i;
+
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab) {
+		tab = old;
+		return -1;
+	}
+	tab_cap = cap;
+	for (size_t j = 0; j < ocap; j++) {
+		if (!old[j].dev && !old[j].ino)
+			continue;
+		if (forget && old[j].user) {
+			free(old[j].path);
+			free(old[j].what);
+			tab_used--;
+			tab_users--;
+			cnt.forgotten++;
+			continue;
+		}
+		for (i = tab_slot(old[j].dev, old[j].ino);
+		     tab[i].dev || tab[i].ino; i = (i + 1) & (tab_cap - 1))
+			;
+		tab[i] = old[j];
+	}
+	free(old);
+	return 0;
+}
+
+struct obj *tab_add(uint64_t dev, uint64_t ino, bool user)
 {
 	size_t i;
 
 	if (!dev && !ino)
 		ino = ~0ull;	/* 0/0 marks a free slot */
+	if (user && tab_users >= MAX_USER_OBJECTS) {
+		/*
+		 * Users made this many objects: forget them all (met again,
+		 * each is examined again, its store entry reused), rather
+		 * than leave out every new object for good.
+		 */
+		if (tab_rebuild(tab_cap, true))
+			return NULL;
+		logmsg("more than %d users' objects: forgotten (%lu in all)",
+		       MAX_USER_OBJECTS, cnt.forgotten);
+		status_dirty = true;
+	}
 	if (tab_used >= MAX_OBJECTS)
 		return NULL;
-	if ((tab_used + 1) * 2 > tab_cap) {
-		struct obj *old = tab;
-		size_t ocap = tab_cap;
-
-		tab_cap = ocap ? ocap * 2 : 1024;
-		tab = calloc(tab_cap, sizeof(*tab));
-		if (!tab) {
-			tab = old;
-			tab_cap = ocap;
-			return NULL;
-		}
-		for (size_t j = 0; j < ocap; j++) {
-			if (!old[j].dev && !old[j].ino)
-				continue;
-			for (i = tab_slot(old[j].dev, old[j].ino);
-			     tab[i].dev || tab[i].ino; i = (i + 1) & (tab_cap - 1))
-				;
-			tab[i] = old[j];
-		}
-		free(old);
-	}
+	if ((tab_used + 1) * 2 > tab_cap &&
+	    tab_rebuild(tab_cap ? tab_cap * 2 : 1024, false))
+		return NULL;
 	for (i = tab_slot(dev, ino); tab[i].dev || tab[i].ino;
 	     i = (i + 1) & (tab_cap - 1))
 		;
 	tab[i].dev = dev;
 	tab[i].ino = ino;
+	tab[i].user = user;
 	tab_used++;
+	tab_users += user;
 	return &tab[i];
 }
 

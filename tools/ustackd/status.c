@@ -22,6 +22,27 @@ void logmsg(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Every path is a name a user chose (a file it mapped): escaped, no name
+ * can end a line or split a field of the log or the status file, and so
+ * none can forge a line of its own ("x\ncovered 8:1:131 /usr/lib/...").
+ */
+const char *path_shown(const char *path, char *out, size_t outlen)
+{
+	size_t n = 0;
+
+	for (; *path && n + 5 <= outlen; path++) {
+		unsigned char c = *path;
+
+		if (c < 0x21 || c == 0x7f || c == '\\')
+			n += snprintf(out + n, outlen - n, "\\%03o", c);
+		else
+			out[n++] = c;
+	}
+	out[n] = '\0';
+	return out;
+}
+
 /* The peak resident memory of the daemon and of its largest generator, KiB. */
 void log_rss(void)
 {
@@ -53,6 +74,8 @@ void write_status(const char *phase)
 		tab_used, cnt.covered, cnt.own, cnt.refused, cnt.generated,
 		cnt.reused);
 	fprintf(f, "misses_dropped %llu\n", (unsigned long long)misses_dropped);
+	fprintf(f, "superseded %lu users_objects %zu forgotten %lu\n",
+		cnt.superseded, tab_users, cnt.forgotten);
 	if (vdso_obj.path)
 		fprintf(f, "%s 0:0:0 %s %s\n", state_names[vdso_obj.state],
 			vdso_obj.path, vdso_obj.what);
