@@ -6,12 +6,19 @@
 # against no sampling and their ratio (coop / nocoop) at each rate; the
 # cost of one answered request at 999 Hz (the time coop adds, over its
 # interp records); the bytes and frames of one binary interp record.
+# The handler's share: of the samples of the python process at 999 Hz
+# with coop, those whose user stack runs through a signal frame (taken
+# while the shim's handler answered).  The answered share: of the
+# requests the kernel raised in the whole run, those answered (with
+# frames, or with none).
 # BENCH_ROUNDS (default 3) rounds over all configurations, the best run
 # of each (TCG on a shared host is noisy).
 # python: yes
-# timeout: 900
+# timeout: 1800
 . ./lib.sh
-N=${BENCH_WORK:-8}
+# 160 rounds of the workload: some 3 s under TCG, so that the
+# interpreter's start-up does not make the figures.
+N=${BENCH_WORK:-160}
 R=${BENCH_ROUNDS:-3}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
@@ -21,7 +28,7 @@ one() {	# one CONFIG: elapsed_ns of one timed run
 	*)
 		hz=${1#s}; hz=${hz%_*}
 		param_set sample_hz $hz
-		./bin/ustack_read dump /tmp/u.bin >>/tmp/$1.txt &
+		./bin/ustack_read dump /tmp/u.bin python >>/tmp/$1.txt &
 		r=$!
 		sleep 0.3
 		sframe-register run python3.11 bench_coop.py ${1#*_} $N
@@ -64,5 +71,8 @@ awk -v c="$best_s999_coop" -v n="$best_s999_nocoop" -v a="$ni" -v r="$R" \
 	'BEGIN { printf "bench coop_cost_per_answer %.1f us\n", (c - n) / 1000 / (a / r) }'
 echo "bench coop_answers_per_s_999hz $(awk -v a="$ni" -v r="$R" -v c="$best_s999_coop" 'BEGIN { printf "%.0f", a / r / (c / 1e9) }') 1/s"
 echo "bench coop_bytes_per_interp $(( $(sum interp_bytes s999_coop) / (ni + nn) )) bytes"
+echo "bench coop_handler_share_999hz $(awk -v s="$(sum comm_in_signal s999_coop)" -v u="$(sum comm_users s999_coop)" 'BEGIN { printf "%.2f", u ? 100 * s / u : 0 }') percent"
+sig=$(stat_of coop_signalled)
+echo "bench coop_answered $(awk -v a="$(stat_of coop_answered)" -v e="$(stat_of coop_empty)" -v s="$sig" 'BEGIN { printf "%.2f", s ? 100 * (a + e) / s : 0 }') percent"
 echo "bench coop_frames_per_interp $(awk -v f="$(sum interp_frames s999_coop)" -v n="$((ni + nn))" 'BEGIN { printf "%.1f", f / n }') frames"
 ustack_unload
