@@ -172,6 +172,13 @@ struct ustack_self {
  * fork() does not inherit it (the child has a new address space: the shim
  * opts its child in again), exec clears it.  x86-64 callers only.
  *
+ * A request's si_errno is USTACK_COOP_SIG_GUARDED when the process's
+ * SIGSEGV and SIGBUS handlers are the request signal's own handler (a
+ * handler that turns a fault of its own reads into a failed read, and
+ * passes every other fault on), else 0: the handler may then read its
+ * process's memory with plain loads, as no fault of theirs can reach a
+ * handler of the program instead.
+ *
  * COOP_ON errors: EINVAL bad size/flags/reserved or a signal outside
  * SIGRTMIN..SIGRTMAX; ENOSPC too many processes opted in; EOPNOTSUPP a
  * 32-bit caller.  COOP_ON again changes the signal.  COOP_OFF: ENOENT
@@ -203,6 +210,7 @@ struct ustack_coop_frame {
  */
 
 #define USTACK_INTERP_ENTRY	0x1	/* began a new native evaluation */
+#define USTACK_COOP_SIG_GUARDED	1	/* a request's si_errno: see above */
 #define USTACK_INTERP_NATIVE_NONE	0xffffffffu
 
 #define USTACK_COOP_MAX_FRAMES	128
