@@ -273,5 +273,5 @@ __attribute__((constructor)) static void coop_python_init(void)
 	get_tstate = (void *(*)(void))dlsym(RTLD_DEFAULT,
 					    "PyGILState_GetThisThreadState");
 	if (get_tstate)
-		ustack_register_unwinder("python3.11", unwind, NULL);
+		coop_register("python3.11", unwind, NULL, 1);
 }
