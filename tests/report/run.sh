@@ -1153,6 +1153,17 @@ interp_text() {
 }
 t interp-frames-text-outputs interp_text
 
+# The same answers in binary records (ustack-report --duration, --save)
+# give the same stacks.
+interp_binary() {
+	python3 $D/gen.py --obj "py=$T/py" --binary --kallsyms "$T/interp.ks" \
+		<"$T/interp.s" >"$T/interp.bin" || return 1
+	$R --folded --kallsyms "$T/interp.ks" "$T/interp.bin" >"$T/ib.folded" || return 1
+	$R --folded "$T/interp.txt" >"$T/it.folded" || return 1
+	diff -u "$T/it.folded" "$T/ib.folded"
+}
+t interp-frames-binary interp_binary
+
 # Nested evaluations: Python -> a C builtin -> Python (sorted(key=...)).
 # Each group of the answer, ending with its "entry" frame, takes the place
 # of its own evaluator frame, in order, and the builtin stays between

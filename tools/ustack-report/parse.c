@@ -430,6 +430,9 @@ static void parse_binary(struct recs *r, const char *buf, size_t len)
 		case USTACK_REC_USER:
 			err = bin_user(r, p, h.size);
 			break;
+		case USTACK_REC_INTERP:
+			err = interp_binary(r, p, h.size);
+			break;
 		case USTACK_REC_LOST: {
 			struct ustack_rec_lost rl;
 

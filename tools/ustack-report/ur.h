@@ -110,6 +110,7 @@ void parse_buffer(struct recs *r, char *buf, size_t len);
 void interp_record(struct recs *r, char *line);	/* after the kind */
 void interp_frame(struct recs *r, char *line);	/* an indented line */
 void interp_join(struct recs *r);		/* after join_records() */
+int interp_binary(struct recs *r, const char *p, size_t size);	/* 0, -1 */
 
 /* join.c: link samples to user records by (tid, cookie); sort by time */
 struct join_stats {
