@@ -374,6 +374,7 @@ enum ustack_rec_type {
 	USTACK_REC_USER		= 2,
 	USTACK_REC_LOST		= 3,
 	USTACK_REC_INTERP	= 4,
+	USTACK_REC_PERFMAP	= 5,	/* tools only: see below */
 };
 
 enum ustack_event {
@@ -461,6 +462,19 @@ struct ustack_rec_interp {
 	__u16 reserved;
 	__u32 strtab_len;
 	char lang[16];
+};
+
+/*
+ * Never written by the kernel: ustack-report --save appends, after the
+ * device's records, the perf map (/tmp/perf-<pid>.map: "START SIZE name"
+ * lines) of each process it read one of while recording, so that JIT code
+ * is still named once the process is gone.  Followed by len bytes of the
+ * map's lines, then zero padding to a multiple of 8.
+ */
+struct ustack_rec_perfmap {
+	struct ustack_rec_hdr hdr;
+	__u32 pid;
+	__u32 len;
 };
 
 #endif /* _UAPI_USTACK_H */

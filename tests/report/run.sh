@@ -1506,4 +1506,7 @@ trace_live_maps() {
 }
 t trace-live-maps trace_live_maps
 
+# JIT code named from perf maps
+. $D/perfmap.sh
+
 exit 0

@@ -3,7 +3,9 @@
  * ustack-report: record live from /dev/ustack for a given time, in binary
  * format (USTACK_IOC_SET_FORMAT); ^C stops early.  Then drain what is
  * still coming (up to a second).  Whatever the device gives is kept as is;
- * parse.c tells text from binary.
+ * parse.c tells text from binary.  Meanwhile the perf maps of processes
+ * with frames in anonymous memory are read while they run (perfmap.c),
+ * and appended to the saved stream.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,16 +48,21 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 	struct sigaction sa;
 	FILE *sf = NULL;
 	struct stat st;
-	int fd, eof_ends, eof = 0;
+	int fd, eof_ends, eof = 0, binary = 1;
+	size_t scanned = 0;
+	double next_refresh = now() + 1;
 
 	fd = open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		die("%s: %s", dev, strerror(errno));
 	/* a file or pipe standing in for the device ends at end of file */
 	eof_ends = !S_ISCHR(st.st_mode);
-	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt) && !eof_ends)
-		warnx_("%s: binary format refused (%s); reading text",
-		       dev, strerror(errno));
+	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt)) {
+		binary = -1;	/* as its first bytes say (a stand-in file) */
+		if (!eof_ends)
+			warnx_("%s: binary format refused (%s); reading text",
+			       dev, strerror(errno));
+	}
 	if (save) {
 		sf = fopen(save, "w");
 		if (!sf)
@@ -108,10 +115,22 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 		}
 		if (got < 0 && errno != EAGAIN && errno != EINTR)
 			die("read %s: %s", dev, strerror(errno));
+		/* New processes' maps at once; all of them again each second. */
+		if (binary < 0 && n >= 8)
+			binary = (unsigned char)buf[0] < 0x20 && buf[1] == 0;
+		if (binary > 0)
+			scanned = perfmap_scan(buf, scanned, n);
+		if (now() > next_refresh) {
+			perfmap_refresh();
+			next_refresh = now() + 1;
+		}
 		if (eof)
 			break;
 	}
 	close(fd);
+	perfmap_refresh();
+	if (sf)
+		perfmap_save(sf, binary > 0);
 	if (sf && fclose(sf))
 		die("%s: write error", save);
 	buf[n] = '\0';

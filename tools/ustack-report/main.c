@@ -249,6 +249,7 @@ int main(int argc, char **argv)
 	symbolize_open(&r);
 	drop_privileges();
 	symbolize_all(&r);
+	perfmap_resolve(&r);
 
 	switch (mode) {
 	case 'f':
