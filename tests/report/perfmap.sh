@@ -1,7 +1,7 @@
 # tests/report: JIT code named from perf maps (tools/ustack-report/
-# perfmap.c).  Sourced by run.sh (t, R, T, D, GEN).  A stand-in process
-# (sleep) with /tmp/perf-PID.map, and a stream whose user records of
-# that PID have frames in anonymous memory:
+# perfmap.c), and a JVM's answers placed.  Sourced by run.sh (t, R, T,
+# D, GEN).  A stand-in process (sleep) with /tmp/perf-PID.map, and a
+# stream whose user records of that PID have frames in anonymous memory:
 #   perfmap-live-save     --duration reads the map through /proc/PID/root
 #                         while the process runs and names the frames,
 #                         innermost the last entry written; --save keeps
@@ -14,6 +14,8 @@
 #                         directory, another user's file: no crash, no
 #                         hang, valid entries still name frames, names
 #                         escaped, refused files name nothing
+#   interp-java-answers   lang=java answers take the place of the frames
+#                         in anonymous memory
 
 # perfmap_stream PID OUT: a binary stream of 3 samples of PID whose user
 # stacks run through JIT code at 0x7f0000001000.. (entries of the map).
@@ -175,3 +177,30 @@ perfmap_hostile_maps() {
 	}
 }
 t perfmap-hostile perfmap_hostile
+
+# A JVM's answers (lang=java, from the agent: no entry marks) take the
+# place of its frames in anonymous memory (interpreter and JIT code),
+# between the JVM's native frames, whatever a perf map says of them.
+java_answers() {
+	cat >"$T/java.s" <<-'EOF2'
+	sample cookie=0x1 pid=77 tid=78 cpu=0 time=1000 event=cpu-clock comm=java
+	    kernel 0xffffffff81000010 do_tick+0x10
+	user cookie=0x1 pid=77 tid=78 frames=6 end=outermost
+	    user 0x7f0000001010 regs [anon]+0x7f0000001010
+	    user 0x7f0000002020 fp [anon]+0x7f0000002020
+	    user 0x7f0000003030 fp [anon]+0x7f0000003030
+	    user @prog:leaf+0x1 sframe
+	    user @prog:middle+0x1 sframe
+	    user @prog:main+0x4 sframe
+	interp cookie=0x1 pid=77 tid=78 frames=4 lang=java
+	    interp Chain.c Chain.java:4
+	    interp Chain.b Chain.java:10
+	    interp Chain.a Chain.java:14
+	    interp Chain.main Chain.java:21
+	EOF2
+	"${GEN[@]}" <"$T/java.s" >"$T/java.txt" || return 1
+	$R --folded "$T/java.txt" >"$T/java.out" || return 1
+	grep -q '^java;main;middle;leaf;Chain.main (Chain.java);Chain.a (Chain.java);Chain.b (Chain.java);Chain.c (Chain.java);do_tick 1$' \
+		"$T/java.out" || { cat "$T/java.out"; return 1; }
+}
+t interp-java-answers java_answers
