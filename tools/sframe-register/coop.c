@@ -48,6 +48,7 @@ struct ustack_interp {
 	struct ustack_coop_frame f[USTACK_COOP_MAX_FRAMES];
 	char strtab[USTACK_COOP_MAX_STRTAB];
 	uint32_t nr, len;
+	void *uc;		/* the handler's context */
 };
 
 static struct unwinder unwinders[MAX_UNWINDERS];
@@ -253,6 +254,11 @@ int ustack_interp_count(const struct ustack_interp *a)
 	return a->nr;
 }
 
+EXPORT void *ustack_interp_ucontext(const struct ustack_interp *a)
+{
+	return a ? a->uc : NULL;
+}
+
 void ustack_interp_mark_entry(struct ustack_interp *a)
 {
 	if (a->nr)
@@ -265,6 +271,7 @@ static void answer(uint64_t cookie, int guarded, void *uc)
 	struct ustack_coop_answer ans;
 	const char *lang;
 
+	a.uc = uc;
 	coop_mem_answer_begin(guarded, uc);
 	unwind_all(&a, &lang);
 	coop_mem_answer_end();
@@ -318,6 +325,7 @@ static void test_signal(int sig, siginfo_t *si, void *uc)
 
 	(void)sig;
 	(void)si;
+	a.uc = uc;
 	guarded = !sigaction(SIGSEGV, NULL, &cur[0]) &&
 		  !sigaction(SIGBUS, NULL, &cur[1]) &&
 		  cur[0].sa_sigaction == on_signal &&

@@ -71,6 +71,12 @@ typedef int (*ustack_unwinder_fn)(void *ctx, struct ustack_interp *ans);
 
 int ustack_register_unwinder(const char *lang, ustack_unwinder_fn fn,
 			     void *ctx);
+/*
+ * The interrupted thread's registers: the request signal handler's
+ * ucontext_t (its third argument), for an unwinder that starts from them
+ * (a JIT's AsyncGetCallTrace); NULL outside a request.
+ */
+void *ustack_interp_ucontext(const struct ustack_interp *ans);
 /* Returns 0, or -1 when the answer is full (frames or string bytes). */
 int ustack_interp_add(struct ustack_interp *ans, const char *function,
 		      const char *file, unsigned int line, unsigned int flags);
