@@ -11,8 +11,10 @@ INSTALL_KVER = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/inc
 
 DESTDIR ?=
 PREFIX  ?= /usr
-# ustackd, the system SFrame service, once its directory exists.
-TOOLS   := tools/sframe-register tools/ustack-report $(wildcard tools/ustackd)
+# ustackd, the system SFrame service, once its directory exists; the JVM
+# agent (built where a JDK's headers are: openjdk-17-jdk-headless).
+TOOLS   := tools/sframe-register tools/ustack-report $(wildcard tools/ustackd) \
+	   $(wildcard tools/jvm-agent)
 MANPAGES := $(wildcard man/*.[1-8])
 
 all: module tools
@@ -41,8 +43,9 @@ install: all install-tools
 	install -D -m 0644 module/ustack.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/ustack.ko
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(INSTALL_KVER); fi
 
-# The tools, the shim, the headers, ustackd and its unit when they exist,
-# and the man pages of man/: what the ustack-tools package holds.
+# The tools, the shim, the headers, ustackd and its unit and the JVM agent
+# when they exist, and the man pages of man/: what the ustack-tools
+# package holds.
 install-tools: tools install-man
 	install -D -m 0755 tools/sframe-register/sframe-register $(DESTDIR)$(PREFIX)/bin/sframe-register
 	install -D -m 0755 tools/ustack-report/ustack-report $(DESTDIR)$(PREFIX)/bin/ustack-report
@@ -53,6 +56,8 @@ install-tools: tools install-man
 		install -D -m 0755 tools/ustackd/ustackd $(DESTDIR)$(PREFIX)/sbin/ustackd; fi
 	if [ -f tools/ustackd/ustackd.service ]; then \
 		install -D -m 0644 tools/ustackd/ustackd.service $(DESTDIR)/lib/systemd/system/ustackd.service; fi
+	if [ -f tools/jvm-agent/libustack-jvm.so ]; then \
+		install -D -m 0644 tools/jvm-agent/libustack-jvm.so $(DESTDIR)$(PREFIX)/lib/ustack/libustack-jvm.so; fi
 
 # The manual pages alone (no build needed).
 install-man:
