@@ -1,7 +1,8 @@
 # tests/report: JIT code named from perf maps (tools/ustack-report/
-# perfmap.c), and a JVM's answers placed.  Sourced by run.sh (t, R, T,
-# D, GEN).  A stand-in process (sleep) with /tmp/perf-PID.map, and a
-# stream whose user records of that PID have frames in anonymous memory:
+# perfmap.c), a JVM's answers placed, a split Python evaluator found.
+# Sourced by run.sh (t, R, T, D, GEN).  A stand-in process (sleep) with
+# /tmp/perf-PID.map, and a stream whose user records of that PID have
+# frames in anonymous memory:
 #   perfmap-live-save     --duration reads the map through /proc/PID/root
 #                         while the process runs and names the frames,
 #                         innermost the last entry written; --save keeps
@@ -16,6 +17,8 @@
 #                         escaped, refused files name nothing
 #   interp-java-answers   lang=java answers take the place of the frames
 #                         in anonymous memory
+#   interp-split-evaluator  a stripped Python's evaluator split by GCC:
+#                         its unnamed part found, named and replaced
 
 # perfmap_stream PID OUT: a binary stream of 3 samples of PID whose user
 # stacks run through JIT code at 0x7f0000001000.. (entries of the map).
@@ -204,3 +207,49 @@ java_answers() {
 		"$T/java.out" || { cat "$T/java.out"; return 1; }
 }
 t interp-java-answers java_answers
+
+# A Python whose evaluator GCC split in two (hot/cold partitioning) and
+# whose symbol table is stripped (Debian's 3.14, 3.15): the part no
+# dynamic symbol names is found by its FDE, which follows the
+# evaluator's in .eh_frame, named _PyEval_EvalFrameDefault.cold, and the
+# answer takes its place.
+split_evaluator() {
+	cat >"$T/split.c" <<-'EOF2'
+	#include <stdio.h>
+	__attribute__((noinline)) int native_leaf(int x) { return x * 3 + 1; }
+	__attribute__((noinline, cold)) void complain(int x) { fprintf(stderr, "bad %d\n", x); }
+	__attribute__((noinline)) int _PyEval_EvalFrameDefault(int x)
+	{
+		if (__builtin_expect(x > 100, 0)) {
+			complain(x);
+			x = native_leaf(x) + native_leaf(x + 1);
+			complain(x);
+		}
+		return native_leaf(x) + 1;
+	}
+	int main(int argc, char **argv) { (void)argv; return _PyEval_EvalFrameDefault(argc) + 2; }
+	EOF2
+	gcc -O2 -g -rdynamic -o "$T/split" "$T/split.c" && strip -o "$T/split.stripped" "$T/split" ||
+		return 1
+	nm "$T/split" | grep -q ' _PyEval_EvalFrameDefault\.cold$' || { echo "gcc split nothing"; return 1; }
+	cat >"$T/split.s" <<-'EOF2'
+	sample cookie=0x1 pid=9 tid=9 cpu=0 time=10 event=cpu-clock comm=python3
+	    kernel 0xffffffff81000010 tick+0x10
+	user cookie=0x1 pid=9 tid=9 frames=3 end=outermost
+	    user @sp:native_leaf+0x1 regs
+	    user @sp:_PyEval_EvalFrameDefault.cold+0x10 sframe
+	    user @sp:main+0x4 sframe
+	interp cookie=0x1 pid=9 tid=9 frames=2 lang=python3.14
+	    interp handler /srv/app.py:3
+	    interp <module> /srv/app.py:9 entry
+	EOF2
+	python3 $D/gen.py --obj "sp=$T/split.stripped=$T/split" <"$T/split.s" >"$T/split.txt" || return 1
+	$R -v "$T/split.txt" | grep -q '_PyEval_EvalFrameDefault.cold' && { echo "not replaced"; $R -v "$T/split.txt"; return 1; }
+	$R --folded "$T/split.txt" >"$T/split.out" || return 1
+	grep -qx 'python3;main;<module> (/srv/app.py);handler (/srv/app.py);native_leaf;tick 1' "$T/split.out" ||
+		{ cat "$T/split.out"; return 1; }
+	# without the answer, the frame is named
+	grep -v interp "$T/split.txt" | $R --folded - | grep -q ';_PyEval_EvalFrameDefault.cold;' ||
+		{ echo "split part not named"; grep -v interp "$T/split.txt" | $R --folded -; return 1; }
+}
+t interp-split-evaluator split_evaluator

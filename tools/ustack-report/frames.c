@@ -151,7 +151,8 @@ static int is_evaluator(const char *lang, const struct uframe *f)
 	if (!n)
 		return 0;
 	if (!strncmp(lang, "python", 6))
-		return !strcmp(n, "_PyEval_EvalFrameDefault");
+		return !strcmp(n, "_PyEval_EvalFrameDefault") ||
+		       !strcmp(n, "_PyEval_EvalFrameDefault.cold");
 	return 0;
 }
 

@@ -147,6 +147,10 @@ struct objstat {
 size_t symbolize_nobj(void);
 const struct objstat *symbolize_obj(size_t i);
 
+/* ehsplit.c: the FDE after the one covering @func in .eh_frame */
+typedef struct Elf Elf;
+int eh_next_fde(Elf *elf, uint64_t func, uint64_t *lo, uint64_t *hi);
+
 /* ksyms.c: kernel symbols for binary records (from a kallsyms file) */
 int ksyms_load(const char *path);	/* 0, or -1 when unusable */
 void ksyms_resolve(struct recs *r);
