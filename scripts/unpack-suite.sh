@@ -32,12 +32,48 @@ want="$suite $*"
 
 log() { echo "unpack-suite: $*" >&2; }
 
+# write_ld_sh ROOT: ROOT/ld.sh PROG ARGS... runs PROG (a path inside the
+# tree, or absolute) through the tree's own loader and libraries,
+# wherever the tree is (the guest stages it elsewhere).  The loader is
+# found through the tree's own symlinks (bookworm's lib64 one is
+# absolute: it is followed inside the tree).
+write_ld_sh() {
+	local r=$1 p t i
+	p=lib64/ld-linux-x86-64.so.2
+	[ -e "$r/$p" ] || [ -L "$r/$p" ] || p=usr/lib64/ld-linux-x86-64.so.2
+	i=0
+	while [ -L "$r/$p" ] && [ $i -lt 10 ]; do
+		t=$(readlink "$r/$p")
+		case $t in
+		/*) p=${t#/} ;;
+		*) p=$(dirname "$p")/$t ;;
+		esac
+		i=$((i + 1))
+	done
+	if [ ! -f "$r/$p" ] || [ -L "$r/$p" ]; then
+		log "no dynamic loader in the unpacked tree"
+		return 1
+	fi
+	cat >"$r/ld.sh" <<-'EOF'
+	#!/bin/sh
+	# Run a program of this tree through the tree's own loader and libraries.
+	r=$(cd "$(dirname "$0")" && pwd)
+	p=$1
+	shift
+	case $p in /*) ;; *) p=$r/$p ;; esac
+	exec "$r/LOADER" --library-path "$r/usr/lib/x86_64-linux-gnu:$r/lib/x86_64-linux-gnu" "$p" "$@"
+	EOF
+	sed -i "s|LOADER|$p|" "$r/ld.sh"
+	chmod +x "$r/ld.sh"
+}
+
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9
 
 if [ -f "$cache/want" ] && [ "$(cat "$cache/want")" = "$want" ] &&
-   [ -x "$root/ld.sh" ] && [ -f "$cache/packages" ]; then
+   [ -d "$root" ] && [ -f "$cache/packages" ]; then
+	write_ld_sh "$root" || exit 1
 	echo "$root"
 	exit 0
 fi
@@ -137,26 +173,7 @@ for d in "$aptd/debs"/*.deb; do
 	dpkg-deb -x "$d" "$root.new"
 	dpkg-deb -f "$d" Package Version | paste -sd' ' >>"$cache/packages.new"
 done
-loader=lib64/ld-linux-x86-64.so.2
-[ -e "$root.new/$loader" ] || loader=usr/lib64/ld-linux-x86-64.so.2
-if [ ! -e "$root.new/$loader" ]; then
-	log "no dynamic loader in the unpacked tree"
-	exit 1
-fi
-# ld.sh PROG ARGS...: PROG (a path inside the tree, or absolute) through
-# the tree's own loader and libraries, wherever the tree is (the guest
-# stages it elsewhere).
-cat >"$root.new/ld.sh" <<'EOF'
-#!/bin/sh
-# Run a program of this tree through the tree's own loader and libraries.
-r=$(cd "$(dirname "$0")" && pwd)
-p=$1
-shift
-case $p in /*) ;; *) p=$r/$p ;; esac
-exec "$r/LOADER" --library-path "$r/usr/lib/x86_64-linux-gnu:$r/lib/x86_64-linux-gnu" "$p" "$@"
-EOF
-sed -i "s|LOADER|$loader|" "$root.new/ld.sh"
-chmod +x "$root.new/ld.sh"
+write_ld_sh "$root.new" || exit 1
 sort "$cache/packages.new" >"$cache/packages"
 rm -f "$cache/packages.new"
 rm -rf "$root"
