@@ -113,7 +113,8 @@ static void debug_str(struct dbuf *d, const char *s)
  * The answer, in the text form of the interp record, with one write(2)
  * (after @head, if any): answers of several threads do not mix.
  */
-static void debug_answer(const struct ustack_interp *a, uint64_t cookie,
+static __attribute__((noinline)) void
+debug_answer(const struct ustack_interp *a, uint64_t cookie,
 			 const char *head)
 {
 	struct dbuf dbuf, *d = &dbuf;

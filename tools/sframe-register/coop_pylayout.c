@@ -49,7 +49,7 @@ static const struct py_layout py311 = {
 	.fr_is_entry = 68, .fr_owner = -1, .fr_read = 72,
 	.ob_type = 8,
 	.co_filename = 112, .co_qualname = 128, .co_linetable = 136,
-	.co_firstlineno = 72, .co_code = 184, .co_read = 184,
+	.co_firstlineno = 72, .co_code = 184,
 	.str_length = 16, .str_hash = 24, .str_state = 32, .str_ascii_data = 48,
 	.str_utf8_length = 48, .str_utf8 = 56, .str_compact_data = 72,
 	.bytes_size = 16, .bytes_data = 32,
@@ -67,7 +67,7 @@ static const struct py_layout py312 = {
 	.fr_is_entry = -1, .fr_owner = 70, .owner_not_code = 3, .fr_read = 72,
 	.ob_type = 8,
 	.co_filename = 112, .co_qualname = 128, .co_linetable = 136,
-	.co_firstlineno = 68, .co_code = 192, .co_read = 192,
+	.co_firstlineno = 68, .co_code = 192,
 	.str_length = 16, .str_hash = 24, .str_state = 32, .str_ascii_data = 40,
 	.str_utf8_length = 40, .str_utf8 = 48, .str_compact_data = 56,
 	.bytes_size = 16, .bytes_data = 32,
@@ -171,7 +171,6 @@ static int from_debug_offsets(struct py_layout *l, unsigned long v,
 	l->co_linetable = t[w->co_linetable];
 	l->co_firstlineno = t[w->co_firstlineno];
 	l->co_code = t[w->co_code_adaptive];
-	l->co_read = l->co_code;
 	l->str_length = t[w->str_length];
 	l->str_hash = l->str_length + 8;
 	l->str_state = t[w->str_state];

@@ -32,7 +32,6 @@ struct py_layout {
 	int ob_type;
 	int co_filename, co_qualname, co_linetable, co_firstlineno;
 	int co_code;		/* co_code_adaptive: the code units */
-	int co_read;		/* bytes of a code object to read */
 
 	/* str (PyASCIIObject, PyCompactUnicodeObject) and bytes */
 	int str_length, str_hash, str_state;

@@ -40,7 +40,7 @@
 #include "coop_pylayout.h"
 
 #define FRAME_READ_MAX	128	/* bytes of a frame read, at most */
-#define CODE_READ_MAX	512	/* of a code object */
+#define CODE_READ_MAX	512	/* of a code object (its type, a span) */
 #define LINETABLE_MAX	4096	/* lines beyond read as unknown */
 #define CHUNK		256	/* line table bytes per read */
 #define NAME_MAX_	256
@@ -203,8 +203,14 @@ static int str_same(uintptr_t obj, uint64_t len, int64_t hash, const char *text)
 
 	if (hash == -1 && len < PYCODE_FILE)
 		n += len;	/* the text too, in the same read */
-	if (rd(h, obj, n))
+	if (hash != -1) {	/* length, hash, state: a few words */
+		size_t lo = L.str_length, hi = L.str_state + 4;
+
+		if (rd(h + lo, obj + lo, hi - lo))
+			return 0;
+	} else if (rd(h, obj, n)) {
 		return 0;
+	}
 	head_of(h, &s);
 	if (s.len != len)
 		return 0;
@@ -321,6 +327,21 @@ static int code_read(uintptr_t code, const unsigned char *co, struct pycode *e,
 	return 0;
 }
 
+/*
+ * The words of the code object at @code that are used, at their offsets
+ * in @co: its type, and the span from its first line to its line table;
+ * 0, or -1 when unreadable or not a code object.
+ */
+static int co_lo, co_hi;	/* that span */
+
+static int read_code(uintptr_t code, unsigned char *co)
+{
+	if (rd(co + L.ob_type, code + L.ob_type, 8) ||
+	    u64_at(co, L.ob_type) != code_type)
+		return -1;
+	return rd(co + co_lo, code + co_lo, co_hi - co_lo);
+}
+
 /* Is the cached @e still the code object at its address? */
 static int code_same(const unsigned char *co, const struct pycode *e)
 {
@@ -372,7 +393,7 @@ static int add_frame(struct ustack_interp *a, uintptr_t code, uintptr_t instr,
 					  addr2line(seen[i].linetable,
 						    seen[i].table_len,
 						    seen[i].first, unit), flags);
-	if (rd(co, code, L.co_read) || u64_at(co, L.ob_type) != code_type)
+	if (read_code(code, co))
 		return -1;
 	cached = !pycache_get(code, &e) && code_same(co, &e);
 	if (cached) {
@@ -467,6 +488,21 @@ __attribute__((constructor)) static void coop_python_init(void)
 		coop_log(why, "its frames are not unwound");
 	if (r)
 		return;
+	co_lo = L.co_firstlineno;
+	co_hi = L.co_firstlineno + 4;
+	for (int i = 0; i < 3; i++) {
+		int o = (int[]){ L.co_filename, L.co_qualname, L.co_linetable }[i];
+
+		co_lo = o < co_lo ? o : co_lo;
+		co_hi = o + 8 > co_hi ? o + 8 : co_hi;
+	}
+	/* What is read of a frame, a code object, a str fits the buffers. */
+	if (L.fr_read > FRAME_READ_MAX || co_hi > CODE_READ_MAX ||
+	    L.ob_type + 8 > CODE_READ_MAX ||
+	    L.str_compact_data > FRAME_READ_MAX) {
+		coop_log(why, "its frames or code objects are larger than known");
+		return;
+	}
 	get_tstate = (void *(*)(void))dlsym(RTLD_DEFAULT,
 					    "PyGILState_GetThisThreadState");
 	code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
