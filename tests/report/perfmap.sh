@@ -253,3 +253,32 @@ split_evaluator() {
 		{ echo "split part not named"; grep -v interp "$T/split.txt" | $R --folded -; return 1; }
 }
 t interp-split-evaluator split_evaluator
+
+# --summary's unanswered samples: only those in the interpreter's own code
+# (an evaluator frame) with no answer; a sample of its start-up or exit
+# (no evaluator frame: nothing to answer with) is not one.
+summary_unanswered() {
+	cat >"$T/su.s" <<-'EOF2'
+	sample cookie=0x1 pid=9 tid=9 cpu=0 time=10 event=cpu-clock comm=python3
+	    kernel 0xffffffff81000010 tick+0x10
+	user cookie=0x1 pid=9 tid=9 frames=2 end=outermost
+	    user @py:_PyEval_EvalFrameDefault+0x1 regs
+	    user @py:main+0x1 sframe
+	interp cookie=0x1 pid=9 tid=9 frames=1 lang=python3.11
+	    interp handler /srv/app.py:12 entry
+	sample cookie=0x2 pid=9 tid=9 cpu=0 time=20 event=cpu-clock comm=python3
+	    kernel 0xffffffff81000010 tick+0x10
+	user cookie=0x2 pid=9 tid=9 frames=2 end=outermost
+	    user @py:_PyEval_EvalFrameDefault+0x1 regs
+	    user @py:main+0x1 sframe
+	sample cookie=0x3 pid=9 tid=9 cpu=0 time=30 event=cpu-clock comm=python3
+	    kernel 0xffffffff81000010 tick+0x10
+	user cookie=0x3 pid=9 tid=9 frames=2 end=outermost
+	    user @py:native_leaf+0x1 regs
+	    user @py:main+0x1 sframe
+	EOF2
+	python3 $D/gen.py --obj "py=$T/py" <"$T/su.s" >"$T/su.txt" || return 1
+	$R --summary "$T/su.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered in its code (native frames only)' ||
+		{ $R --summary "$T/su.txt" | grep interpreter; return 1; }
+}
+t interp-summary-unanswered summary_unanswered

@@ -1148,7 +1148,7 @@ interp_text() {
 		{ echo "perf-script: evaluator frames not replaced"; return 1; }
 	$R --svg "$T/interp.txt" | grep -qF 'handler (/srv/app.py)' ||
 		{ echo "svg: no interp frame"; return 1; }
-	$R --summary "$T/interp.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered (native frames only)' ||
+	$R --summary "$T/interp.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered in its code (native frames only)' ||
 		{ echo "summary: no interp counts"; $R --summary "$T/interp.txt" | head -8; return 1; }
 }
 t interp-frames-text-outputs interp_text

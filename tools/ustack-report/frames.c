@@ -141,7 +141,7 @@ const char *kernel_object(const struct kframe *k)
  * with no evaluator frame known, the frames go above the innermost
  * native frame.
  */
-static int is_evaluator(const char *lang, const struct uframe *f)
+int is_evaluator(const char *lang, const struct uframe *f)
 {
 	const char *n = f->res ? f->res->name : NULL;
 

@@ -178,11 +178,15 @@ void output_summary(FILE *f, const struct recs *r,
 
 	/*
 	 * Interpreter answers: of the samples of processes that answered at
-	 * least once, those whose answer never came show native frames only.
+	 * least once, those in the interpreter's own code (an evaluator frame
+	 * of its language in the native stack) whose answer never came show
+	 * native frames only.  Elsewhere (start-up, compiling, exit) it has
+	 * no frames of its own to answer with.
 	 */
 	for (i = 0; i < r->ns; i++) {
 		const struct user *u = r->s[i].u;
 		size_t k;
+		uint32_t j;
 
 		if (u && u->interp && u->interp->nr) {
 			answered++;
@@ -191,7 +195,11 @@ void output_summary(FILE *f, const struct recs *r,
 		for (k = 0; k < r->nin; k++)
 			if (r->in[k].pid == r->s[i].pid)
 				break;
-		unanswered += k < r->nin;
+		for (j = 0; k < r->nin && u && j < u->nr; j++)
+			if (is_evaluator(r->in[k].lang, &u->f[j])) {
+				unanswered++;
+				break;
+			}
 	}
 
 	count_names(&self, vself, nself);
@@ -209,7 +217,7 @@ void output_summary(FILE *f, const struct recs *r,
 	fprintf(f, "kernel threads: %" PRIu64 "\n", kthread);
 	if (r->nin)
 		fprintf(f, "interpreter frames: %" PRIu64 " samples, %" PRIu64
-			" unanswered (native frames only)\n", answered,
+			" unanswered in its code (native frames only)\n", answered,
 			unanswered);
 	fprintf(f, "lost: %" PRIu64 " samples, %" PRIu64 " user records "
 		"(%" PRIu64 " lost records)\n", r->lost_samples, r->lost_users,

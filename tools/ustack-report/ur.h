@@ -205,6 +205,8 @@ struct pframe {
 };
 /* s's frames, innermost first, in *v (grown as needed); returns how many. */
 size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap);
+/* Does interpreter @lang run its own frames in native frame @f? */
+int is_evaluator(const char *lang, const struct uframe *f);
 /* "? <name>", interned: a frame found by stack scanning (method guess) */
 int frame_guessed(const struct uframe *f);
 const char *guess_mark(const char *name);
