@@ -39,14 +39,17 @@ done
 sframe-register run $NODE jit_prog.js $rounds >/tmp/node.out 2>/tmp/node.err &
 P=$!
 wait $P || fail "node under the shim: exit $?: $(head -3 /tmp/node.err)"
+echo "node ran: $(cut -d" " -f1 /proc/uptime) s"
 sleep 1
 kill -INT $R
 wait $R || fail "ustack-report --duration: exit $?: $(head -3 /tmp/node.live.err)"
 cmp /tmp/plain.out /tmp/node.out || fail "output differs with ustack"
 [ -s /tmp/perf-$P.map ] || fail "node wrote no /tmp/perf-$P.map"
 echo "node's map: $(wc -l </tmp/perf-$P.map) entries, $(grep -c 'jit_prog\.js' /tmp/perf-$P.map) of jit_prog.js"
+echo "recorded: $(cut -d" " -f1 /proc/uptime) s, $(wc -c </tmp/node.rec) bytes"
 rm -f /tmp/perf-$P.map
 ustack-report --perf --pid $P /tmp/node.rec >/tmp/node.perf || fail "ustack-report of the saved recording"
+echo "reported: $(cut -d" " -f1 /proc/uptime) s"
 awk -v PID=$P -f jit-node.awk /tmp/node.perf >/tmp/node.res
 cat /tmp/node.res
 set -- $(sed -n 's/^jit_samples //p' /tmp/node.res)
