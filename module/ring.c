@@ -128,7 +128,7 @@ static void ring_wakeup(struct irq_work *work)
 static void ring_wake_cancel(void)
 {
 	irq_work_sync(&ring.wakeup);
-	del_timer_sync(&ring.wake_timer);
+	timer_delete_sync(&ring.wake_timer);
 	clear_bit(0, &ring.wake_armed);	/* a cancelled timer's */
 }
 

@@ -9,7 +9,7 @@
 #include "ring.h"
 #include "sources.h"
 #include "stats.h"
-#include "walk.h"
+#include "user_walk.h"
 #include "store.h"
 
 static struct dentry *dir;

@@ -12,7 +12,7 @@
  * hash; a removed entry's file reference is dropped after a grace period
  * (call_rcu), so a walk that found it under RCU can still take one.  Each
  * removal (STORE_DEL, a replacing STORE_ADD, STORE_FLUSH) ends a store
- * generation, which the per-CPU rule cache (walk.c) is tagged with: no
+ * generation, which the per-CPU rule cache (user_walk.c) is tagged with: no
  * rule of a removed entry is served after its removal.
  *
  * The vDSO has no file: its one entry (SFRAME_STORE_VDSO) is keyed by the
@@ -23,7 +23,6 @@
 
 #include <linux/capability.h>
 #include <linux/cleanup.h>
-#include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -37,11 +36,12 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "file_id.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "store.h"
-#include "text_map.h"
+#include "pc_mapping.h"
+#include "ustack_elf.h"
 
 static unsigned int store_max = 16384;
 module_param(store_max, uint, 0644);
@@ -162,12 +162,7 @@ static int store_read_loads(const struct store_obj *obj, struct store_ent *e)
 	u32 i;
 
 	if (!store_obj_read(obj, &eh, sizeof(eh), 0) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_machine != EM_X86_64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !eh.e_phnum || eh.e_phnum > STORE_MAX_PHDRS)
+	    !ustack_elf_usable(&eh, STORE_MAX_PHDRS))
 		return -EINVAL;
 	for (i = 0; i < eh.e_phnum && e->nloads < STORE_MAX_LOADS; i++) {
 		if (!store_obj_read(obj, &ph, sizeof(ph),
@@ -239,11 +234,11 @@ static int store_refuse(int err, const char *why, int code)
  */
 static int store_check_section(struct store_ent *e, u64 len, u64 vaddr)
 {
-	struct sf_reader rd = {};
+	struct store_reader rd = {};
 	int err;
 
 	ustack_store_rd_bind(&rd, get_file(e->file), e->off, len);
-	err = ustack_sframe_sec_init_rd(&e->sec, &rd, 0, len, vaddr, 0, 0);
+	err = ustack_sframe_sec_init_rd(&e->sec, &rd.sf, 0, len, vaddr, 0, 0);
 	if (!err)
 		err = ustack_sframe_validate(&e->sec);
 	if (err)
@@ -306,6 +301,35 @@ static int store_insert(struct store_ent *e, bool keep)
 	return 0;
 }
 
+/*
+ * @e's store file and section, of request @r (whose range ends at @end):
+ * opened, readable as walks read it, and valid.  0, or the refusal's
+ * errno with no reference kept.
+ */
+static int store_open_section(struct store_ent *e,
+			      const struct sframe_store_reg *r, u64 end)
+{
+	int err;
+
+	e->file = store_fget(r->sframe_fd);
+	if (IS_ERR(e->file)) {
+		err = PTR_ERR(e->file);
+		e->file = NULL;
+		return store_refuse(err, "store fd", 0);
+	}
+	if (!ustack_store_rd_usable(e->file))
+		err = store_refuse(-EINVAL, "store file not readable through the page cache", 0);
+	else if (end > i_size_read(file_inode(e->file)))
+		err = store_refuse(-EINVAL, "range past the store file's end", 0);
+	else
+		err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
+	if (err) {
+		fput(e->file);
+		e->file = NULL;
+	}
+	return err;
+}
+
 static int store_add(const struct sframe_store_reg *r)
 {
 	struct file *obj __free(fput) = NULL;
@@ -346,26 +370,14 @@ static int store_add(const struct sframe_store_reg *r)
 	if (err) {
 		kfree(e);
 		if (vdso)
-			return store_refuse(-EOPNOTSUPP, "the caller's vDSO is not x86-64 ELF64", 0);
-		return store_refuse(err, "object not an x86-64 ELF file", 0);
+			return store_refuse(-EOPNOTSUPP, "the caller's vDSO is not " USTACK_ARCH_NAME " ELF64", 0);
+		return store_refuse(err, "object not an " USTACK_ARCH_NAME " ELF file", 0);
 	}
-	e->file = store_fget(r->sframe_fd);
-	if (IS_ERR(e->file)) {
-		err = PTR_ERR(e->file);
+	err = store_open_section(e, r, end);
+	if (err) {
 		kfree(e);
-		return store_refuse(err, "store fd", 0);
+		return err;
 	}
-	if (!ustack_store_rd_usable(e->file)) {
-		err = store_refuse(-EINVAL, "store file not readable through the page cache", 0);
-		goto fail;
-	}
-	if (end > i_size_read(file_inode(e->file))) {
-		err = store_refuse(-EINVAL, "range past the store file's end", 0);
-		goto fail;
-	}
-	err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
-	if (err)
-		goto fail;
 	e->key = k;
 	err = store_insert(e, keep);
 	if (err)
@@ -505,7 +517,7 @@ static struct file *store_use(struct store_ent *e, u64 start, u64 end,
  * Return: 0, or -ENOENT.
  */
 int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
-			struct sf_reader *rd)
+			struct store_reader *rd)
 {
 	struct file *sf = NULL;
 	struct store_ent *e;
@@ -545,7 +557,7 @@ int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
 	if (!sf)
 		return -ENOENT;
 bind:
-	sec->rd = rd;
+	sec->rd = &rd->sf;
 	ustack_store_rd_bind(rd, sf, sf_off, sec->len);
 	atomic_long_inc(&store_hits);
 	return 0;

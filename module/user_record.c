@@ -13,9 +13,9 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
 #include "user_record.h"

@@ -2,10 +2,9 @@
 # Debian sid's binutils, unpacked (never installed), for building SFrame v3
 # test programs on a Debian 12 host whose binutils (2.40) writes v1.
 #
-# The packages come from this machine's own Debian mirror (read from
-# /etc/apt/sources.list{,.d}) through a private apt configuration under the
-# cache directory, so the system's apt state (lists, caches, status) is never
-# touched. They are unpacked with dpkg-deb -x, together with sid's libc and
+# The packages come from this machine's own Debian mirror through a private
+# apt configuration under the cache directory (scripts/apt-suite.sh sid), so
+# the system's apt state (lists, caches, status) is never touched. They are unpacked with dpkg-deb -x, together with sid's libc and
 # every library that sid's as/ld/objdump/readelf load, and each tool gets a
 # wrapper that starts it through the unpacked tree's own dynamic loader with
 # --library-path, so nothing of the host's libc is mixed in. `gcc -B<dir>`
@@ -18,7 +17,7 @@ set -euo pipefail
 cache=${USTACK_CACHE:-/var/cache/ustack}/sid-binutils
 root=$cache/root
 bin=$cache/bin
-aptd=$cache/apt
+aptd=$cache/dl
 tools=(as ld objdump readelf nm)
 
 log() { echo "sid-binutils: $*" >&2; }
@@ -33,63 +32,15 @@ if wrappers_work && [ -f "$cache/version" ]; then
 	exit 0
 fi
 
-# ---- the mirror: the first Debian archive URI this machine's apt uses ------
-mirror=
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-	[ -f "$f" ] || continue
-	mirror=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:\/\//) { print $i; exit } }' "$f" |
-		grep -v -- '-security' | grep -m1 '/debian/\?$' || true)
-	[ -n "$mirror" ] && break
-done
-if [ -z "$mirror" ]; then
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		mirror=$(awk 'tolower($1) == "uris:" { for (i = 2; i <= NF; i++) print $i }' "$f" |
-			grep -v -- '-security' | grep -m1 '/debian/\?$' || true)
-		[ -n "$mirror" ] && break
-	done
-fi
-if [ -z "$mirror" ]; then
-	log "no Debian mirror found in /etc/apt/sources.list{,.d}"
+# ---- a private apt for sid (apt-suite.sh: its own sources, lists, status) --
+here=$(cd "$(dirname "$0")" && pwd)
+if ! APT_CONFIG=$("$here/apt-suite.sh" sid); then
+	log "no apt for sid"
 	exit 1
 fi
-mirror=${mirror%/}
-
-# ---- a private apt: its own sources, lists, caches, empty status -----------
-mkdir -p "$aptd/etc/apt.conf.d" "$aptd/etc/sources.list.d" "$aptd/etc/preferences.d" \
-	"$aptd/lists/partial" "$aptd/cache/archives/partial" "$aptd/debs"
-: >"$aptd/status"
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-echo "deb [signed-by=$keyring] $mirror sid main" >"$aptd/etc/sources.list"
-cat >"$aptd/apt.conf" <<EOF
-Dir::Etc "$aptd/etc";
-Dir::Etc::main "/dev/null";
-Dir::Etc::parts "$aptd/etc/apt.conf.d";
-Dir::Etc::sourcelist "$aptd/etc/sources.list";
-Dir::Etc::sourceparts "$aptd/etc/sources.list.d";
-Dir::Etc::preferences "/dev/null";
-Dir::Etc::preferencesparts "$aptd/etc/preferences.d";
-Dir::State "$aptd";
-Dir::State::lists "$aptd/lists";
-Dir::State::status "$aptd/status";
-Dir::Cache "$aptd/cache";
-Dir::Cache::archives "$aptd/cache/archives";
-APT::Architecture "amd64";
-APT::Architectures { "amd64"; };
-Acquire::Languages "none";
-Acquire::Check-Valid-Until "false";
-Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";
-EOF
-# Check-Valid-Until off: a mirror that serves a frozen snapshot of sid (as
-# this machine's may) has a Release file past its Valid-Until date; the
-# signature is still checked against Debian's archive keyring.
-export APT_CONFIG=$aptd/apt.conf
-
-log "apt-get update (sid from $mirror, private state in $aptd)"
-if ! apt-get -q update >"$aptd/update.log" 2>&1; then
-	log "apt-get update failed: $(tail -n 3 "$aptd/update.log" | tr '\n' ' ')"
-	exit 1
-fi
+export APT_CONFIG
+rm -rf "$cache/apt"	# the private apt this script kept before apt-suite.sh
+mkdir -p "$aptd/debs"
 
 # The binutils binaries, and the libraries they load. Found from the
 # packages' own Depends (one level for binutils, then the libraries' own),
@@ -163,8 +114,8 @@ for t in "${tools[@]}"; do
 	fi
 done
 "$bin/as" --version | head -n 1 >"$cache/version"
-# The lists and the .debs (170 MB) are needed only to fetch again, which
-# starts with its own apt-get update; the tree and the package list stay.
-rm -rf "$aptd/lists" "$aptd/cache" "$aptd/debs" "$cache"/*.err
+# The .debs (170 MB) are needed only to fetch again; the tree and the
+# package list stay (and apt-suite.sh's lists, shared with kernel.sh).
+rm -rf "$aptd" "$cache"/*.err
 log "$(cat "$cache/version")"
 echo "$bin"

@@ -56,9 +56,19 @@ log_name=vm-$name${USTACK_LOG_SUFFIX-.$$}
 build=$work/build
 rm -rf "$build" && mkdir -p "$build"
 # Sources only: objects built in the tree for another kernel must not leak in.
-(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' \) -print0 |
+(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
 	cpio --null -pdm --quiet "$build")
-if ! make -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_dir/build-$log_name.log" 2>&1; then
+# A kernel of another suite is built in that suite's build root, with the
+# compiler its headers name (kernel.sh's BUILDROOT; the work directory is
+# in the cache, which the root sees at the same path).
+kmake() {
+	if [ -n "${BUILDROOT:-}" ]; then
+		"$top/scripts/buildroot.sh" "$BUILDROOT" make "$@"
+	else
+		make "$@"
+	fi
+}
+if ! kmake -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_dir/build-$log_name.log" 2>&1; then
 	echo "FAIL: vm/$name/build: ustack.ko does not build against $KREL (see $log_dir/build-$log_name.log)"
 	exit 0
 fi
@@ -124,8 +134,8 @@ make -s -C "$top/tests/vm" OUT="$stage/tests/vm/bin" RUNTIMES="$stage/opt/runtim
 for t in tools/sframe-register/sframe-register tools/ustack-report/ustack-report; do
 	[ -x "$top/$t" ] && cp "$top/$t" "$stage/usr/bin/"
 done
-[ -f "$top/tools/sframe-register/libsframe-register.so" ] &&
-	cp "$top/tools/sframe-register/libsframe-register.so" "$stage/usr/lib/"
+[ -f "$top/tools/shim/libsframe-register.so" ] &&
+	cp "$top/tools/shim/libsframe-register.so" "$stage/usr/lib/"
 # ustackd, where it is built; bash for a test that profiles it ("# bash: yes").
 [ -x "$top/tools/ustackd/ustackd" ] && install -D "$top/tools/ustackd/ustackd" "$stage/usr/sbin/ustackd"
 for t in "${tests[@]}"; do

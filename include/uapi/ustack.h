@@ -170,7 +170,7 @@ struct ustack_self {
  *
  * The opt-in belongs to the address space: every thread of the process;
  * fork() does not inherit it (the child has a new address space: the shim
- * opts its child in again), exec clears it.  x86-64 callers only.
+ * opts its child in again), exec clears it.  Native 64-bit callers only.
  *
  * A request's si_errno is USTACK_COOP_SIG_GUARDED when the process's
  * SIGSEGV and SIGBUS handlers are the request signal's own handler (a
@@ -263,7 +263,7 @@ struct ustack_coop_answer {
  * STORE_ADD replaces an earlier entry for the same object (unless
  * SFRAME_STORE_KEEP, below).  Errors:
  * EPERM not privileged; EBADF a descriptor not open for reading; EINVAL
- * bad size/flags/reserved, object not a regular x86-64 ELF file with an
+ * bad size/flags/reserved, object not a regular ELF file of the CPU with an
  * executable PT_LOAD, store file not a regular file or on a filesystem
  * whose pages cannot be read through the page cache, empty or wrapping
  * range, range past the store file's end; EBADMSG the section is not
@@ -288,7 +288,7 @@ struct ustack_coop_answer {
  * none), STORE_FLUSH and rmmod drop it with the others.  It serves every
  * process whose vDSO is that image; 32-bit and x32 processes map another
  * image and are not covered.  Errors as above, and EOPNOTSUPP when the
- * caller's own vDSO is not an x86-64 ELF64 image (a 32-bit or x32 caller,
+ * caller's own vDSO is not an ELF64 image of the CPU (a 32-bit or x32 caller,
  * or none), EBADMSG also for functions outside the image's text.
  *
  * SFRAME_STORE_KEEP in flags (STORE_ADD only; EINVAL with STORE_DEL): add

@@ -15,7 +15,7 @@
  *                            before and after tearing: its handler runs
  *   fakepy default           fault with no handler of its own: the
  *                            program must die of SIGSEGV
- * The layout written is 3.11's (coop_pylayout.c's py311).
+ * The layout written is 3.11's (interp_pylayout.c's py311).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

@@ -3,7 +3,7 @@
 # tests/coop: the shim's cooperative unwinders on the host, without the
 # module: USTACK_COOP_TEST_HZ=N makes the shim ask its unwinders N times a
 # second of CPU time (SIGPROF) as a request would, and write the answers
-# to standard error (tools/sframe-register/coop.c).  The real requests are
+# to standard error (tools/shim/interp.c).  The real requests are
 # the VM tests' (tests/vm/coop-*.sh).
 #   python3.X-order   coop_prog.py under Debian 12's python3.11 and the
 #                     Pythons of other suites, unpacked by

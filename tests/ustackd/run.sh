@@ -14,9 +14,6 @@ SR=$ROOT/tools/sframe-register/sframe-register
 W=$(mktemp -d /tmp/ustack-ustackd.XXXXXX)
 on_exit 'rm -rf "$W"'
 
-pass() { echo "PASS: ustackd/$1"; }
-fail() { echo "FAIL: ustackd/$1: $2"; }
-
 if [ "$(id -u)" != 0 ]; then
 	fail build "needs root: the store must be root's"
 	exit 0
@@ -288,7 +285,7 @@ fi
 fakestore() {
 	[ -e "$W/fakestore.so" ] ||
 		gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
-			tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"
+			tests/ustackd/fakestore.c tools/lib/libustack-tools.a -ldl 2>"$W/fs.log"
 }
 
 # in_pidns NAME SCRIPT RESULTS: run SCRIPT in a PID namespace of its own,

@@ -25,7 +25,9 @@
  * memory (the code cache).  Options (-agentpath:...=OPTS): "quiet" (no
  * line on standard error when the kernel has no ustack).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <jvmti.h>
 #include <stdio.h>

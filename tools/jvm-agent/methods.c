@@ -15,7 +15,9 @@
  * tables (64 MiB); methods beyond are not named ("?").  Learning runs
  * under one mutex (JVMTI sends ClassPrepare from any thread).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <gelf.h>
 
-#include "ur.h"
+#include "report.h"
 
 #define DW_EH_PE_absptr		0x00
 #define DW_EH_PE_udata4		0x03

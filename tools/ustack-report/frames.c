@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "uapi/ustack.h"
-#include "ur.h"
+#include "report.h"
 #include "uapi/ustack.h"
 
 static uint64_t hash(const void *key, size_t len)

@@ -16,28 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 #include "ustack_names.h"
 #include "uapi/ustack.h"
 
 #define MAX_IFRAMES 1024	/* per record; more are dropped */
-
-static char *next_word(char **pp)
-{
-	char *p = *pp, *w;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p)
-		return NULL;
-	w = p;
-	while (*p && *p != ' ' && *p != '\t')
-		p++;
-	if (*p)
-		*p++ = '\0';
-	*pp = p;
-	return w;
-}
 
 void interp_record(struct recs *r, char *p)
 {

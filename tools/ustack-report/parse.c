@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
-#include "../../include/uapi/ustack.h"
+#include "report.h"
+#include "uapi/ustack.h"
 
 #define MAX_FRAMES 4096		/* per record; more is dropped */
 
@@ -68,29 +68,6 @@ static void flush(struct recs *r, enum cur cur)
 			memcpy(u->f, tu, ntu * sizeof(*tu));
 	}
 	ntk = ntu = 0;
-}
-
-static char *skip_ws(char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/* Next whitespace-separated word; NUL-terminates it.  NULL at the end. */
-static char *word(char **pp)
-{
-	char *p = skip_ws(*pp), *w;
-
-	if (!*p)
-		return NULL;
-	w = p;
-	while (*p && *p != ' ' && *p != '\t')
-		p++;
-	if (*p)
-		*p++ = '\0';
-	*pp = p;
-	return w;
 }
 
 /* Does p start a " key=" word? */
@@ -175,7 +152,7 @@ static void text_sample(struct recs *r, char *p)
 
 	s->event = internz("unknown");
 	s->comm = internz("[unknown]");
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -194,7 +171,7 @@ static void text_sample(struct recs *r, char *p)
 		else if (!strcmp(w, "event"))
 			s->event = internz(v);
 		else if (!strcmp(w, "comm")) {
-			/* word() cut the value at the first blank: undo */
+			/* next_word() cut the value at the first blank: undo */
 			if (p > v + strlen(v) && p[-1] == '\0')
 				p[-1] = ' ';
 			p = v;
@@ -210,7 +187,7 @@ static void text_user(struct recs *r, char *p)
 	char *w;
 
 	u->end = internz("unknown");
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -232,7 +209,7 @@ static void text_lost(struct recs *r, char *p)
 	char *w;
 
 	r->lost_records++;
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -247,12 +224,12 @@ static void text_lost(struct recs *r, char *p)
 
 static void text_frame(enum cur cur, char *p)
 {
-	char *kind = word(&p), *a, *rest;
+	char *kind = next_word(&p), *a, *rest;
 
 	if (!kind)
 		return;
 	if (cur == CUR_SAMPLE && !strcmp(kind, "kernel")) {
-		a = word(&p);
+		a = next_word(&p);
 		if (!a || ntk >= MAX_FRAMES)
 			return;
 		if (ntk == captk) {
@@ -268,8 +245,8 @@ static void text_frame(enum cur cur, char *p)
 		char *m, *plus;
 		struct uframe *f;
 
-		a = word(&p);
-		m = word(&p);
+		a = next_word(&p);
+		m = next_word(&p);
 		if (!a || !m || ntu >= MAX_FRAMES)
 			return;
 		if (ntu == captu) {
@@ -316,7 +293,7 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 			char *q = p;
 
 			flush(r, cur);
-			k = word(&q);
+			k = next_word(&q);
 			if (!strcmp(k, "sample")) {
 				text_sample(r, q);
 				cur = CUR_SAMPLE;
@@ -576,7 +553,7 @@ static void trace_prefix(char *pre, struct sample *s)
 		return;
 	s->cpu = strtoul(br + 1, NULL, 10);
 	p = strchr(br, ']') + 1;
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		size_t n = strlen(w);
 
 		if (n > 1 && w[n - 1] == ':' && trace_time(w))
@@ -743,20 +720,89 @@ static void trace_comm_fill(struct recs *r)
 	}
 }
 
+/*
+ * The arrays of one trace line (kstack or ips, methods), into the static
+ * buffers of trace_line(); perf script continues the last array named
+ * with bare numbers.
+ */
+struct trace_arrays {
+	uint64_t *a, *m;
+	size_t na, nm;
+	size_t *more;		/* the array being continued, or NULL */
+	uint64_t *more_to;
+};
+
+/* One key=value of a sample @s or a user stack @u. */
+static void trace_field(struct trace_arrays *ta, struct sample *s,
+			struct user *u, const char *w, char *v)
+{
+	if (!strcmp(w, "cookie")) {
+		if (s)
+			s->cookie = num(v, 16);
+		else
+			u->cookie = num(v, 16);
+	} else if (!strcmp(w, "pid") || !strcmp(w, "tid")) {
+		uint32_t x = num(v, 10);
+
+		if (s && w[0] == 'p')
+			s->pid = x;
+		else if (s)
+			s->tid = x;
+		else if (w[0] == 'p')
+			u->pid = x;
+		else
+			u->tid = x;
+	} else if (s && !strcmp(w, "event")) {
+		s->event = internz(v);
+	} else if ((s && !strcmp(w, "kstack")) || (u && !strcmp(w, "ips"))) {
+		ta->na = trace_array(v, ta->a, MAX_FRAMES);
+		ta->more = &ta->na, ta->more_to = ta->a;
+	} else if (u && !strcmp(w, "end")) {
+		u->end = internz(v);
+	} else if (u && !strcmp(w, "methods")) {
+		ta->nm = trace_array(v, ta->m, MAX_FRAMES);
+		ta->more = &ta->nm, ta->more_to = ta->m;
+	}
+}
+
+/* The words after the event name: key=value, or an array's next number. */
+static void trace_fields(struct trace_arrays *ta, struct sample *s,
+			 struct user *u, char *p)
+{
+	char *w, *e;
+
+	while ((w = next_word(&p))) {
+		char *v = strchr(w, '=');
+
+		if (!v) {
+			/* perf script: the next number of the last array */
+			if (ta->more && *ta->more && *ta->more < MAX_FRAMES &&
+			    isdigit((unsigned char)*w)) {
+				ta->more_to[*ta->more] = strtoull(w, &e, 0);
+				if (!*e)
+					++*ta->more;
+			}
+			continue;
+		}
+		*v++ = '\0';
+		ta->more = NULL;
+		trace_field(ta, s, u, w, v);
+	}
+}
+
 static void trace_line(struct recs *r, char *line, char *ev, int kind)
 {
 	static uint64_t a[MAX_FRAMES], m[MAX_FRAMES];
-	size_t na = 0, nm = 0, i, *more = NULL;
-	uint64_t *more_to = NULL;
+	struct trace_arrays ta = { .a = a, .m = m };
 	struct sample *s = NULL, pre = { .comm = "[unknown]" };
 	struct user *u = NULL;
 	const struct tpid *t;
-	char *p, *w, *pre_end = ev;
+	char *pre_end = ev;
+	size_t i;
 
 	/* "ustack:sample:" in perf: the prefix ends before "ustack:" */
 	if (ev - line >= 7 && !strncmp(ev - 7, "ustack:", 7))
 		pre_end = ev - 7;
-	p = strchr(ev, ':') + 1;
 	if (kind == TRACE_EV_SAMPLE) {
 		s = new_sample(r);
 		s->event = internz("unknown");
@@ -765,74 +811,28 @@ static void trace_line(struct recs *r, char *line, char *ev, int kind)
 		u = new_user(r);
 		u->end = internz("unknown");
 	}
-	while ((w = word(&p))) {
-		char *v = strchr(w, '='), *e;
-
-		if (!v) {
-			/* perf script: the next number of the last array */
-			if (more && *more && *more < MAX_FRAMES &&
-			    isdigit((unsigned char)*w)) {
-				more_to[*more] = strtoull(w, &e, 0);
-				if (!*e)
-					++*more;
-			}
-			continue;
-		}
-		*v++ = '\0';
-		more = NULL;
-		if (!strcmp(w, "cookie")) {
-			if (s)
-				s->cookie = num(v, 16);
-			else
-				u->cookie = num(v, 16);
-		} else if (!strcmp(w, "pid") || !strcmp(w, "tid")) {
-			uint32_t x = num(v, 10);
-
-			if (s && w[0] == 'p')
-				s->pid = x;
-			else if (s)
-				s->tid = x;
-			else if (w[0] == 'p')
-				u->pid = x;
-			else
-				u->tid = x;
-		} else if (s && !strcmp(w, "event")) {
-			s->event = internz(v);
-		} else if (s && !strcmp(w, "kstack")) {
-			na = trace_array(v, a, MAX_FRAMES);
-			more = &na, more_to = a;
-		} else if (u && !strcmp(w, "end")) {
-			u->end = internz(v);
-		} else if (u && !strcmp(w, "ips")) {
-			na = trace_array(v, a, MAX_FRAMES);
-			more = &na, more_to = a;
-		} else if (u && !strcmp(w, "methods")) {
-			nm = trace_array(v, m, MAX_FRAMES);
-			more = &nm, more_to = m;
-		}
-	}
+	trace_fields(&ta, s, u, strchr(ev, ':') + 1);
+	*pre_end = '\0';
 	if (s) {
-		*pre_end = '\0';
 		trace_prefix(line, s);
 		trace_comm_seen(s->tid, s->comm);
-		s->nk = na;
-		s->k = xalloc(na * sizeof(*s->k));
-		for (i = 0; i < na; i++) {
+		s->nk = ta.na;
+		s->k = xalloc(ta.na * sizeof(*s->k));
+		for (i = 0; i < ta.na; i++) {
 			s->k[i].addr = a[i];
 			s->k[i].sym = NULL;
 		}
 		return;
 	}
-	*pre_end = '\0';
 	trace_prefix(line, &pre);
 	trace_comm_seen(u->tid, pre.comm);
 	t = trace_maps(u->pid);
-	u->nr = na;
-	u->f = xalloc(na * sizeof(*u->f));
-	for (i = 0; i < na; i++) {
+	u->nr = ta.na;
+	u->f = xalloc(ta.na * sizeof(*u->f));
+	for (i = 0; i < ta.na; i++) {
 		memset(&u->f[i], 0, sizeof(u->f[i]));
 		trace_uframe(&u->f[i], a[i], t);
-		u->f[i].method = method_name(i < nm ? m[i] : USTACK_METHOD_MAX);
+		u->f[i].method = method_name(i < ta.nm ? m[i] : USTACK_METHOD_MAX);
 	}
 }
 

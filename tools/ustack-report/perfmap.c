@@ -35,8 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ur.h"
-#include "../../include/uapi/ustack.h"
+#include "report.h"
+#include "uapi/ustack.h"
 
 #define PERFMAP_MAX_BYTES	(64u << 20)
 #define PERFMAP_MAX_ENTRIES	(1u << 20)

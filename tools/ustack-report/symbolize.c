@@ -27,7 +27,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
-#include "ur.h"
+#include "report.h"
 #include "uapi/ustack.h"
 
 /* libstdc++'s demangler, as perf uses (C++ names; Rust's legacy scheme) */

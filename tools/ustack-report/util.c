@@ -5,22 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 
 #define CHUNK (1u << 20)
 
 static char *arena_cur;
 static size_t arena_left;
 
+static void vwarn(const char *fmt, va_list ap)
+{
+	fputs("ustack-report: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ustack-report: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 
@@ -28,11 +33,9 @@ void warnx_(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ustack-report: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void *xalloc(size_t n)
@@ -254,4 +257,27 @@ const char *esc_text(const char *s)
 	free(b);
 	memo_put(&escaped, s, r);
 	return r;
+}
+
+char *skip_ws(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Next whitespace-separated word; NUL-terminates it.  NULL at the end. */
+char *next_word(char **pp)
+{
+	char *p = skip_ws(*pp), *w;
+
+	if (!*p)
+		return NULL;
+	w = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (*p)
+		*p++ = '\0';
+	*pp = p;
+	return w;
 }

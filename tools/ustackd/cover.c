@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cover.c - one object covered: found from a process's mapping (opened
+ * through /proc/PID/map_files/: the exact file mapped, whatever the
+ * process's mount namespace; each distinct object, device + inode, once),
+ * examined (an x86-64 ELF executable or shared object, its own
+ * PT_GNU_SFRAME, its build-id), its store entry reused or generated, then
+ * registered for the file with STORE_ADD.  An object with its own
+ * PT_GNU_SFRAME is left to the kernel's discovery.
+ *
+ * The vDSO has no file: its image, mapped in every 64-bit process of this
+ * kernel, is ustackd's own (AT_SYSINFO_EHDR); its entry is named by kernel
+ * release and build-id and registered once, with SFRAME_STORE_VDSO.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/auxv.h>
+#include <sys/utsname.h>
+#include <gelf.h>
+#include "elf_object.h"
+#include "sframe_ioctl.h"
+#include "vdso.h"
+#include "ustackd.h"
+
+#ifndef PT_GNU_SFRAME
+#define PT_GNU_SFRAME	0x6474e554
+#endif
+
+/*
+ * What @fd is: an x86-64 ELF executable or shared object (else 1 with
+ * *@why, or -1 for a file that is not ELF at all), its own PT_GNU_SFRAME,
+ * its build-id and the name of its store entry.
+ */
+static int examine(int fd, const struct stat *st, struct objinfo *oi,
+		   const char **why)
+{
+	GElf_Ehdr eh;
+	size_t phnum;
+	Elf *elf;
+	int ret = 1;
+
+	memset(oi, 0, sizeof(*oi));
+	if (!S_ISREG(st->st_mode)) {
+		*why = "not a regular file";
+		return 1;
+	}
+	if ((uint64_t)st->st_size > MAX_OBJ_SIZE) {
+		*why = "larger than 1 GiB";
+		return 1;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		if (elf)
+			elf_end(elf);
+		*why = "not an ELF file";
+		return -1;
+	}
+	if (!elf_object_supported(elf, &eh)) {
+		*why = "not x86-64 ELF64";
+		goto out;
+	}
+	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
+		*why = "not an executable or shared object";
+		ret = -1;
+		goto out;
+	}
+	if (elf_getphdrnum(elf, &phnum) || phnum > MAX_PHDRS) {
+		*why = "bad program headers";
+		goto out;
+	}
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_GNU_SFRAME)
+			oi->own_sframe = true;
+	}
+	elf_object_build_id(elf, oi->bid, sizeof(oi->bid));
+	cache_src_of(&oi->src, st);
+	if (store_entry_name(fd, st, oi->bid, oi->name, sizeof(oi->name),
+			     &oi->need_src)) {
+		*why = "cannot read";
+		goto out;
+	}
+	ret = 0;
+out:
+	elf_end(elf);
+	return ret;
+}
+
+/* @objfd -1: the vDSO's entry */
+static int store_add(int objfd, int sffd, const struct cache_hdr *h)
+{
+	struct sframe_store_reg r = {
+		.size = sizeof(r), .object_fd = objfd, .sframe_fd = sffd,
+		.flags = objfd < 0 ? SFRAME_STORE_VDSO : 0,
+		.sframe_off = h->hdr_size, .sframe_len = h->sframe_len,
+		.sframe_vaddr = h->sframe_vaddr,
+	};
+
+	return sframe_dev_store_add(dev_fd, &r);
+}
+
+/*
+ * The entry @oi->name of the object @src, reused or generated, then
+ * registered: for a file (@src->fd) or the vDSO (@src->mem).  The vDSO is
+ * not counted among the objects.
+ */
+static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
+			const char *path, struct obj *o)
+{
+	bool fresh = false, vdso = src->mem != NULL;
+	char why[160] = "";
+	struct cache_hdr h;
+	int r, sffd;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		sffd = store_get(store_fd, oi->name, oi->need_src ? &oi->src : NULL, &h);
+		if (sffd < 0) {
+			if (generate(src, oi, path, why, sizeof(why)))
+				break;
+			fresh = true;
+			sffd = store_get(store_fd, oi->name, NULL, &h);
+			if (sffd < 0) {
+				snprintf(why, sizeof(why), "the entry written is unusable: %s",
+					 strerror(-sffd));
+				break;
+			}
+		}
+		if (!h.sframe_len) {
+			snprintf(why, sizeof(why), "no .eh_frame SFrame can express");
+			close(sffd);
+			break;
+		}
+		if (!registering) {
+			r = 0;
+		} else {
+			r = store_add(vdso ? -1 : src->fd, sffd, &h);
+		}
+		close(sffd);
+		if (r == -EBADMSG && !fresh) {
+			/* an entry the kernel will not take: make it again */
+			logmsg("%s: %s/%s refused by the kernel; generating it again",
+			       path, opt.store, oi->name);
+			unlinkat(store_fd, oi->name, 0);
+			continue;
+		}
+		if (r) {
+			snprintf(why, sizeof(why), "registration: %s", strerror(-r));
+			break;
+		}
+		if (!vdso) {
+			if (fresh)
+				cnt.generated++;
+			else
+				cnt.reused++;
+			if (registering)
+				cnt.covered++;
+			else
+				cnt.prepared++;
+		}
+		if (opt.verbose || fresh || vdso)
+			logmsg("%s: %s %s (%u functions, %u left out)", path,
+			       fresh ? "generated" : "reused", oi->name, h.funcs,
+			       h.left_out);
+		set_state(o, registering ? OBJ_COVERED : OBJ_PREPARED, path, oi->name);
+		return;
+	}
+	if (!why[0])
+		snprintf(why, sizeof(why), "failed");
+	logmsg("%s: refused: %s", path, why);
+	set_state(o, OBJ_REFUSED, path, why);
+	if (!vdso)
+		cnt.refused++;
+}
+
+/*
+ * Cover the object open as @fd: its entry reused or generated, then
+ * registered (unless only preparing the store).  Records the outcome in @o.
+ */
+void cover_fd(int fd, const struct stat *st, const char *path,
+	      struct obj *o, bool quiet_non_elf)
+{
+	struct gen_src src = { .fd = fd, .size = st->st_size };
+	const char *w = NULL;
+	struct objinfo oi;
+	int r;
+
+	r = examine(fd, st, &oi, &w);
+	if (r < 0 && quiet_non_elf) {
+		/* a script among the binaries: not an object, not a refusal */
+		set_state(o, OBJ_REFUSED, path, w);
+		return;
+	}
+	if (r) {
+		logmsg("%s: refused: %s", path, w);
+		set_state(o, OBJ_REFUSED, path, w);
+		cnt.refused++;
+		return;
+	}
+	if (oi.own_sframe) {
+		set_state(o, OBJ_OWN, path, "own .sframe");
+		cnt.own++;
+		return;
+	}
+	cover_entry(&src, &oi, path, o);
+}
+
+/*
+ * The vDSO: its image is ours (the kernel maps the same one into every
+ * 64-bit process), the whole ELF file, section headers last.  Its entry is
+ * vdso-<kernel release>-<build-id>, registered with SFRAME_STORE_VDSO.
+ */
+void cover_vdso(void)
+{
+	const void *image = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct gen_src src = { .fd = -1, .mem = image };
+	const char *path = "[vdso]";
+	struct objinfo oi;
+	struct utsname u;
+	Elf *elf;
+
+	memset(&oi, 0, sizeof(oi));
+	src.size = vdso_image_size(image);
+	if (!src.size || uname(&u)) {
+		logmsg("%s: refused: no 64-bit vDSO image", path);
+		set_state(&vdso_obj, OBJ_REFUSED, path, "no 64-bit vDSO image");
+		return;
+	}
+	elf = elf_memory((char *)image, src.size);
+	if (elf)
+		elf_object_build_id(elf, oi.bid, sizeof(oi.bid));
+	elf_end(elf);
+	if (!oi.bid[0])
+		snprintf(oi.bid, sizeof(oi.bid), "c-%016llx", (unsigned long long)
+			 entry_hash(ENTRY_HASH_INIT, image, src.size));
+	if (snprintf(oi.name, sizeof(oi.name), "vdso-%s-%s" CACHE_SUFFIX,
+		     u.release, oi.bid) >= (int)sizeof(oi.name) ||
+	    strchr(u.release, '/')) {
+		logmsg("%s: refused: the kernel release makes no entry name", path);
+		set_state(&vdso_obj, OBJ_REFUSED, path, "kernel release makes no name");
+		return;
+	}
+	cover_entry(&src, &oi, path, &vdso_obj);
+}
+
+/*
+ * A miss names an object the kernel has no entry for.  For one registered
+ * earlier: written to since (the kernel's key holds its size and ctime),
+ * it is registered again at once; else the kernel lost the entry (a
+ * flush, an entry dropped), and it is registered again at most once per
+ * RECOVER_MS, so that a kernel that keeps refusing costs little.
+ */
+static bool lost_entry(const struct obj *o, const struct stat *st)
+{
+	struct cache_src now;
+
+	if (o->state != OBJ_COVERED)
+		return false;
+	cache_src_of(&now, st);
+	return memcmp(&now, &o->src, sizeof(now)) ||
+	       now_ms() - o->when_ms >= RECOVER_MS;
+}
+
+/* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
+void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
+		   uint64_t ino, const char *path, bool miss)
+{
+	char mf[96], link[512];
+	struct obj *o, *a;
+	struct stat st;
+	bool again;
+	int fd;
+
+	o = tab_find(dev, ino);
+	if (o && o->alias && (miss || !o->path || strcmp(path, o->path)))
+		o = NULL;	/* which file it is, its file says */
+	if (o && !(miss && o->state == OBJ_COVERED))
+		return;
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
+		 (unsigned long long)start, (unsigned long long)end);
+	fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		/* gone (exited, unmapped): another process or miss brings it back */
+		if (errno != ENOENT && errno != ESRCH && opt.verbose)
+			logmsg("%s: %s", mf, strerror(errno));
+		return;
+	}
+	if (!path) {
+		ssize_t n = readlink(mf, link, sizeof(link) - 1);
+
+		link[n > 0 ? n : 0] = '\0';
+		path = n > 0 ? link : mf;
+	}
+	if (fstat(fd, &st)) {
+		close(fd);
+		return;
+	}
+	o = tab_find(st.st_dev, st.st_ino);
+	again = o && miss && lost_entry(o, &st);
+	if (again) {
+		logmsg("%s: missed again: registering it again", path);
+		cache_src_of(&o->src, &st);
+		cover_fd(fd, &st, path, o, false);
+	} else if (!o) {
+		o = tab_add(st.st_dev, st.st_ino);
+		if (!o) {
+			static bool said;
+
+			if (!said)
+				logmsg("more than %d objects: the others are left out",
+				       MAX_OBJECTS);
+			said = true;
+			close(fd);
+			return;
+		}
+		cache_src_of(&o->src, &st);
+		cover_fd(fd, &st, path, o, false);
+	}
+	/*
+	 * The map's device may name the file otherwise than stat (btrfs):
+	 * an alias spares the next scans opening it, for this path.
+	 */
+	if (st.st_dev != dev || st.st_ino != ino) {
+		a = tab_find(dev, ino);
+		if (!a && (a = tab_add(dev, ino)))
+			a->alias = true;
+		else if (a && (!a->alias || !a->path || strcmp(a->path, path)))
+			a = NULL;
+		if (a)
+			set_state(a, o->state, path, o->what);
+	}
+	close(fd);
+}

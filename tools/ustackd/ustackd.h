@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ustackd.h - what ustackd's files share.  One concept per file, each
+ * calling only those below it:
+ *   ustackd.c   the options, the modes (daemon, --prepare, --flush,
+ *               --status) and the daemon's main loop
+ *   scan.c      every process's executable mappings (/proc), and
+ *               --prepare's paths
+ *   misses.c    the module's miss queue (objects walked without unwind info)
+ *   cover.c     one object covered: from a mapping, examined, its store
+ *               entry reused or generated, registered (STORE_ADD); the vDSO
+ *   generate.c  the generation child: bounded memory and time
+ *   status.c    the status file, --status, the log
+ *   state.c     the options, descriptors, objects seen and counts
+ * The generator, the store's rules and the /dev/sframe requests are
+ * tools/lib's (shared with sframe-register and root's shim).
+ */
+#ifndef USTACKD_H
+#define USTACKD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include "sframe_store.h"
+
+/* Bounds: what one object, the table and the generator may cost. */
+#define MAX_OBJ_SIZE	(1ull << 30)
+#define MAX_PHDRS	4096
+#define MAX_OBJECTS	65536
+#define MAX_MAPS_LINES	100000
+#define GEN_AS_LIMIT	(4ull << 30)
+#define GEN_SECONDS	60
+#define MISS_BATCH	64
+/* A miss for an object registered longer ago than this registers it again. */
+#define RECOVER_MS	10000
+
+/* ---- state.c -------------------------------------------------------------- */
+
+extern struct ustackd_opt {
+	const char *store;
+	long interval_ms, rescan_s;
+	int verbose;
+} opt;
+extern int store_fd, dev_fd;	/* the store's directory, /dev/sframe */
+extern bool registering;	/* the daemon (not --prepare): STORE_ADD */
+extern volatile sig_atomic_t stopping;	/* SIGTERM or SIGINT */
+extern bool status_dirty;	/* the status file is behind */
+extern uint64_t misses_dropped;	/* by the module's queue, in all */
+
+uint64_t now_ms(void);		/* CLOCK_MONOTONIC, as the records' time= */
+
+enum obj_state { OBJ_COVERED, OBJ_OWN, OBJ_REFUSED, OBJ_PREPARED };
+extern const char *const state_names[];
+
+struct obj {
+	uint64_t dev, ino;	/* 0/0: free slot */
+	uint8_t state;
+	/*
+	 * Keyed by the device the maps give, which is not stat's (btrfs:
+	 * the superblock's, shared by its subvolumes, whose inode numbers
+	 * are their own): it may name several files, and is trusted only
+	 * for the path it was made for.
+	 */
+	bool alias;
+	uint64_t when_ms;	/* of the last outcome */
+	struct cache_src src;	/* the file as it was then */
+	char *path;		/* as a process mapped it, for the logs */
+	char *what;		/* store entry, or why refused */
+};
+
+/* The table (open addressing, a power of two), and the vDSO apart. */
+extern struct obj *tab;
+extern size_t tab_cap, tab_used;
+extern struct obj vdso_obj;
+/* What happened to the objects (the log's and the status file's counts). */
+extern struct ustackd_counts {
+	unsigned long generated, reused, own, refused, prepared, covered;
+} cnt;
+
+struct obj *tab_find(uint64_t dev, uint64_t ino);
+/* A new slot for @dev/@ino, or NULL when the table is full. */
+struct obj *tab_add(uint64_t dev, uint64_t ino);
+/* Record @o's outcome (@what: its entry, or why it was refused). */
+void set_state(struct obj *o, int state, const char *path, const char *what);
+
+/* ---- cover.c, generate.c -------------------------------------------------- */
+
+/* What is known of an object once examined. */
+struct objinfo {
+	bool own_sframe;
+	char bid[129];
+	char name[STORE_NAME_MAX];
+	bool need_src;		/* entry keyed by identity: compare it */
+	struct cache_src src;
+};
+
+/* What an entry is generated from: a file, or an image in memory. */
+struct gen_src {
+	int fd;
+	size_t size;
+	const void *mem;	/* or NULL: the file */
+};
+
+/*
+ * Cover the object open as @fd: its entry reused or generated, then
+ * registered (unless only preparing the store).  Records the outcome in
+ * @o; @quiet_non_elf: a file that is not ELF at all is no refusal.
+ */
+void cover_fd(int fd, const struct stat *st, const char *path,
+	      struct obj *o, bool quiet_non_elf);
+/* The vDSO's entry, named by kernel release and build-id. */
+void cover_vdso(void);
+/*
+ * One executable mapping [start, end) of @pid, of the object @dev/@ino
+ * (@path as the maps say, or NULL; @miss: the module walked it without
+ * unwind info).
+ */
+void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
+		   uint64_t ino, const char *path, bool miss);
+
+/*
+ * Write the entry @oi->name of @src in a child process with bounded memory
+ * and time: 0, or -1 with @why.
+ */
+int generate(const struct gen_src *src, const struct objinfo *oi,
+	     const char *path, char *why, size_t whylen);
+
+/* ---- scan.c, misses.c ------------------------------------------------------ */
+
+void scan_all(void);
+/* --prepare PATH: a file, or a directory's files. */
+void prepare_path(const char *path);
+
+extern bool rescan_wanted;	/* the miss queue overflowed: scan again */
+extern uint64_t last_poll;	/* when the miss queue was last read, ms */
+/* Read the miss queue until empty; false if the module has no store. */
+bool poll_misses(void);
+
+/* ---- status.c -------------------------------------------------------------- */
+
+void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The peak resident memory of the daemon and of its largest generator. */
+void log_rss(void);
+/* Write the status file (@phase: "ready", "stopped") into the store. */
+void write_status(const char *phase);
+/* --status: print the status file and the module's store counts. */
+int show_status(void);
+
+#endif
