@@ -30,17 +30,14 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 . tests/select.sh coop "$@"
-T=$ROOT/tools/sframe-register
+T=$ROOT/tools/shim
 SHIM=$T/libsframe-register.so
 C=$ROOT/tests/coop
 W=$(mktemp -d /tmp/ustack-coop.XXXXXX)
 on_exit 'rm -rf "$W"'
 
-pass() { echo "PASS: coop/$1"; }
-fail() { echo "FAIL: coop/$1: $2"; }
-
 if ! make -s -C "$T" -j2 >"$W/build.log" 2>&1; then
-	fail build "make -C tools/sframe-register failed: $(tail -3 "$W/build.log" | tr '\n' ' ')"
+	fail build "make -C tools/shim failed: $(tail -3 "$W/build.log" | tr '\n' ' ')"
 	exit 0
 fi
 pass build

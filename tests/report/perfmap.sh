@@ -90,7 +90,7 @@ perfmap_live_save() {
 	grep -q '^node;main;outer\\001x;\[anon\];LazyCompile:\*leaf /tmp/app.js:7;' "$T/pm.tout" ||
 		{ echo "text:"; cat "$T/pm.tout"; return 1; }
 }
-t perfmap-live-save perfmap_live_save
+run_test perfmap-live-save perfmap_live_save
 
 # One hostile map: ustack-report must finish quickly; $2: a regex the
 # folded output must match ("" for none), $3 one it must not.
@@ -179,7 +179,7 @@ perfmap_hostile_maps() {
 		perfmap_try other-owner '' 'LazyCompile' || return 1
 	}
 }
-t perfmap-hostile perfmap_hostile
+run_test perfmap-hostile perfmap_hostile
 
 # A JVM's answers (lang=java, from the agent: no entry marks) take the
 # place of its frames in anonymous memory (interpreter and JIT code),
@@ -206,7 +206,7 @@ java_answers() {
 	grep -q '^java;main;middle;leaf;Chain.main (Chain.java);Chain.a (Chain.java);Chain.b (Chain.java);Chain.c (Chain.java);do_tick 1$' \
 		"$T/java.out" || { cat "$T/java.out"; return 1; }
 }
-t interp-java-answers java_answers
+run_test interp-java-answers java_answers
 
 # A Python whose evaluator GCC split in two (hot/cold partitioning) and
 # whose symbol table is stripped (Debian's 3.14, 3.15): the part no
@@ -252,7 +252,7 @@ split_evaluator() {
 	grep -v interp "$T/split.txt" | $R --folded - | grep -q ';_PyEval_EvalFrameDefault.cold;' ||
 		{ echo "split part not named"; grep -v interp "$T/split.txt" | $R --folded -; return 1; }
 }
-t interp-split-evaluator split_evaluator
+run_test interp-split-evaluator split_evaluator
 
 # --summary's unanswered samples: only those in the interpreter's own code
 # (an evaluator frame) with no answer; a sample of its start-up or exit
@@ -281,4 +281,4 @@ summary_unanswered() {
 	$R --summary "$T/su.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered in its code (native frames only)' ||
 		{ $R --summary "$T/su.txt" | grep interpreter; return 1; }
 }
-t interp-summary-unanswered summary_unanswered
+run_test interp-summary-unanswered summary_unanswered

@@ -1151,7 +1151,7 @@ interp_binary() {
 	$R --folded "$T/interp.txt" >"$T/it.folded" || return 1
 	diff -u "$T/it.folded" "$T/ib.folded"
 }
-t interp-frames-binary interp_binary
+run_test interp-frames-binary interp_binary
 
 # Nested evaluations: Python -> a C builtin -> Python (sorted(key=...)).
 # Each group of the answer, ending with its "entry" frame, takes the place
