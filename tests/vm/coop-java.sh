@@ -6,7 +6,8 @@
 # showing the chain in order, at least half of them the whole chain; its output is byte-identical with and without ustack; the
 # report puts the Java frames in place of the code cache's.
 # java: yes
-# kernels: 6.1
+# kernels: full (none: make check-full alone: a JVM, node or a third
+# Python under TCG takes minutes)
 # timeout: 1500
 . ./lib.sh
 [ -x /opt/java/bin/java ] || fail "no /opt/java in the guest"

@@ -5,7 +5,8 @@
 # At least 90% of its samples in Python code get an interp record with
 # its Python frames, 99% of them in call order; its output is unchanged.
 # runtime: python3.14
-# kernels: 6.1
+# kernels: full (none: make check-full alone: a JVM, node or a third
+# Python under TCG takes minutes)
 # timeout: 1200
 PY="/opt/runtimes/python3.14/ld.sh usr/bin/python3.14" PYLANG=python3.14
 PYEVAL=bin/python3.14.eval NEST=1

@@ -9,7 +9,8 @@
 # of node's samples in JIT code show jit_prog.js's functions in call
 # order, held by node's native frames.  Its output is unchanged.
 # runtime: nodejs
-# kernels: 6.1
+# kernels: full (none: make check-full alone: a JVM, node or a third
+# Python under TCG takes minutes)
 # timeout: 1800
 . ./lib.sh
 N=/opt/runtimes/nodejs
