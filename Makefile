@@ -13,7 +13,9 @@ DESTDIR ?=
 PREFIX  ?= /usr
 # The tools: tools/lib (the library they all link) first, then each
 # program (tools/tools.mk has what their Makefiles share).
-TOOLS   := tools/lib tools/shim tools/sframe-register tools/ustack-report tools/ustackd
+# The JVM agent where a JDK's headers are (openjdk-17-jdk-headless).
+TOOLS   := tools/lib tools/shim tools/sframe-register tools/ustack-report tools/ustackd \
+	   $(wildcard tools/jvm-agent)
 MANPAGES := $(wildcard man/*.[1-8])
 
 all: module tools
@@ -42,8 +44,9 @@ install: all install-tools
 	install -D -m 0644 module/ustack.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/ustack.ko
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(INSTALL_KVER); fi
 
-# The tools, the shim, the headers, ustackd and its unit, and the man
-# pages of man/: what the ustack-tools package holds.
+# The tools, the shim, the headers, ustackd and its unit, the JVM agent
+# when it was built, and the man pages of man/: what the ustack-tools
+# package holds.
 install-tools: tools install-man
 	install -D -m 0755 tools/sframe-register/sframe-register $(DESTDIR)$(PREFIX)/bin/sframe-register
 	install -D -m 0755 tools/ustack-report/ustack-report $(DESTDIR)$(PREFIX)/bin/ustack-report
@@ -52,6 +55,8 @@ install-tools: tools install-man
 	install -D -m 0644 include/uapi/ustack.h $(DESTDIR)$(PREFIX)/include/linux/ustack.h
 	install -D -m 0755 tools/ustackd/ustackd $(DESTDIR)$(PREFIX)/sbin/ustackd
 	install -D -m 0644 tools/ustackd/ustackd.service $(DESTDIR)/lib/systemd/system/ustackd.service
+	if [ -f tools/jvm-agent/libustack-jvm.so ]; then \
+		install -D -m 0644 tools/jvm-agent/libustack-jvm.so $(DESTDIR)$(PREFIX)/lib/ustack/libustack-jvm.so; fi
 
 # The manual pages alone (no build needed).
 install-man:

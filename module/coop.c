@@ -18,6 +18,11 @@
  * exit path raises the signal.  The thread's interpreter state has not
  * moved since the walk.
  *
+ * The request says whether the process's SIGSEGV and SIGBUS handlers are
+ * the request's own handler (si_errno): the handler then reads its own
+ * memory with plain loads, and a fault of those reads cannot reach a
+ * handler the program installed since.
+ *
  * A thread has at most one request outstanding; walks while it is are
  * not signalled (busy), unanswered ones expire after coop_timeout_ms.
  * A thread that blocks the signal, has it pending already or has no
@@ -175,7 +180,8 @@ static void try_send(struct coop_thread *e)
 	struct kernel_siginfo info;
 	struct sighand_struct *sh = current->sighand;
 	unsigned long flags;
-	bool blocked, pending, handled;
+	bool blocked, pending, handled, guarded;
+	__sighandler_t handler;
 	u64 cookie;
 	int sig;
 
@@ -196,8 +202,11 @@ static void try_send(struct coop_thread *e)
 	blocked = sigismember(&current->blocked, sig);
 	pending = sigismember(&current->pending.signal, sig) ||
 		  sigismember(&current->signal->shared_pending.signal, sig);
-	handled = sh->action[sig - 1].sa.sa_handler != SIG_DFL &&
-		  sh->action[sig - 1].sa.sa_handler != SIG_IGN;
+	handler = sh->action[sig - 1].sa.sa_handler;
+	handled = handler != SIG_DFL && handler != SIG_IGN;
+	/* Its reads may fault: are the faults its own handler's? */
+	guarded = sh->action[SIGSEGV - 1].sa.sa_handler == handler &&
+		  sh->action[SIGBUS - 1].sa.sa_handler == handler;
 	spin_unlock_irq(&sh->siglock);
 
 	raw_spin_lock_irqsave(&threads_lock, flags);
@@ -216,6 +225,7 @@ static void try_send(struct coop_thread *e)
 	clear_siginfo(&info);
 	info.si_signo = sig;
 	info.si_code = SI_KERNEL;
+	info.si_errno = guarded ? USTACK_COOP_SIG_GUARDED : 0;
 	info.si_ptr = (void __user *)(unsigned long)cookie;
 	if (send_sig_info(sig, &info, current)) {
 		atomic_long_inc(&ustack_coop_stats.send_failed);

@@ -27,7 +27,7 @@ leftovers() {
 	for f in /usr/src/ustack-* /var/lib/dkms/ustack /lib/modules/*/updates/dkms/ustack.ko* \
 		 /usr/bin/sframe-register /usr/bin/ustack-report /usr/sbin/ustackd \
 		 /usr/lib/libsframe-register.so /usr/include/ustack.h /usr/include/linux/ustack.h \
-		 /lib/systemd/system/ustackd.service /etc/systemd/system/*/ustackd.service \
+		 /usr/lib/ustack/libustack-jvm.so /lib/systemd/system/ustackd.service /etc/systemd/system/*/ustackd.service \
 		 /var/lib/systemd/deb-systemd-helper-enabled/ustackd.service \
 		 /usr/share/man/man*/ustack* /usr/share/man/man*/sframe-register* \
 		 /usr/share/doc/ustack-dkms /usr/share/doc/ustack-tools; do
@@ -170,7 +170,7 @@ make_install() {
 	fi
 	for f in "lib/modules/$KREL/updates/ustack.ko" usr/bin/sframe-register usr/bin/ustack-report \
 		 usr/lib/libsframe-register.so usr/include/ustack.h usr/include/linux/ustack.h \
-		 usr/sbin/ustackd lib/systemd/system/ustackd.service; do
+		 usr/sbin/ustackd lib/systemd/system/ustackd.service usr/lib/ustack/libustack-jvm.so; do
 		[ -f "$tmp/root/$f" ] || missing="$missing $f"
 	done
 	[ -z "$missing" ] || { echo "missing$missing"; return 1; }

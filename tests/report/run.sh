@@ -1137,10 +1137,21 @@ interp_text() {
 		{ echo "perf-script: evaluator frames not replaced"; return 1; }
 	$R --svg "$T/interp.txt" | grep -qF 'handler (/srv/app.py)' ||
 		{ echo "svg: no interp frame"; return 1; }
-	$R --summary "$T/interp.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered (native frames only)' ||
+	$R --summary "$T/interp.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered in its code (native frames only)' ||
 		{ echo "summary: no interp counts"; $R --summary "$T/interp.txt" | head -8; return 1; }
 }
 run_test interp-frames-text-outputs interp_text
+
+# The same answers in binary records (ustack-report --duration, --save)
+# give the same stacks.
+interp_binary() {
+	python3 $D/gen.py --obj "py=$T/py" --binary --kallsyms "$T/interp.ks" \
+		<"$T/interp.s" >"$T/interp.bin" || return 1
+	$R --folded --kallsyms "$T/interp.ks" "$T/interp.bin" >"$T/ib.folded" || return 1
+	$R --folded "$T/interp.txt" >"$T/it.folded" || return 1
+	diff -u "$T/it.folded" "$T/ib.folded"
+}
+run_test interp-frames-binary interp_binary
 
 # Nested evaluations: Python -> a C builtin -> Python (sorted(key=...)).
 # Each group of the answer, ending with its "entry" frame, takes the place
@@ -1483,5 +1494,8 @@ trace_live_maps() {
 		{ cat "$T/live.out"; return 1; }
 }
 run_test trace-live-maps trace_live_maps
+
+# JIT code named from perf maps
+. $D/perfmap.sh
 
 exit 0

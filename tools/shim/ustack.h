@@ -52,7 +52,10 @@ int ustack_unregister(const void *sframe);
  *
  * The unwinder's contract: async-signal-safe (no locks, no malloc, no
  * stdio), bounded, and fault-safe: it must not dereference memory it is
- * not sure of (ustack_read_mem() reads it without faulting).  It adds its
+ * not sure of (ustack_read_mem() reads it without faulting: with system
+ * calls, or, in a process whose unwinder of the shim's own installed its
+ * SIGSEGV/SIGBUS guard (CPython's), with plain loads while the kernel
+ * says that guard is still in place).  It adds its
  * frames innermost first with ustack_interp_add(), which copies the
  * strings; USTACK_INTERP_FLAG_ENTRY marks a frame that began a new
  * native evaluation (a new C-level call of the interpreter loop).
@@ -68,10 +71,19 @@ typedef int (*ustack_unwinder_fn)(void *ctx, struct ustack_interp *ans);
 
 int ustack_register_unwinder(const char *lang, ustack_unwinder_fn fn,
 			     void *ctx);
+/*
+ * The interrupted thread's registers: the request signal handler's
+ * ucontext_t (its third argument), for an unwinder that starts from them
+ * (a JIT's AsyncGetCallTrace); NULL outside a request.
+ */
+void *ustack_interp_ucontext(const struct ustack_interp *ans);
 /* Returns 0, or -1 when the answer is full (frames or string bytes). */
 int ustack_interp_add(struct ustack_interp *ans, const char *function,
 		      const char *file, unsigned int line, unsigned int flags);
-/* Copy @len bytes at @addr of this process; 0, or -1 if unreadable. */
+/*
+ * Copy @len bytes at @addr of this process into @dst (which must hold
+ * them); 0, or -1 if unreadable.  Async-signal-safe; never faults.
+ */
 int ustack_read_mem(void *dst, const void *addr, size_t len);
 
 #ifdef __cplusplus

@@ -3,7 +3,9 @@
  * ustack-report: record live from /dev/ustack for a given time, in binary
  * format (USTACK_IOC_SET_FORMAT); ^C stops early.  Then drain what is
  * still coming (up to a second).  Whatever the device gives is kept as is;
- * parse.c tells text from binary.
+ * parse.c tells text from binary.  Meanwhile the perf maps of processes
+ * with frames in anonymous memory are read while they run (perfmap.c),
+ * and appended to the saved stream.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,11 +39,18 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* What has been read so far, and where a copy goes (--save). */
+/*
+ * What has been read so far, and where a copy goes (--save); whether it
+ * is binary (-1: as its first bytes will say), how much of it was looked
+ * at for processes with a perf map, when all maps are read again.
+ */
 struct rec_buf {
 	char *buf;
 	size_t n, cap;
 	FILE *save;
+	int binary;
+	size_t scanned;
+	double next_refresh;
 };
 
 /*
@@ -70,7 +79,7 @@ static int drain_now(int fd, const char *dev, struct rec_buf *rb, int eof_ends)
 }
 
 /* The device (or a stand-in) in binary format, and ^C caught. */
-static int open_device(const char *dev, int *eof_ends)
+static int open_device(const char *dev, int *eof_ends, int *binary)
 {
 	__u32 fmt = USTACK_FORMAT_BINARY;
 	struct sigaction sa;
@@ -82,14 +91,31 @@ static int open_device(const char *dev, int *eof_ends)
 		die("%s: %s", dev, strerror(errno));
 	/* a file or pipe standing in for the device ends at end of file */
 	*eof_ends = !S_ISCHR(st.st_mode);
-	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt) && !*eof_ends)
-		warnx_("%s: binary format refused (%s); reading text",
-		       dev, strerror(errno));
+	*binary = 1;
+	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt)) {
+		*binary = -1;	/* as its first bytes say (a stand-in file) */
+		if (!*eof_ends)
+			warnx_("%s: binary format refused (%s); reading text",
+			       dev, strerror(errno));
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sig;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	return fd;
+}
+
+/* New processes' maps at once; all of them again each second. */
+static void perfmap_step(struct rec_buf *rb)
+{
+	if (rb->binary < 0 && rb->n >= 8)
+		rb->binary = (unsigned char)rb->buf[0] < 0x20 && rb->buf[1] == 0;
+	if (rb->binary > 0)
+		rb->scanned = perfmap_scan(rb->buf, rb->scanned, rb->n);
+	if (now() > rb->next_refresh) {
+		perfmap_refresh();
+		rb->next_refresh = now() + 1;
+	}
 }
 
 char *live_read(const char *dev, double seconds, size_t *len, const char *save)
@@ -99,7 +125,8 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 	int fd, eof_ends;
 
 	rb.buf = xrealloc(NULL, rb.cap + 1);
-	fd = open_device(dev, &eof_ends);
+	rb.next_refresh = now() + 1;
+	fd = open_device(dev, &eof_ends, &rb.binary);
 	if (save) {
 		rb.save = fopen(save, "w");
 		if (!rb.save)
@@ -108,7 +135,7 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 	for (;;) {
 		double left = end - now();
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int ready;
+		int ready, ended;
 
 		/*
 		 * At the end (or on ^C), keep reading while records still come
@@ -132,10 +159,15 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 		}
 		if (stop && end > now())
 			end = now();
-		if (drain_now(fd, dev, &rb, eof_ends))
+		ended = drain_now(fd, dev, &rb, eof_ends);
+		perfmap_step(&rb);
+		if (ended)
 			break;
 	}
 	close(fd);
+	perfmap_refresh();
+	if (rb.save)
+		perfmap_save(rb.save, rb.binary > 0);
 	if (rb.save && fclose(rb.save))
 		die("%s: write error", save);
 	rb.buf[rb.n] = '\0';

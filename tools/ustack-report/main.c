@@ -278,6 +278,7 @@ static void prepare(struct recs *r, struct join_stats *js,
 	symbolize_open(r);
 	drop_privileges();
 	symbolize_all(r);
+	perfmap_resolve(r);
 }
 
 static void output(const struct args *a, const struct recs *r,

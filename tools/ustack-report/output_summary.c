@@ -183,13 +183,17 @@ static void count_user_frames(struct summary *m, const struct recs *r)
 
 /*
  * Interpreter answers: of the samples of processes that answered at
- * least once, those whose answer never came show native frames only.
+ * least once, those in the interpreter's own code (an evaluator frame
+ * of its language in the native stack) whose answer never came show
+ * native frames only.  Elsewhere (start-up, compiling, exit) it has
+ * no frames of its own to answer with.
  */
 static void count_answers(struct summary *m, const struct recs *r)
 {
 	for (size_t i = 0; i < r->ns; i++) {
 		const struct user *u = r->s[i].u;
 		size_t k;
+		uint32_t j;
 
 		if (u && u->interp && u->interp->nr) {
 			m->answered++;
@@ -198,7 +202,11 @@ static void count_answers(struct summary *m, const struct recs *r)
 		for (k = 0; k < r->nin; k++)
 			if (r->in[k].pid == r->s[i].pid)
 				break;
-		m->unanswered += k < r->nin;
+		for (j = 0; k < r->nin && u && j < u->nr; j++)
+			if (is_evaluator(r->in[k].lang, &u->f[j])) {
+				m->unanswered++;
+				break;
+			}
 	}
 }
 
@@ -218,8 +226,8 @@ static void print_totals(FILE *f, const struct summary *m,
 	fprintf(f, "kernel threads: %" PRIu64 "\n", m->kthread);
 	if (r->nin)
 		fprintf(f, "interpreter frames: %" PRIu64 " samples, %" PRIu64
-			" unanswered (native frames only)\n", m->answered,
-			m->unanswered);
+			" unanswered in its code (native frames only)\n",
+			m->answered, m->unanswered);
 	fprintf(f, "lost: %" PRIu64 " samples, %" PRIu64 " user records "
 		"(%" PRIu64 " lost records)\n", r->lost_samples, r->lost_users,
 		r->lost_records);

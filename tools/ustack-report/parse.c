@@ -48,7 +48,7 @@ static struct kframe *tk;
 static struct uframe *tu;
 static size_t ntk, ntu, captk, captu;
 
-enum cur { CUR_NONE, CUR_SAMPLE, CUR_USER, CUR_INTERP };
+enum cur { CUR_NONE, CUR_SAMPLE, CUR_USER, CUR_INTERP, CUR_PERFMAP };
 
 static void flush(struct recs *r, enum cur cur)
 {
@@ -127,6 +127,11 @@ static char *unescape(char *v)
 	}
 	*w = '\0';
 	return v;
+}
+
+char *text_unescape(char *v)
+{
+	return unescape(v);
 }
 
 /* An empty comm (prctl(PR_SET_NAME, "")) would start a perf line blank. */
@@ -280,6 +285,8 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 			le[-1] = '\0';
 		if ((*p == ' ' || *p == '\t') && cur == CUR_INTERP) {
 			interp_frame(r, p);
+		} else if ((*p == ' ' || *p == '\t') && cur == CUR_PERFMAP) {
+			perfmap_text_line(p);
 		} else if (*p == ' ' || *p == '\t') {
 			text_frame(cur, p);
 		} else if (*p) {
@@ -299,6 +306,9 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 			} else if (!strcmp(k, "lost")) {
 				text_lost(r, q);
 				cur = CUR_NONE;
+			} else if (!strcmp(k, "perfmap")) {
+				perfmap_text_record(q);
+				cur = CUR_PERFMAP;
 			} else {
 				r->skipped++;
 				cur = CUR_NONE;
@@ -406,6 +416,12 @@ static void parse_binary(struct recs *r, const char *buf, size_t len)
 			break;
 		case USTACK_REC_USER:
 			err = bin_user(r, p, h.size);
+			break;
+		case USTACK_REC_INTERP:
+			err = interp_binary(r, p, h.size);
+			break;
+		case USTACK_REC_PERFMAP:
+			err = perfmap_record(p, h.size);
 			break;
 		case USTACK_REC_LOST: {
 			struct ustack_rec_lost rl;

@@ -108,11 +108,23 @@ struct recs {
 
 /* parse.c: text or binary (detected from the first bytes) */
 void parse_buffer(struct recs *r, char *buf, size_t len);
+char *text_unescape(char *v);	/* the kernel's "\ooo", in place */
 
 /* interp.c: `interp` records (parse.c hands them over), joined to users */
 void interp_record(struct recs *r, char *line);	/* after the kind */
 void interp_frame(struct recs *r, char *line);	/* an indented line */
 void interp_join(struct recs *r);		/* after join_records() */
+int interp_binary(struct recs *r, const char *p, size_t size);	/* 0, -1 */
+
+/* perfmap.c: JIT code named from /tmp/perf-<pid>.map (perf's maps) */
+void perfmap_read(uint32_t pid);	/* while it runs; again: what is new */
+void perfmap_refresh(void);		/* every map read so far, again */
+size_t perfmap_scan(const char *buf, size_t from, size_t len);	/* live */
+void perfmap_save(FILE *f, int binary);	/* appended to --save */
+int perfmap_record(const char *p, size_t size);	/* binary record */
+void perfmap_text_record(char *line);	/* "perfmap pid=..." */
+void perfmap_text_line(char *line);	/* "    jit START SIZE name" */
+void perfmap_resolve(struct recs *r);	/* after symbolize_all() */
 
 /* join.c: link samples to user records by (tid, cookie); sort by time */
 struct join_stats {
@@ -137,6 +149,10 @@ struct objstat {
 };
 size_t symbolize_nobj(void);
 const struct objstat *symbolize_obj(size_t i);
+
+/* ehsplit.c: the FDE after the one covering @func in .eh_frame */
+typedef struct Elf Elf;
+int eh_next_fde(Elf *elf, uint64_t func, uint64_t *lo, uint64_t *hi);
 
 /* ksyms.c: kernel symbols for binary records (from a kallsyms file) */
 int ksyms_load(const char *path);	/* 0, or -1 when unusable */
@@ -192,6 +208,8 @@ struct pframe {
 };
 /* s's frames, innermost first, in *v (grown as needed); returns how many. */
 size_t sample_frames(const struct sample *s, struct pframe **v, size_t *cap);
+/* Does interpreter @lang run its own frames in native frame @f? */
+int is_evaluator(const char *lang, const struct uframe *f);
 /* "? <name>", interned: a frame found by stack scanning (method guess) */
 int frame_guessed(const struct uframe *f);
 const char *guess_mark(const char *name);
