@@ -18,6 +18,7 @@
 #include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
+#include "stats.h"
 #include "user_record.h"
 #include "ustack_trace.h"
 
@@ -110,6 +111,7 @@ static void deliver(const struct ustack_task *st)
 {
 	struct user_rec_buf *b;
 	struct mm_struct *mm = current->mm;
+	u64 t0 = ustack_stage_begin();
 	u32 strtab_len, alen;
 
 	trace_user_stack(st->cookie, ustack_render_end(st->end), st->nr,
@@ -148,6 +150,7 @@ static void deliver(const struct ustack_task *st)
 		.end_reason = st->end,
 		.strtab_len = strtab_len,
 	};
+	ustack_stage_end(USTACK_STAGE_RECORD, t0);
 	ustack_ring_write(&b->rec, alen, b->strtab, strtab_len);
 out:
 	if (b) {
