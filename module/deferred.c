@@ -60,6 +60,7 @@
 #include "deferred.h"
 #include "ustack_limits.h"
 #include "nmi_excl.h"
+#include "stats.h"
 #include "task_pool.h"
 #include "tracepoint_lookup.h"
 #include "user_walk.h"
@@ -408,7 +409,9 @@ static void task_work_fn(struct callback_head *head)
 	unsigned long todo;
 	unsigned int i;
 	bool walked;
+	u64 t0;
 
+	ustack_stage_end_mark(USTACK_STAGE_DEFERRAL, st->cookie);
 	scoped_guard(irq) {
 		guard(ustack_nmi_excl)();
 		st->pending = false;
@@ -417,7 +420,9 @@ static void task_work_fn(struct callback_head *head)
 	}
 
 	if (!walked) {
+		t0 = ustack_stage_begin();
 		walk(st);
+		ustack_stage_end(USTACK_STAGE_WALK, t0);
 		WRITE_ONCE(st->walked, true);
 		for (i = 0; i < USTACK_CLIENT_MAX; i++) {
 			const struct ustack_client *c = READ_ONCE(clients[i]);

@@ -28,6 +28,7 @@
 #include <uapi/ustack.h>
 #include "nmi_excl.h"
 #include "ring.h"
+#include "stats.h"
 
 #define WAKE_DELAY_MS	10
 #define NMI_SPIN_NS	(200 * NSEC_PER_USEC)
@@ -232,6 +233,7 @@ static bool ring_append(const void *a, u32 alen, const void *b, u32 blen)
  */
 bool ustack_ring_write(const void *a, u32 alen, const void *b, u32 blen)
 {
+	u64 t0 = ustack_stage_begin();
 	bool ok;
 
 	if (in_nmi()) {
@@ -247,6 +249,7 @@ bool ustack_ring_write(const void *a, u32 alen, const void *b, u32 blen)
 	}
 	if (ok)
 		ring_kick_reader();
+	ustack_stage_end(USTACK_STAGE_RING, t0);
 	return ok;
 }
 

@@ -15,6 +15,7 @@
 #include "render.h"
 #include "ring.h"
 #include "source.h"
+#include "stats.h"
 #include "ustack_limits.h"
 #include "ustack_trace.h"
 
@@ -125,7 +126,7 @@ u64 ustack_sources_record(u16 event, int syscall_nr, struct pt_regs *regs,
 	u32 arg_len = 0;
 	struct sample_buf stack_buf, *bp = &stack_buf;
 	unsigned int nr;
-	u64 cookie;
+	u64 cookie, t0 = ustack_stage_begin();
 
 	if (in_nmi()) {
 		if (this_cpu_inc_return(nmi_sample_busy) > 1) {
@@ -161,11 +162,13 @@ u64 ustack_sources_record(u16 event, int syscall_nr, struct pt_regs *regs,
 	strscpy_pad(bp->rec.comm, current->comm, sizeof(bp->rec.comm));
 	if (trace_sample_enabled())
 		trace_one(bp);
+	ustack_stage_end(USTACK_STAGE_REQUEST, t0);
 	if (ustack_ring_active())
 		ustack_ring_write(bp, sizeof(bp->rec) + nr * sizeof(u64) +
 				  arg_len, NULL, 0);
 	if (bp != &stack_buf)
 		this_cpu_dec(nmi_sample_busy);
+	ustack_stage_mark_set(cookie);
 	return cookie;
 }
 

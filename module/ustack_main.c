@@ -126,6 +126,9 @@ MODULE_PARM_DESC(guess, "Scan the stack for return addresses where no unwind rul
 module_param_named(rule_cache, ustack_walk_rule_cache, bool, 0644);
 MODULE_PARM_DESC(rule_cache, "Keep unwind rules in the per-CPU rule cache (0/1; 0 for measurements)");
 
+module_param_named(stage_times, ustack_stage_times, bool, 0644);
+MODULE_PARM_DESC(stage_times, "Time the stages of each sample in the stats (0/1; for measurements)");
+
 module_param_named(max_frames, ustack_deferred_max_frames, uint, 0444);
 MODULE_PARM_DESC(max_frames, "Frames per user stack (16..1024, at load)");
 
