@@ -10,10 +10,10 @@
 # mixed in.  Used by the VM tests that stage another runtime into the
 # guest (scripts/vm-test.sh, a test's line "# runtime: NAME").
 #
-# The packages come from this machine's own Debian mirror (read from
-# /etc/apt/sources.list{,.d}) through a private apt configuration under
-# the cache (its own sources, lists, caches and an empty status), checked
-# with Debian's archive keyring, as scripts/sid-binutils.sh does.
+# The packages come from this machine's own Debian mirror through the
+# suite's private apt (scripts/apt-suite.sh: its own sources, lists,
+# caches and an empty status under the cache, checked with Debian's
+# archive keyring).
 # Cached: a second run with the same packages only checks the tree.
 # Everything but the root's path goes to stderr.
 set -euo pipefail
@@ -78,57 +78,11 @@ if [ -f "$cache/want" ] && [ "$(cat "$cache/want")" = "$want" ] &&
 	exit 0
 fi
 
-# ---- the mirror: the first Debian archive URI this machine's apt uses ------
-mirror=
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-	[ -f "$f" ] || continue
-	mirror=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:\/\//) print $i }' "$f" |
-		grep -v -- '-security' | grep -m1 '/debian/\?$' || true)
-	[ -n "$mirror" ] && break
-done
-if [ -z "$mirror" ]; then
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		mirror=$(awk 'tolower($1) == "uris:" { for (i = 2; i <= NF; i++) print $i }' "$f" |
-			grep -v -- '-security' | grep -m1 '/debian/\?$' || true)
-		[ -n "$mirror" ] && break
-	done
-fi
-[ -n "$mirror" ] || { log "no Debian mirror found in /etc/apt/sources.list{,.d}"; exit 1; }
-mirror=${mirror%/}
-
-# ---- a private apt: its own sources, lists, caches, empty status -----------
-mkdir -p "$aptd/etc/apt.conf.d" "$aptd/etc/sources.list.d" "$aptd/etc/preferences.d" \
-	"$aptd/lists/partial" "$aptd/cache/archives/partial" "$aptd/debs"
-: >"$aptd/status"
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-echo "deb [signed-by=$keyring] $mirror $suite main" >"$aptd/etc/sources.list"
-cat >"$aptd/apt.conf" <<EOF
-Dir::Etc "$aptd/etc";
-Dir::Etc::main "/dev/null";
-Dir::Etc::parts "$aptd/etc/apt.conf.d";
-Dir::Etc::sourcelist "$aptd/etc/sources.list";
-Dir::Etc::sourceparts "$aptd/etc/sources.list.d";
-Dir::Etc::preferences "/dev/null";
-Dir::Etc::preferencesparts "$aptd/etc/preferences.d";
-Dir::State "$aptd";
-Dir::State::lists "$aptd/lists";
-Dir::State::status "$aptd/status";
-Dir::Cache "$aptd/cache";
-Dir::Cache::archives "$aptd/cache/archives";
-APT::Architecture "amd64";
-APT::Architectures { "amd64"; };
-Acquire::Languages "none";
-Acquire::Check-Valid-Until "false";
-Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";
-EOF
-export APT_CONFIG=$aptd/apt.conf
-
-log "apt-get update ($suite from $mirror, private state in $aptd)"
-if ! apt-get -q update >"$aptd/update.log" 2>&1; then
-	log "apt-get update failed: $(tail -n 3 "$aptd/update.log" | tr '\n' ' ')"
-	exit 1
-fi
+# ---- the suite's own private apt (apt-suite.sh), never the host's ---------
+top=$(cd "$(dirname "$0")/.." && pwd)
+APT_CONFIG=$("$top/scripts/apt-suite.sh" "$suite") || exit 1
+export APT_CONFIG
+mkdir -p "$aptd/debs"
 
 # The packages and what they depend on (Depends, Pre-Depends), followed
 # to the end, so a new soname in the suite needs no edit here.
