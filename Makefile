@@ -22,6 +22,7 @@ all: module tools
 
 module:
 	@test -n "$(KDIR)" || { echo "no kernel headers: install linux-headers-$(KVER) or set KDIR=" >&2; exit 1; }
+	@sh module/build-check.sh "$(KDIR)" "$(INSTALL_KVER)"
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/module modules
 
 tools:

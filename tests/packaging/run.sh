@@ -8,8 +8,8 @@
 # what an earlier run may have left.  The commits follow the project's
 # rules, and the module its coding style.
 # bash tests/packaging/run.sh [NAME...]: version, deb-*, lintian,
-# dkms-build-<kernel>, tools-*, make-install, commit-subjects, commit-rules,
-# checkpatch (tests/select.sh).
+# deb-depends, dkms-build-<kernel>, tools-*, build-check, make-install,
+# commit-subjects, commit-rules, checkpatch (tests/select.sh).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/select.sh" packaging "$@"
@@ -149,7 +149,45 @@ deb_tests() {
 	else
 		pass lintian
 	fi
+	run_test deb-depends deb_depends "$dkms_deb" "$tools_deb"
 	deb_install_remove "$dkms_deb" "$tools_deb"
+}
+
+# What a stock machine lacks for building the module and running the
+# tools: pahole (dwarves) for the BTF of 6.12's modules, make, modprobe.
+deb_depends() {
+	local dd td d miss=
+
+	dd=$(dpkg-deb -f "$1" Depends) td=$(dpkg-deb -f "$2" Depends)
+	for d in dkms dwarves make; do
+		echo "$dd" | tr ',' '\n' | grep -qE "^ *$d( |\$)" || miss="$miss ustack-dkms:$d"
+	done
+	echo "$td" | tr ',' '\n' | grep -qE '^ *kmod( |$)' || miss="$miss ustack-tools:kmod"
+	[ -z "$miss" ] || { echo "missing$miss (Depends: $dd / $td)"; return 1; }
+}
+
+# A build tree lacking what the module's build needs is named, with its
+# Debian package, before anything is compiled (DKMS keeps it in make.log):
+# 6.12's headers carry vmlinux (modules with BTF) and pahole is missing.
+build_check() {
+	local kinfo b rc
+
+	kinfo=$("$top/scripts/kernel.sh" 6.12 2>"$tmp/kernel.err") ||
+		{ tail -n1 "$tmp/kernel.err"; return 1; }
+	eval "$kinfo"
+	mkdir -p "$tmp/nopahole" "$tmp/bc-src"
+	for b in /usr/bin/* /bin/*; do
+		[ "${b##*/}" = pahole ] || ln -sf "$b" "$tmp/nopahole/" 2>/dev/null
+	done
+	cp -r "$top/module" "$top/include" "$tmp/bc-src/"
+	PATH=$tmp/nopahole make -C "$tmp/bc-src/module" KDIR="$KDIR" KVER="$KREL" \
+		>"$tmp/bc.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ] || ! grep -q "cannot build for $KREL: .*pahole; install dwarves" "$tmp/bc.log" ||
+	   ls "$tmp/bc-src/module/"*.o >/dev/null 2>&1; then
+		echo "exit $rc, $(head -n3 "$tmp/bc.log" | paste -sd' ')"
+		return 1
+	fi
 }
 
 # ---- make install -----------------------------------------------------------
@@ -282,6 +320,7 @@ run_test version version
 if want deb 'deb-*' lintian 'dkms-build-*' 'tools-*'; then
 	deb_tests
 fi
+run_test build-check build_check
 run_test make-install make_install
 run_test commit-subjects commit_subjects
 run_test commit-rules commit_rules
