@@ -5,7 +5,7 @@
 #   PY      the command that runs the interpreter ("python3.11", or a
 #           staged runtime's "/opt/runtimes/python3.13/ld.sh usr/bin/...")
 #   PYLANG  the answers' lang ("python3.11")
-#   PYEVAL  bin/<lang>.eval: its evaluator's address ranges (pyeval.sh)
+#   PYEVAL  bin/<lang>.eval: its evaluator's address ranges (_pyeval.sh)
 #   NEST    1: ustack-report must nest the sort key's frames under
 #           sorted()'s native frames
 # At least 90% of the samples in Python code (an evaluator frame in the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# pyeval.sh EXE: the address ranges of a CPython executable's evaluator,
+# _pyeval.sh EXE: the address ranges of a CPython executable's evaluator,
 # _PyEval_EvalFrameDefault, as "start end [start end]" in decimal, for
 # the tests that tell samples in Python code by it (host side: the
 # tests/vm Makefile writes bin/pythonX.Y.eval; the executables are not
