@@ -9,7 +9,9 @@
 # version and its rt: what compat.h's probes must tell apart); make
 # check-full (USTACK_VM_ALL=1) or USTACK_KBUILD_ALL=1 builds every version.
 # USTACK_KBUILD_NOT_VM=1 (make check, with the whole matrix): the versions
-# its VM lanes build anyway (warnings fail there too) are not built twice.
+# its VM lanes build anyway (warnings fail there too) are not built twice,
+# nor the rt flavour (its 6.12-rt lane builds one): what remains is the
+# oldest version of each series.
 # Headers are unpacked into the cache by scripts/kernel.sh --headers, never
 # installed; another suite's are built in its build root
 # (scripts/buildroot.sh) with the compiler they name.
@@ -102,6 +104,11 @@ for s in $suites; do
 		want "$krel" "suite-$s" || continue
 		if [[ $vm_krels == *" $krel "* ]]; then
 			echo "kbuild: $krel is built by make check's VM lane"
+			continue
+		fi
+		# (and the rt flavour by the 6.12-rt lane; every rt in check-full)
+		if [ "$vm_krels" != " " ] && [[ $krel == *-rt-amd64 ]]; then
+			echo "kbuild: $krel: the rt flavour is built by make check's 6.12-rt lane"
 			continue
 		fi
 		if ! info=$("$top/scripts/kernel.sh" --headers "$p" "$s" 2>"$work/$krel.err"); then
