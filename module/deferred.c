@@ -60,7 +60,7 @@
 #include "deferred.h"
 #include "ustack_limits.h"
 #include "nmi_excl.h"
-#include "stats.h"
+#include "stage_times.h"
 #include "task_pool.h"
 #include "tracepoint_lookup.h"
 #include "user_walk.h"

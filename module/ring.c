@@ -28,7 +28,7 @@
 #include <uapi/ustack.h>
 #include "nmi_excl.h"
 #include "ring.h"
-#include "stats.h"
+#include "stage_times.h"
 
 #define WAKE_DELAY_MS	10
 #define NMI_SPIN_NS	(200 * NSEC_PER_USEC)

@@ -15,7 +15,7 @@
 #include "render.h"
 #include "ring.h"
 #include "source.h"
-#include "stats.h"
+#include "stage_times.h"
 #include "ustack_limits.h"
 #include "ustack_trace.h"
 

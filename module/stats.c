@@ -8,43 +8,12 @@
 #include "render.h"
 #include "ring.h"
 #include "sources.h"
+#include "stage_times.h"
 #include "stats.h"
 #include "user_walk.h"
 #include "store.h"
 
 static struct dentry *dir;
-
-/* Module parameter stage_times: time the stages of each sample. */
-bool ustack_stage_times;
-DEFINE_PER_CPU(struct ustack_stage_sums, ustack_stage_sums);
-DEFINE_PER_CPU(struct ustack_stage_mark, ustack_stage_mark);
-
-static const char *const stage_names[USTACK_STAGE_MAX] = {
-	[USTACK_STAGE_REQUEST] = "request",
-	[USTACK_STAGE_DEFERRAL] = "deferral",
-	[USTACK_STAGE_WALK] = "walk",
-	[USTACK_STAGE_RECORD] = "record",
-	[USTACK_STAGE_RING] = "ring",
-};
-
-static void stages_show(struct seq_file *m)
-{
-	int s, cpu;
-
-	for (s = 0; s < USTACK_STAGE_MAX; s++) {
-		u64 ns = 0, n = 0;
-
-		for_each_possible_cpu(cpu) {
-			const struct ustack_stage_sums *p =
-				per_cpu_ptr(&ustack_stage_sums, cpu);
-
-			ns += READ_ONCE(p->ns[s]);
-			n += READ_ONCE(p->n[s]);
-		}
-		seq_printf(m, "stage_%s_ns %llu\n", stage_names[s], ns);
-		seq_printf(m, "stage_%s_n %llu\n", stage_names[s], n);
-	}
-}
 
 static int stats_show(struct seq_file *m, void *v)
 {
@@ -113,7 +82,7 @@ static int stats_show(struct seq_file *m, void *v)
 	for (i = 0; i < USTACK_END_MAX; i++)
 		seq_printf(m, "end_%s %ld\n", ustack_render_end(i),
 			   atomic_long_read(&s->ends[i]));
-	stages_show(m);
+	ustack_stage_times_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

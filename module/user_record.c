@@ -18,7 +18,7 @@
 #include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
-#include "stats.h"
+#include "stage_times.h"
 #include "user_record.h"
 #include "ustack_trace.h"
 

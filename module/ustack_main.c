@@ -35,6 +35,7 @@
 #include "ring.h"
 #include "sframe_dev.h"
 #include "sources.h"
+#include "stage_times.h"
 #include "stats.h"
 #include "store.h"
 #include "ustack_dev.h"
