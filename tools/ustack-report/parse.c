@@ -109,31 +109,6 @@ static char *comm_value(char **pp)
 	return v;
 }
 
-/* Decode the kernel's "\ooo" escapes in place; other backslashes stay. */
-static char *unescape(char *v)
-{
-	char *r = v, *w = v;
-
-	while (*r) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
-		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7' &&
-		    (r[1] != '0' || r[2] != '0' || r[3] != '0')) {
-			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
-				      (r[3] - '0'));
-			r += 4;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = '\0';
-	return v;
-}
-
-char *text_unescape(char *v)
-{
-	return unescape(v);
-}
-
 /* An empty comm (prctl(PR_SET_NAME, "")) would start a perf line blank. */
 static const char *comm_of(const char *v, size_t n)
 {
@@ -175,7 +150,7 @@ static void text_sample(struct recs *r, char *p)
 			if (p > v + strlen(v) && p[-1] == '\0')
 				p[-1] = ' ';
 			p = v;
-			v = unescape(comm_value(&p));
+			v = text_unescape(comm_value(&p));
 			s->comm = comm_of(v, strlen(v));
 		}
 	}
@@ -267,7 +242,7 @@ static void text_frame(enum cur cur, char *p)
 		} else {
 			f->off = f->ip;
 		}
-		unescape(rest);
+		text_unescape(rest);
 		f->obj = internz(*rest ? rest : "[unknown]");
 	}
 }

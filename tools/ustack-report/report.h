@@ -16,6 +16,7 @@ const char *basename_of(const char *path);
 /* Records are words: skip blanks; the next word, NUL-terminated, or NULL. */
 char *skip_ws(char *p);
 char *next_word(char **pp);
+char *text_unescape(char *v);	/* the kernel's "\ooo", in place */
 /* Names from users made safe for text output: controls, backslash and
  * non-UTF-8 bytes as "\ooo" (util.c). */
 size_t esc_bytes(const char *s, size_t n, char *out);
@@ -108,7 +109,6 @@ struct recs {
 
 /* parse.c: text or binary (detected from the first bytes) */
 void parse_buffer(struct recs *r, char *buf, size_t len);
-char *text_unescape(char *v);	/* the kernel's "\ooo", in place */
 
 /* interp.c: `interp` records (parse.c hands them over), joined to users */
 void interp_record(struct recs *r, char *line);	/* after the kind */

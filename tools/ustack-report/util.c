@@ -281,3 +281,23 @@ char *next_word(char **pp)
 	*pp = p;
 	return w;
 }
+
+/* Decode the kernel's "\ooo" escapes in place; other backslashes stay. */
+char *text_unescape(char *v)
+{
+	char *r = v, *w = v;
+
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
+		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7' &&
+		    (r[1] != '0' || r[2] != '0' || r[3] != '0')) {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
+				      (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return v;
+}
