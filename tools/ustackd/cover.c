@@ -3,8 +3,8 @@
  * cover.c - one object covered: found from a process's mapping (opened
  * through /proc/PID/map_files/: the exact file mapped, whatever the
  * process's mount namespace; each distinct object, device + inode, once),
- * examined (an x86-64 ELF executable or shared object, its own
- * PT_GNU_SFRAME, its build-id), its store entry reused or generated, then
+ * examined (an ELF executable or shared object of this machine, arch.h's;
+ * its own PT_GNU_SFRAME, its build-id), its store entry reused or generated, then
  * registered for the file with STORE_ADD.  An object with its own
  * PT_GNU_SFRAME is left to the kernel's discovery.
  *
@@ -22,6 +22,7 @@
 #include <sys/auxv.h>
 #include <sys/utsname.h>
 #include <gelf.h>
+#include "ustack_sframe.h"	/* arch.h: the machine */
 #include "elf_object.h"
 #include "sframe_ioctl.h"
 #include "vdso.h"
@@ -32,8 +33,8 @@
 #endif
 
 /*
- * What @fd is: an x86-64 ELF executable or shared object (else 1 with
- * *@why, or -1 for a file that is not ELF at all), its own PT_GNU_SFRAME,
+ * What @fd is: an ELF executable or shared object of this machine (else 1
+ * with *@why, or -1 for a file that is not ELF at all), its own PT_GNU_SFRAME,
  * its build-id and the name of its store entry.
  */
 static int examine(int fd, const struct stat *st, struct objinfo *oi,
@@ -61,7 +62,7 @@ static int examine(int fd, const struct stat *st, struct objinfo *oi,
 		return -1;
 	}
 	if (!elf_object_supported(elf, &eh)) {
-		*why = "not x86-64 ELF64";
+		*why = "not " USTACK_ARCH_NAME " ELF64";
 		goto out;
 	}
 	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
