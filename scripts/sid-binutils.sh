@@ -2,22 +2,18 @@
 # Debian sid's binutils, unpacked (never installed), for building SFrame v3
 # test programs on a Debian 12 host whose binutils (2.40) writes v1.
 #
-# The packages come from this machine's own Debian mirror through a private
-# apt configuration under the cache directory (scripts/apt-suite.sh sid), so
-# the system's apt state (lists, caches, status) is never touched. They are unpacked with dpkg-deb -x, together with sid's libc and
-# every library that sid's as/ld/objdump/readelf load, and each tool gets a
-# wrapper that starts it through the unpacked tree's own dynamic loader with
-# --library-path, so nothing of the host's libc is mixed in. `gcc -B<dir>`
-# with the printed wrapper directory then assembles and links with them.
+# scripts/unpack-suite.sh unpacks sid's binutils with every library they
+# load (sid's libc and loader included) into the cache; each tool here gets
+# a wrapper that starts it through that tree's own loader (ROOT/ld.sh), so
+# nothing of the host's libc is mixed in. `gcc -B<dir>` with the printed
+# wrapper directory then assembles and links with them.
 #
 # Prints the wrapper directory on stdout; everything else goes to stderr.
 # Cached: a second run only checks that the wrappers still work.
 set -euo pipefail
 
 cache=${USTACK_CACHE:-/var/cache/ustack}/sid-binutils
-root=$cache/root
 bin=$cache/bin
-aptd=$cache/dl
 tools=(as ld objdump readelf nm)
 
 log() { echo "sid-binutils: $*" >&2; }
@@ -32,65 +28,10 @@ if wrappers_work && [ -f "$cache/version" ]; then
 	exit 0
 fi
 
-# ---- a private apt for sid (apt-suite.sh: its own sources, lists, status) --
 here=$(cd "$(dirname "$0")" && pwd)
-if ! APT_CONFIG=$("$here/apt-suite.sh" sid); then
-	log "no apt for sid"
-	exit 1
-fi
-export APT_CONFIG
-rm -rf "$cache/apt"	# the private apt this script kept before apt-suite.sh
-mkdir -p "$aptd/debs"
-
-# The binutils binaries, and the libraries they load. Found from the
-# packages' own Depends (one level for binutils, then the libraries' own),
-# so a new soname in sid is followed without editing this list.
-pkg_deps() { # package -> the package names of its Depends/Pre-Depends
-	apt-cache depends --no-recommends --no-suggests --no-conflicts --no-breaks \
-		--no-replaces --no-enhances "$1" 2>/dev/null |
-		awk '$1 ~ /^(\|)?(Pre)?Depends:$/ && $2 !~ /^</ { print $2 }' | sed 's/:any$//'
-}
-want=(binutils binutils-x86-64-linux-gnu binutils-common libc6 libgcc-s1 libstdc++6)
-declare -A seen=()
-queue=("${want[@]}")
-for ((i = 0; i < ${#queue[@]} && i < 200; i++)); do
-	p=${queue[$i]}
-	[ -n "${seen[$p]:-}" ] && continue
-	seen[$p]=1
-	while read -r d; do
-		case $d in
-		# Not needed to run the tools, and large or interactive.
-		debconf | debconf-2.0 | cdebconf | perl* | dpkg | install-info | gcc-*-base) continue ;;
-		esac
-		[ -z "${seen[$d]:-}" ] && queue+=("$d")
-	done < <(pkg_deps "$p")
-done
-pkgs=("${!seen[@]}")
-log "downloading ${pkgs[*]}"
-rm -f "$aptd/debs"/*.deb
-if ! (cd "$aptd/debs" && apt-get -q download "${pkgs[@]}" >"$aptd/download.log" 2>&1); then
-	log "apt-get download failed: $(tail -n 3 "$aptd/download.log" | tr '\n' ' ')"
-	exit 1
-fi
-
-rm -rf "$root.new"
-mkdir -p "$root.new"
-: >"$cache/packages.new"
-for d in "$aptd/debs"/*.deb; do
-	dpkg-deb -x "$d" "$root.new"
-	dpkg-deb -f "$d" Package Version | paste -sd' ' >>"$cache/packages.new"
-done
-mv "$cache/packages.new" "$cache/packages"
-rm -rf "$root"
-mv "$root.new" "$root"
-
-loader=$root/lib64/ld-linux-x86-64.so.2
-[ -e "$loader" ] || loader=$root/usr/lib64/ld-linux-x86-64.so.2
-if [ ! -e "$loader" ]; then
-	log "no dynamic loader in the unpacked tree"
-	exit 1
-fi
-libpath=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
+root=$("$here/unpack-suite.sh" sid binutils-sid binutils binutils-x86-64-linux-gnu \
+	binutils-common libstdc++6) || { log "cannot unpack sid's binutils"; exit 1; }
+rm -rf "$cache/root" "$cache/dl" "$cache/apt"	# the tree this script kept itself
 
 mkdir -p "$bin"
 for t in "${tools[@]}"; do
@@ -99,8 +40,8 @@ for t in "${tools[@]}"; do
 	# as and ld are reached by gcc -B as plain names; the ld variants too.
 	cat >"$bin/$t" <<EOF
 #!/bin/sh
-# sid's $t from $root, through sid's own loader and libraries.
-exec "$loader" --library-path "$libpath" "$real" "\$@"
+# sid's $t, through sid's own loader and libraries.
+exec "$root/ld.sh" "$real" "\$@"
 EOF
 	chmod +x "$bin/$t"
 done
@@ -113,9 +54,7 @@ for t in "${tools[@]}"; do
 		exit 1
 	fi
 done
+rm -f "$cache"/*.err
 "$bin/as" --version | head -n 1 >"$cache/version"
-# The .debs (170 MB) are needed only to fetch again; the tree and the
-# package list stay (and apt-suite.sh's lists, shared with kernel.sh).
-rm -rf "$aptd" "$cache"/*.err
 log "$(cat "$cache/version")"
 echo "$bin"
