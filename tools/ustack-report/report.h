@@ -21,6 +21,8 @@ char *text_unescape(char *v);	/* the kernel's "\ooo", in place */
  * non-UTF-8 bytes as "\ooo" (util.c). */
 size_t esc_bytes(const char *s, size_t n, char *out);
 const char *esc_text(const char *s);	/* s interned; result interned */
+/* A valid UTF-8 sequence's length at s (n bytes there), or 0 (util.c). */
+size_t utf8_len(const unsigned char *s, size_t n);
 struct memo {
 	const void **keys, **vals;
 	size_t cap, count;

@@ -186,7 +186,7 @@ void memo_put(struct memo *m, const void *key, const void *val)
  * UTF-8, overlong, a surrogate, or a C1 control (U+0080..U+009F, which
  * some terminals obey).
  */
-static size_t u8len(const unsigned char *s, size_t n)
+size_t utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len, i;
 
@@ -225,7 +225,7 @@ size_t esc_bytes(const char *s, size_t n, char *out)
 	size_t i = 0, j = 0, l;
 
 	while (i < n) {
-		l = u8len(u + i, n - i);
+		l = utf8_len(u + i, n - i);
 		if (!l || u[i] < 0x20 || u[i] == 0x7f || u[i] == '\\') {
 			j += sprintf(out + j, "\\%03o", u[i]);
 			i++;
