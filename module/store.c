@@ -47,42 +47,15 @@
 #include "file_id.h"
 #include "ustack_limits.h"
 #include "store.h"
+#include "store_entry.h"
 #include "store_owner.h"
 #include "pc_mapping.h"
-#include "ustack_elf.h"
 
 static unsigned int store_max = 16384;
 module_param(store_max, uint, 0644);
 MODULE_PARM_DESC(store_max, "most objects in the SFrame store (STORE_ADD: ENOSPC beyond)");
 
 #define STORE_HASH_BITS		10
-#define STORE_MAX_PHDRS		64
-#define STORE_MAX_LOADS		2
-
-/* An executable PT_LOAD of the object: what maps a mapping to ELF addresses. */
-struct store_load {
-	u64 offset, vaddr, filesz;
-};
-
-struct store_ent {
-	struct hlist_node node;
-	struct ustack_file_id key;
-	struct file *file;	/* the store file, referenced */
-	u64 off;		/* the section's offset in it */
-	struct sframe_sec sec;	/* decoded at STORE_ADD, vaddr = sframe_vaddr */
-	struct store_load load[STORE_MAX_LOADS];
-	u32 nloads;
-	const void *vdso;	/* the vDSO's entry: the image it is for */
-	struct store_owner owner;	/* whose object, if a user's */
-	struct rcu_head rcu;
-};
-
-/* Where an object's ELF headers are read: its file, or the vDSO's image. */
-struct store_obj {
-	struct file *file;
-	const void *img;
-	size_t len;
-};
 
 static DEFINE_MUTEX(store_lock);	/* serialises changes */
 static struct hlist_head store_hash[1U << STORE_HASH_BITS];
@@ -125,10 +98,7 @@ static struct store_ent *store_find(const struct ustack_file_id *k)
 /* fput() defers the final release itself when called from softirq. */
 static void store_free_rcu(struct rcu_head *head)
 {
-	struct store_ent *e = container_of(head, struct store_ent, rcu);
-
-	fput(e->file);
-	kfree(e);
+	ustack_store_ent_free(container_of(head, struct store_ent, rcu));
 }
 
 static struct store_ent *store_vdso_locked(void)
@@ -150,115 +120,6 @@ static void store_remove(struct store_ent *e)
 	/* after the unlink: a walk that reads the new value cannot find @e */
 	atomic64_inc_return_release(&store_gen);
 	call_rcu(&e->rcu, store_free_rcu);
-}
-
-static bool store_obj_read(const struct store_obj *o, void *dst, size_t len,
-			   u64 off)
-{
-	loff_t pos = off;
-
-	if (o->file)
-		return kernel_read(o->file, dst, len, &pos) == len;
-	if (off > o->len || len > o->len - off)
-		return false;
-	memcpy(dst, o->img + off, len);
-	return true;
-}
-
-/* The executable PT_LOADs of the ELF object @obj into @e. */
-static int store_read_loads(const struct store_obj *obj, struct store_ent *e)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	u32 i;
-
-	if (!store_obj_read(obj, &eh, sizeof(eh), 0) ||
-	    !ustack_elf_usable(&eh, STORE_MAX_PHDRS))
-		return -EINVAL;
-	for (i = 0; i < eh.e_phnum && e->nloads < STORE_MAX_LOADS; i++) {
-		if (!store_obj_read(obj, &ph, sizeof(ph),
-				    eh.e_phoff + (u64)i * sizeof(ph)))
-			return -EINVAL;
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		e->load[e->nloads++] = (struct store_load) {
-			.offset = ph.p_offset,
-			.vaddr = ph.p_vaddr,
-			.filesz = ph.p_filesz,
-		};
-	}
-	return e->nloads ? 0 : -EINVAL;
-}
-
-/* A file of @fd open for reading: the reference, or an ERR_PTR. */
-static struct file *store_fget(int fd)
-{
-	struct file *f = fget(fd);
-
-	if (!f)
-		return ERR_PTR(-EBADF);
-	if (!(f->f_mode & FMODE_READ)) {
-		fput(f);
-		return ERR_PTR(-EBADF);
-	}
-	if (!S_ISREG(file_inode(f)->i_mode)) {
-		fput(f);
-		return ERR_PTR(-EINVAL);
-	}
-	return f;
-}
-
-/*
- * SFrame of the vDSO names functions of its image, which is small: more
- * FDEs than bytes of text, or one outside the text, is SFrame of another
- * object.
- */
-static bool store_vdso_funcs_ok(const struct store_ent *e)
-{
-	const struct store_load *l = &e->load[0];
-	struct sframe_fde fde;
-	u32 i;
-
-	if (e->nloads != 1 || e->sec.num_fdes > l->filesz)
-		return false;
-	for (i = 0; i < e->sec.num_fdes; i++) {
-		if (ustack_sframe_read_fde(&e->sec, i, &fde) ||
-		    fde.func_start < l->vaddr ||
-		    fde.func_start - l->vaddr > l->filesz ||
-		    fde.func_size > l->filesz - (fde.func_start - l->vaddr))
-			return false;
-	}
-	return true;
-}
-
-static int store_refuse(int err, const char *why, int code)
-{
-	pr_info_ratelimited("pid %d (%s): store entry refused: %s\n",
-			    task_tgid_nr(current), current->comm,
-			    code ? ustack_sframe_strerror(code) : why);
-	return err;
-}
-
-/*
- * Decode and validate the section of @e's store file, read as walks do.
- * Return: 0 or the refusal's errno.
- */
-static int store_check_section(struct store_ent *e, u64 len, u64 vaddr)
-{
-	struct store_reader rd = {};
-	int err;
-
-	ustack_store_rd_bind(&rd, get_file(e->file), e->off, len);
-	err = ustack_sframe_sec_init_rd(&e->sec, &rd.sf, 0, len, vaddr, 0, 0);
-	if (!err)
-		err = ustack_sframe_validate(&e->sec);
-	if (err)
-		err = store_refuse(ustack_sframe_errno(err, -EBADMSG), NULL, err);
-	else if (e->vdso && !store_vdso_funcs_ok(e))
-		err = store_refuse(-EBADMSG, "functions outside the vDSO's text", 0);
-	ustack_store_rd_release(&rd);
-	e->sec.rd = NULL;
-	return err;
 }
 
 /*
@@ -382,96 +243,45 @@ static int store_insert(struct store_ent *e, bool keep)
 	return 0;
 }
 
-/*
- * @e's store file and section, of request @r (whose range ends at @end):
- * opened, readable as walks read it, and valid.  0, or the refusal's
- * errno with no reference kept.
- */
-static int store_open_section(struct store_ent *e,
-			      const struct sframe_store_reg *r, u64 end)
-{
-	int err;
-
-	e->file = store_fget(r->sframe_fd);
-	if (IS_ERR(e->file)) {
-		err = PTR_ERR(e->file);
-		e->file = NULL;
-		return store_refuse(err, "store fd", 0);
-	}
-	if (!ustack_store_rd_usable(e->file))
-		err = store_refuse(-EINVAL, "store file not readable through the page cache", 0);
-	else if (end > i_size_read(file_inode(e->file)))
-		err = store_refuse(-EINVAL, "range past the store file's end", 0);
-	else
-		err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
-	if (err) {
-		fput(e->file);
-		e->file = NULL;
-	}
-	return err;
-}
-
 static int store_add(const struct sframe_store_reg *r)
 {
 	struct file *obj __free(fput) = NULL;
-	bool vdso = r->flags & SFRAME_STORE_VDSO;
 	bool keep = r->flags & SFRAME_STORE_KEEP;
 	struct store_obj src = {};
 	struct ustack_file_id k = {};
 	struct store_ent *e;
-	u64 end;
 	int err;
 
-	if (vdso) {
+	if (r->flags & SFRAME_STORE_VDSO) {
 		/* the caller's own: the image the SFrame must be made from */
 		src.img = current->mm ?
 			  ustack_arch_vdso_image(current->mm, &src.len) : NULL;
 		if (!src.img)
-			return store_refuse(-EOPNOTSUPP, "the caller has no vDSO", 0);
+			return ustack_store_refuse(-EOPNOTSUPP, "the caller has no vDSO", 0);
 	} else {
-		obj = store_fget(r->object_fd);
+		obj = ustack_store_fget(r->object_fd);
 		if (IS_ERR(obj))
-			return store_refuse(PTR_ERR(obj), "object fd", 0);
+			return ustack_store_refuse(PTR_ERR(obj), "object fd", 0);
 		src.file = obj;
 		ustack_file_id_of(file_inode(obj), &k);
 	}
 	/* before any read: an entry kept costs the caller nothing else */
 	if (keep && store_has_rcu(&k, src.img))
 		return store_kept_one();
-	if (!r->sframe_len || check_add_overflow(r->sframe_off, r->sframe_len, &end))
-		return store_refuse(-EINVAL, "empty or wrapping range", 0);
-	if (r->sframe_len > USTACK_SFRAME_MAX_BYTES)
-		return store_refuse(-EBADMSG, "section too large", 0);
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	e->off = r->sframe_off;
-	e->vdso = src.img;
-	err = store_read_loads(&src, e);
-	if (err) {
-		kfree(e);
-		if (vdso)
-			return store_refuse(-EOPNOTSUPP, "the caller's vDSO is not " USTACK_ARCH_NAME " ELF64", 0);
-		return store_refuse(err, "object not an " USTACK_ARCH_NAME " ELF file", 0);
-	}
-	err = store_open_section(e, r, end);
-	if (err) {
-		kfree(e);
-		return err;
-	}
+	e = ustack_store_ent_new(r, &src);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
 	e->key = k;
 	if (obj)
 		ustack_store_owner_of(file_inode(obj), &e->owner);
 	err = store_insert(e, keep);
-	if (err)
-		goto fail;
+	if (err) {
+		ustack_store_ent_free(e);
+		return err;
+	}
 	if (obj)
 		ustack_store_miss_forget(&e->key);
 	return 0;
-fail:
-	fput(e->file);
-	kfree(e);
-	return err;
 }
 
 static int store_del_vdso(void)
@@ -494,7 +304,7 @@ static int store_del(const struct sframe_store_reg *r)
 
 	if (r->flags & SFRAME_STORE_VDSO)
 		return store_del_vdso();
-	obj = store_fget(r->object_fd);
+	obj = ustack_store_fget(r->object_fd);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ustack_file_id_of(file_inode(obj), &k);
