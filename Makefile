@@ -11,8 +11,11 @@ INSTALL_KVER = $(shell sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/inc
 
 DESTDIR ?=
 PREFIX  ?= /usr
-# ustackd, the system SFrame service, once its directory exists.
-TOOLS   := tools/sframe-register tools/ustack-report $(wildcard tools/ustackd)
+# The tools: tools/lib (the library they all link) first, then each
+# program (tools/tools.mk has what their Makefiles share).
+# The JVM agent where a JDK's headers are (openjdk-17-jdk-headless).
+TOOLS   := tools/lib tools/shim tools/sframe-register tools/ustack-report tools/ustackd \
+	   $(wildcard tools/jvm-agent)
 MANPAGES := $(wildcard man/*.[1-8])
 
 all: module tools
@@ -47,18 +50,19 @@ install: all install-tools
 	install -D -m 0644 module/ustack.ko $(DESTDIR)/lib/modules/$(INSTALL_KVER)/updates/ustack.ko
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(INSTALL_KVER); fi
 
-# The tools, the shim, the headers, ustackd and its unit when they exist,
-# and the man pages of man/: what the ustack-tools package holds.
+# The tools, the shim, the headers, ustackd and its unit, the JVM agent
+# when it was built, and the man pages of man/: what the ustack-tools
+# package holds.
 install-tools: tools install-man
 	install -D -m 0755 tools/sframe-register/sframe-register $(DESTDIR)$(PREFIX)/bin/sframe-register
 	install -D -m 0755 tools/ustack-report/ustack-report $(DESTDIR)$(PREFIX)/bin/ustack-report
-	install -D -m 0644 tools/sframe-register/libsframe-register.so $(DESTDIR)$(PREFIX)/lib/libsframe-register.so
-	install -D -m 0644 tools/sframe-register/ustack.h $(DESTDIR)$(PREFIX)/include/ustack.h
+	install -D -m 0644 tools/shim/libsframe-register.so $(DESTDIR)$(PREFIX)/lib/libsframe-register.so
+	install -D -m 0644 tools/shim/ustack.h $(DESTDIR)$(PREFIX)/include/ustack.h
 	install -D -m 0644 include/uapi/ustack.h $(DESTDIR)$(PREFIX)/include/linux/ustack.h
-	if [ -f tools/ustackd/ustackd ]; then \
-		install -D -m 0755 tools/ustackd/ustackd $(DESTDIR)$(PREFIX)/sbin/ustackd; fi
-	if [ -f tools/ustackd/ustackd.service ]; then \
-		install -D -m 0644 tools/ustackd/ustackd.service $(DESTDIR)/lib/systemd/system/ustackd.service; fi
+	install -D -m 0755 tools/ustackd/ustackd $(DESTDIR)$(PREFIX)/sbin/ustackd
+	install -D -m 0644 tools/ustackd/ustackd.service $(DESTDIR)/lib/systemd/system/ustackd.service
+	if [ -f tools/jvm-agent/libustack-jvm.so ]; then \
+		install -D -m 0644 tools/jvm-agent/libustack-jvm.so $(DESTDIR)$(PREFIX)/lib/ustack/libustack-jvm.so; fi
 
 # The manual pages alone (no build needed).
 install-man:

@@ -4,12 +4,53 @@
  * differs between kernel versions: the rest of the module reads as if
  * there were one CPU.  A port adds arch_<arch>.h with the same names.
  *
- * The SFrame core (ustack_sframe.c, also built into the user-space tools)
- * includes this header for the walk's part; the parts that need kernel
- * headers are under __KERNEL__.
+ * Included through arch.h only.  The SFrame core (also built into the
+ * user-space tools) uses the first part, with arch_x86_unwind.c; the
+ * parts that need kernel headers are under __KERNEL__.
  */
 #ifndef USTACK_ARCH_X86_H
 #define USTACK_ARCH_X86_H
+
+/*
+ * The ELF objects ustack unwinds (ustack_elf.h, the tools' ELF checks),
+ * in <elf.h>'s or <linux/elf.h>'s names, and the CPU's name in reasons.
+ */
+#define USTACK_ARCH_ELF_MACHINE	EM_X86_64
+#define USTACK_ARCH_ELF_DATA	ELFDATA2LSB
+#define USTACK_ARCH_NAME	"x86-64"
+#define USTACK_ARCH_BFD_NAME	"elf64-x86-64"	/* objdump's "file format" */
+
+/* ---- the SFrame core: registers, frames, calls (arch_x86_unwind.c) ----- */
+
+/* DWARF register numbers (the x86-64 psABI): rbp, rsp, the RA column. */
+#define SFRAME_REG_RBP			6
+#define SFRAME_REG_RSP			7
+#define USTACK_ARCH_REG_FP		SFRAME_REG_RBP
+#define USTACK_ARCH_REG_SP		SFRAME_REG_RSP
+#define USTACK_ARCH_REG_RA		16
+#define USTACK_ARCH_NR_REGS		17
+
+/*
+ * SFrame's ABI for x86-64, whose header fixes the return address at
+ * CFA - 8 (where the call pushed it) and tracks the FP per FRE.
+ */
+#define USTACK_ARCH_SFRAME_ABI		SFRAME_ABI_AMD64_ENDIAN_LITTLE
+#define USTACK_ARCH_SFRAME_FIXED_FP	0
+#define USTACK_ARCH_RA_OFF		(-8)
+
+/* At a function's first instruction (a PLT stub's): CFA = SP + 8. */
+#define USTACK_ARCH_ENTRY_CFA		8
+/* The PLT entries a v1 PCMASK FDE covers. */
+#define USTACK_ARCH_PLT_ENTRY_SIZE	16
+
+/* The frame-pointer rule: CFA = FP + 16, RA at FP + 8, the caller's FP at FP. */
+#define USTACK_ARCH_FP_CFA_OFF		16
+#define USTACK_ARCH_FP_RA_OFF		8
+
+/* The longest call instruction (FF /2 with SIB and disp32). */
+#define USTACK_ARCH_CALL_MAX_LEN	7
+/* The bytes of a call's target ustack_arch_plt_stub() looks at. */
+#define USTACK_ARCH_PLT_PEEK_LEN	8
 
 /* ---- the user walk: signal frames and registers ---------------------- */
 
@@ -62,8 +103,24 @@
 #error "ustack supports x86-64 only"
 #endif
 
-/* The ELF machine of the objects whose PT_GNU_SFRAME the walk reads. */
-#define USTACK_ARCH_ELF_MACHINE	EM_X86_64
+/*
+ * Does the task of user-mode @regs run the native 64-bit ABI (not a
+ * 32-bit or x32 task)?  SFrame and cooperative unwinding serve only it.
+ */
+static inline bool ustack_arch_user_native(struct pt_regs *regs)
+{
+	return user_64bit_mode(regs);
+}
+
+/*
+ * Has a user thread's @regs been set by a return to user space?
+ * copy_thread() gives io_uring and other user workers user-mode registers
+ * with IP and SP 0, which no task returning to user space has.
+ */
+static inline bool ustack_arch_user_regs_set(const struct pt_regs *regs)
+{
+	return regs->ip || regs->sp;
+}
 
 /* Is @vma the vDSO of its mm? */
 static inline bool ustack_arch_is_vdso(const struct vm_area_struct *vma)

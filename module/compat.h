@@ -2,11 +2,21 @@
 /*
  * Every difference between the kernels ustack supports (Debian 12's 6.1 and
  * 6.12, generic and PREEMPT_RT) lives here, behind one name each.
+ *
+ * A feature is decided by what the target's headers provide (the
+ * USTACK_HAVE_* answers of probes.c, compiled by Kbuild into
+ * ustack_probes.h), not by LINUX_VERSION_CODE: distribution kernels
+ * backport features without changing their version (Debian's 6.1.0-56 has
+ * DEFINE_FREE(fput), its 6.1.0-50 does not).
  */
 #ifndef USTACK_COMPAT_H
 #define USTACK_COMPAT_H
 
+#include "ustack_probes.h"
+
 #include <linux/version.h>
+#include <linux/cleanup.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 
 /* The stay ends at a user-return notifier: without it there is no ustack. */
@@ -15,10 +25,21 @@
 #endif
 
 /* 6.12 removed no_llseek: a NULL .llseek now means "not seekable". */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#define ustack_no_llseek NULL
-#else
+#ifdef USTACK_HAVE_NO_LLSEEK
 #define ustack_no_llseek no_llseek
+#else
+#define ustack_no_llseek NULL
+#endif
+
+/* __free(fput): 6.5, backported to 6.1 stable only in later releases. */
+#ifndef USTACK_HAVE_FREE_FPUT
+DEFINE_FREE(fput, struct file *, if (!IS_ERR_OR_NULL(_T)) fput(_T))
+#endif
+
+/* 6.2 named it timer_delete_sync(); the old name is gone in 7.x. */
+#ifndef USTACK_HAVE_TIMER_DELETE_SYNC
+#include <linux/timer.h>
+#define timer_delete_sync(t)	del_timer_sync(t)
 #endif
 
 #include <linux/sched.h>
@@ -31,7 +52,7 @@
 #endif
 
 /* 6.6 hid i_ctime behind an accessor. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef USTACK_HAVE_INODE_GET_CTIME
 #define ustack_inode_ctime(inode) inode_get_ctime(inode)
 #else
 #define ustack_inode_ctime(inode) ((inode)->i_ctime)
@@ -45,7 +66,7 @@
  * it, task_work_add(TWA_NONE) is NMI-safe (a cmpxchg on the list) unless
  * KASAN is built in; there, NMI requests are refused.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#ifdef USTACK_HAVE_TWA_NMI_CURRENT
 #define USTACK_TWA_NMI		TWA_NMI_CURRENT
 #define USTACK_NMI_REQUESTS	1
 #elif !defined(CONFIG_KASAN)
@@ -57,16 +78,46 @@
 #endif
 
 /*
- * registry.c follows unmappings with kprobes on unmap_vmas(tlb, mt or mas,
- * vma, start, end, ...) and move_page_tables(vma, old_addr, new_vma,
- * new_addr, len, ...), argument positions as on 6.1 to 6.14.  6.15 passes
- * move_page_tables() a struct private to mm/: registration is off there
- * until that is read.
+ * registry.c follows unmappings with kprobes on functions internal to mm/,
+ * whose arguments the headers mostly do not show; what each kernel passes
+ * them was read from its sources:
+ *   6.1 to 6.14  unmap_vmas(tlb, mt or mas, vma, start, end, ...) (its
+ *                prototype, still in linux/mm.h there, is probed) and
+ *                move_page_tables(vma, old_addr, new_vma, new_addr, len,
+ *                ...): USTACK_REG_FOLLOW_UNMAP_VMAS;
+ *   7.2          remove_vma(vma), for each VMA that munmap, MAP_FIXED over,
+ *                mremap's old range, brk or exit takes away, once its
+ *                pages are gone (mm/vma.c vms_complete_munmap_vmas(),
+ *                mm/mmap.c tear_down_vmas()), and move_page_tables(pmc),
+ *                for the pages mremap moves away, also from the range
+ *                MREMAP_DONTUNMAP leaves mapped (mm/mremap.c
+ *                copy_vma_and_data()), which remove_vma() never sees:
+ *                USTACK_REG_FOLLOW_REMOVE_VMA.  struct
+ *                ustack_pagetable_move_control is the opening of 7.2's
+ *                struct pagetable_move_control (mm/internal.h).
+ * In between, 6.15 to 7.1 have the same two functions by their sources
+ * (remove_vma()'s first argument is the VMA throughout, pmc came with
+ * 6.15's mremap rework) but no kernel of the matrix to prove it: there,
+ * and after 7.2 until it is read, the registry's probes are off, and
+ * registrations are refused with a log line.
  */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
-#define USTACK_REG_FOLLOW_UNMAP	1
+#define USTACK_REG_FOLLOW_UNMAP_VMAS	1
+#define USTACK_REG_FOLLOW_REMOVE_VMA	2
+#if defined(USTACK_HAVE_UNMAP_VMAS_ARGS) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
+#define USTACK_REG_FOLLOW_UNMAP		USTACK_REG_FOLLOW_UNMAP_VMAS
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(7, 2, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(7, 3, 0)
+#define USTACK_REG_FOLLOW_UNMAP		USTACK_REG_FOLLOW_REMOVE_VMA
+struct vm_area_struct;
+struct ustack_pagetable_move_control {
+	struct vm_area_struct *old;	/* the VMA the pages leave */
+	struct vm_area_struct *new;
+	unsigned long old_addr;		/* [old_addr, old_end) */
+	unsigned long old_end;
+};
 #else
-#define USTACK_REG_FOLLOW_UNMAP	0
+#define USTACK_REG_FOLLOW_UNMAP		0
 #endif
 
 #include <linux/rcupdate.h>

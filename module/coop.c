@@ -18,6 +18,11 @@
  * exit path raises the signal.  The thread's interpreter state has not
  * moved since the walk.
  *
+ * The request says whether the process's SIGSEGV and SIGBUS handlers are
+ * the request's own handler (si_errno): the handler then reads its own
+ * memory with plain loads, and a fault of those reads cannot reach a
+ * handler the program installed since.
+ *
  * A thread has at most one request outstanding; walks while it is are
  * not signalled (busy), unanswered ones expire after coop_timeout_ms.
  * A thread that blocks the signal, has it pending already or has no
@@ -42,7 +47,7 @@
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/uaccess.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "coop.h"
 #include "deferred.h"
 #include "ring.h"
@@ -175,7 +180,8 @@ static void try_send(struct coop_thread *e)
 	struct kernel_siginfo info;
 	struct sighand_struct *sh = current->sighand;
 	unsigned long flags;
-	bool blocked, pending, handled;
+	bool blocked, pending, handled, guarded;
+	__sighandler_t handler;
 	u64 cookie;
 	int sig;
 
@@ -196,8 +202,11 @@ static void try_send(struct coop_thread *e)
 	blocked = sigismember(&current->blocked, sig);
 	pending = sigismember(&current->pending.signal, sig) ||
 		  sigismember(&current->signal->shared_pending.signal, sig);
-	handled = sh->action[sig - 1].sa.sa_handler != SIG_DFL &&
-		  sh->action[sig - 1].sa.sa_handler != SIG_IGN;
+	handler = sh->action[sig - 1].sa.sa_handler;
+	handled = handler != SIG_DFL && handler != SIG_IGN;
+	/* Its reads may fault: are the faults its own handler's? */
+	guarded = sh->action[SIGSEGV - 1].sa.sa_handler == handler &&
+		  sh->action[SIGBUS - 1].sa.sa_handler == handler;
 	spin_unlock_irq(&sh->siglock);
 
 	raw_spin_lock_irqsave(&threads_lock, flags);
@@ -216,6 +225,7 @@ static void try_send(struct coop_thread *e)
 	clear_siginfo(&info);
 	info.si_signo = sig;
 	info.si_code = SI_KERNEL;
+	info.si_errno = guarded ? USTACK_COOP_SIG_GUARDED : 0;
 	info.si_ptr = (void __user *)(unsigned long)cookie;
 	if (send_sig_info(sig, &info, current)) {
 		atomic_long_inc(&ustack_coop_stats.send_failed);
@@ -237,7 +247,7 @@ static void deliver(const struct ustack_task *st)
 
 	if (!sig || st->end == USTACK_END_EXIT || st->end == USTACK_END_EXEC ||
 	    (current->flags & PF_EXITING) ||
-	    !user_64bit_mode(task_pt_regs(current)))
+	    !ustack_arch_user_native(task_pt_regs(current)))
 		return;
 	raw_spin_lock_irqsave(&threads_lock, flags);
 	e = thread_lookup();
@@ -311,7 +321,7 @@ int ustack_coop_on(int sig)
 
 	if (sig < SIGRTMIN || sig > SIGRTMAX)
 		return -EINVAL;
-	if (!user_64bit_mode(task_pt_regs(current)))
+	if (!ustack_arch_user_native(task_pt_regs(current)))
 		return -EOPNOTSUPP;
 	mutex_lock(&procs_lock);
 	for (i = 0; i < COOP_PROCS; i++) {
@@ -423,29 +433,79 @@ static bool lang_ok(const char *lang)
 	return true;
 }
 
+/* The header of an answer: 0, or the refusal's errno. */
+static int check_answer(const struct ustack_coop_answer *a)
+{
+	int ret;
+
+	if (a->size < sizeof(*a) || a->flags)
+		return refuse(-EINVAL, "bad size or flags");
+	if (a->nr_frames > USTACK_COOP_MAX_FRAMES ||
+	    a->strtab_len > USTACK_COOP_MAX_STRTAB)
+		return refuse(-E2BIG, "too many frames or string bytes");
+	if (!lang_ok(a->lang))
+		return refuse(-EINVAL, "bad lang");
+	ret = check_cookie(a->cookie, false);
+	if (ret)
+		return refuse(ret, ret == -ESTALE ? "no request outstanding" :
+			      "not this thread's cookie");
+	return 0;
+}
+
+/* The frames of an answer, copied in: 0, or the refusal's errno. */
+static int check_frames(const struct ustack_coop_frame *f, u32 nr,
+			const char *strtab, u32 strtab_len)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		if (f[i].reserved || (f[i].flags & ~USTACK_INTERP_ENTRY))
+			return refuse(-EINVAL, "reserved bits set");
+		ret = check_string(strtab, strtab_len, f[i].function);
+		if (!ret)
+			ret = check_string(strtab, strtab_len, f[i].file);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The "interp" record of a checked answer, into the ring. */
+static void write_interp(struct ustack_rec_interp *rec, u32 alen,
+			 const struct ustack_coop_answer *a,
+			 const char *strtab)
+{
+	*rec = (struct ustack_rec_interp) {
+		.hdr = {
+			.type = USTACK_REC_INTERP,
+			.size = ALIGN(alen + a->strtab_len, 8),
+		},
+		.cookie = a->cookie,
+		.pid = task_tgid_nr(current),
+		.tid = task_pid_nr(current),
+		.nr_frames = a->nr_frames,
+		.strtab_len = a->strtab_len,
+	};
+	memcpy(rec->lang, a->lang, sizeof(rec->lang));
+	if (ustack_ring_active())
+		ustack_ring_write(rec, alen, strtab, a->strtab_len);
+}
+
 int ustack_coop_answer(const void __user *uarg)
 {
 	struct ustack_coop_answer a;
 	struct ustack_rec_interp *rec;
 	struct ustack_coop_frame *f;
 	char *strtab;
-	u32 i, alen;
+	u32 alen;
 	int ret;
 
 	if (copy_from_user(&a, uarg, sizeof(a)))
 		return -EFAULT;
-	if (a.size < sizeof(a) || a.flags)
-		return refuse(-EINVAL, "bad size or flags");
-	if (a.nr_frames > USTACK_COOP_MAX_FRAMES ||
-	    a.strtab_len > USTACK_COOP_MAX_STRTAB)
-		return refuse(-E2BIG, "too many frames or string bytes");
-	if (!lang_ok(a.lang))
-		return refuse(-EINVAL, "bad lang");
-	ret = check_cookie(a.cookie, false);
+	ret = check_answer(&a);
 	if (ret)
-		return refuse(ret, ret == -ESTALE ? "no request outstanding" :
-			      "not this thread's cookie");
-
+		return ret;
 	alen = sizeof(*rec) + a.nr_frames * sizeof(*f);
 	rec = kzalloc(alen + a.strtab_len, GFP_KERNEL);
 	if (!rec)
@@ -457,18 +517,9 @@ int ustack_coop_answer(const void __user *uarg)
 			   a.nr_frames * sizeof(*f)) ||
 	    copy_from_user(strtab, u64_to_user_ptr(a.strtab), a.strtab_len))
 		goto out;
-	ret = 0;
-	for (i = 0; i < a.nr_frames; i++) {
-		if (f[i].reserved || (f[i].flags & ~USTACK_INTERP_ENTRY)) {
-			ret = refuse(-EINVAL, "reserved bits set");
-			goto out;
-		}
-		ret = check_string(strtab, a.strtab_len, f[i].function);
-		if (!ret)
-			ret = check_string(strtab, a.strtab_len, f[i].file);
-		if (ret)
-			goto out;
-	}
+	ret = check_frames(f, a.nr_frames, strtab, a.strtab_len);
+	if (ret)
+		goto out;
 	ret = check_cookie(a.cookie, true);
 	if (ret) {
 		ret = refuse(ret, "request gone meanwhile");
@@ -480,20 +531,7 @@ int ustack_coop_answer(const void __user *uarg)
 		goto out;
 	}
 	atomic_long_inc(&ustack_coop_stats.answered);
-	*rec = (struct ustack_rec_interp) {
-		.hdr = {
-			.type = USTACK_REC_INTERP,
-			.size = ALIGN(alen + a.strtab_len, 8),
-		},
-		.cookie = a.cookie,
-		.pid = task_tgid_nr(current),
-		.tid = task_pid_nr(current),
-		.nr_frames = a.nr_frames,
-		.strtab_len = a.strtab_len,
-	};
-	memcpy(rec->lang, a.lang, sizeof(rec->lang));
-	if (ustack_ring_active())
-		ustack_ring_write(rec, alen, strtab, a.strtab_len);
+	write_interp(rec, alen, &a, strtab);
 out:
 	kfree(rec);
 	return ret;

@@ -17,10 +17,10 @@
  * kernel is covered too.  Until it fires, later requests reuse the cookie
  * and the cached walk: no second walk, no livelock.
  *
- * Per-task state lives in a fixed pool (max_tasks entries with max_frames
- * slots each, allocated at load) found through an RCU hash keyed by the
- * task; nothing is allocated on the request path, so requests are safe in
- * hard-IRQ context on PREEMPT_RT too.  A task keeps its state from its
+ * Per-task state lives in a fixed pool (task_pool.c: max_tasks entries
+ * with max_frames slots each, allocated at load) found through an RCU hash
+ * keyed by the task; nothing is allocated on the request path, so
+ * requests are safe in hard-IRQ context on PREEMPT_RT too.  A task keeps its state from its
  * first request until it dies (its last switch-out), when the state goes
  * back to the pool after an RCU grace period; recycling at every stay's
  * end would leave the pool waiting on grace periods under a request
@@ -56,42 +56,15 @@
 #include <linux/tracepoint.h>
 #include <linux/user-return-notifier.h>
 #include <linux/vmalloc.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "nmi_excl.h"
-#include "tp.h"
-#include "walk.h"
+#include "stage_times.h"
+#include "task_pool.h"
+#include "tracepoint_lookup.h"
+#include "user_walk.h"
 
-#define TASK_HASH_BITS	8
-
-static struct ustack_task *pool;
-static u64 *pool_ips;
-static u8 *pool_methods;
-static u32 pool_frames;
-static struct ustack_task *free_list;
-static DEFINE_RAW_SPINLOCK(pool_lock);
-static struct hlist_head task_hash[1 << TASK_HASH_BITS];
-static atomic_t live_tasks = ATOMIC_INIT(0);
-
-/*
- * Fair shares of the pool: no user holds more than half of it, so that
- * one user's threads (blocked with walks pending, say) never leave the
- * others without.  An entry counts against its user until it is back in
- * the pool, after its grace period.  Users are counted in a small table,
- * under pool_lock; a user that finds it full is not capped.
- */
-#define SHARE_SLOTS	256
-struct share {
-	kuid_t uid;
-	u32 held;
-	bool used;
-};
-static struct share shares[SHARE_SLOTS];
-static u32 share_cap;
-
-unsigned int ustack_deferred_max_frames = 256;
-unsigned int ustack_deferred_max_tasks = 2048;
 
 static DEFINE_PER_CPU(u32, cookie_counter);
 
@@ -110,121 +83,6 @@ static DEFINE_MUTEX(engine_lock);
  * Per-task state and the notifier lists are updated with IRQs off, and
  * NMI requests on this CPU are refused meanwhile (nmi_excl.h).
  */
-
-/* ---- per-task state ----------------------------------------------------- */
-
-static struct hlist_head *bucket_of(const struct task_struct *t)
-{
-	return &task_hash[hash_ptr(t, TASK_HASH_BITS)];
-}
-
-/* Lookup under RCU (or with IRQs off, which implies it). */
-static struct ustack_task *task_lookup(const struct task_struct *t)
-{
-	struct ustack_task *st;
-
-	hlist_for_each_entry_rcu(st, bucket_of(t), hnode)
-		if (READ_ONCE(st->task) == t)
-			return st;
-	return NULL;
-}
-
-/* @uid's slot in the share table, made if need be; NULL if it is full. */
-static struct share *share_of(kuid_t uid)
-{
-	u32 i, h = hash_32(__kuid_val(uid), 8);
-
-	lockdep_assert_held(&pool_lock);
-	for (i = 0; i < SHARE_SLOTS; i++) {
-		struct share *s = &shares[(h + i) % SHARE_SLOTS];
-
-		if (!s->used) {
-			s->used = true;
-			s->uid = uid;
-			s->held = 0;
-			return s;
-		}
-		if (uid_eq(s->uid, uid))
-			return s;
-	}
-	return NULL;
-}
-
-/*
- * The state of @t, taken from the pool if it has none.  IRQs off.  In NMI
- * the pool's lock is only tried: its holder may be the code we interrupted.
- */
-static struct ustack_task *task_get(struct task_struct *t, bool nmi)
-{
-	struct ustack_task *st;
-	struct share *share;
-
-	lockdep_assert_irqs_disabled();
-	st = task_lookup(t);
-
-	if (st)
-		return st;
-	if (!nmi)
-		raw_spin_lock(&pool_lock);
-	else if (!raw_spin_trylock(&pool_lock))
-		return NULL;
-	share = share_of(task_uid(t));
-	st = share && share->held >= share_cap ? NULL : free_list;
-	/* A user at its share is refused; nomem is an empty pool only. */
-	if (!st)
-		atomic_long_inc(free_list ? &ustack_stats.share_refused :
-					    &ustack_stats.nomem);
-	if (st) {
-		free_list = st->next_free;
-		if (share)
-			share->held++;
-		st->share = share;
-		st->task = t;
-		st->cookie = 0;
-		st->clients = 0;
-		st->delivered = 0;
-		st->pending = false;
-		st->walked = false;
-		st->urn_on = false;
-		st->urn_parked = false;
-		st->nr = 0;
-		hlist_add_head_rcu(&st->hnode, bucket_of(t));
-		atomic_inc(&live_tasks);
-	}
-	raw_spin_unlock(&pool_lock);
-	return st;
-}
-
-static void task_free_rcu(struct rcu_head *rcu)
-{
-	struct ustack_task *st = container_of(rcu, struct ustack_task, rcu);
-
-	guard(raw_spinlock_irqsave)(&pool_lock);
-	/*
-	 * Its user is charged until now, not until task_put(): threads that
-	 * sleep and wake in a loop would otherwise park the pool in grace
-	 * periods, uncharged, and leave the other users none.
-	 */
-	if (st->share)
-		st->share->held--;
-	st->next_free = free_list;
-	free_list = st;
-}
-
-/* Unhash @st and give it back to the pool after a grace period.  IRQs off. */
-static void task_put(struct ustack_task *st)
-{
-	lockdep_assert_irqs_disabled();
-	scoped_guard(raw_spinlock, &pool_lock) {
-		hlist_del_rcu(&st->hnode);
-		WRITE_ONCE(st->task, NULL);
-		atomic_dec(&live_tasks);
-	}
-	call_rcu(&st->rcu, task_free_rcu);
-}
-
-/* Below TRACEPOINT_DEFAULT_PRIO, the sources' probes: runs after them. */
-#define USTACK_ENGINE_SWITCH_PRIO	(TRACEPOINT_DEFAULT_PRIO - 1)
 
 /* ---- the stay: cookie and its end ------------------------------------------ */
 
@@ -312,10 +170,10 @@ static void probe_sched_switch(void *data, bool preempt,
 {
 	struct ustack_task *st;
 
-	if (!atomic_read(&live_tasks))
+	if (!ustack_task_pool_live())
 		return;
 	guard(ustack_nmi_excl)();
-	st = task_lookup(prev);
+	st = ustack_task_lookup(prev);
 	if (st) {
 		if (st->urn_on) {
 			urn_disarm(st);
@@ -323,9 +181,9 @@ static void probe_sched_switch(void *data, bool preempt,
 		}
 		if (!st->pending && ((prev_state & TASK_DEAD) ||
 				     (prev_state != TASK_RUNNING && !st->cookie)))
-			task_put(st);
+			ustack_task_put(st);
 	}
-	st = task_lookup(next);
+	st = ustack_task_lookup(next);
 	if (st && st->urn_parked)
 		urn_arm(st);
 }
@@ -341,7 +199,7 @@ static void nmi_kick_fn(struct irq_work *work)
 	struct ustack_task *st;
 
 	guard(ustack_nmi_excl)();
-	st = task_lookup(current);
+	st = ustack_task_lookup(current);
 	if (st && st->urn_parked)
 		urn_arm(st);
 }
@@ -368,12 +226,16 @@ static int request_locked(struct task_struct *t, unsigned int client,
 	 * a fresh cookie, so that threads asking for their own stack and
 	 * then sleeping cannot drain the pool.
 	 */
-	if (client >= USTACK_CLIENT_MAX && !task_lookup(t)) {
+	if (client >= USTACK_CLIENT_MAX && !ustack_task_lookup(t)) {
 		*cookie = cookie_new();
 		return 0;
 	}
-	st = task_get(t, nmi);
-	if (!st) {
+	st = ustack_task_get(t, nmi);
+	if (IS_ERR_OR_NULL(st)) {
+		if (st == ERR_PTR(-EDQUOT))
+			atomic_long_inc(&ustack_stats.share_refused);
+		else if (st)
+			atomic_long_inc(&ustack_stats.nomem);
 		if (nmi)
 			atomic_long_inc(&ustack_stats.nmi_refused);
 		return nmi ? -EBUSY : -ENOMEM;
@@ -528,7 +390,7 @@ static void walk(struct ustack_task *st)
 		else if (moved)
 			regs_mismatch(st, live);
 		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,
-					  pool_frames, &st->end);
+					  ustack_deferred_max_frames, &st->end);
 	}
 	atomic_long_inc(&ustack_stats.walks);
 	atomic_long_add(ktime_get_ns() - t0, &ustack_stats.walk_ns);
@@ -547,7 +409,9 @@ static void task_work_fn(struct callback_head *head)
 	unsigned long todo;
 	unsigned int i;
 	bool walked;
+	u64 t0;
 
+	ustack_stage_end_mark(USTACK_STAGE_DEFERRAL, st->cookie);
 	scoped_guard(irq) {
 		guard(ustack_nmi_excl)();
 		st->pending = false;
@@ -556,7 +420,9 @@ static void task_work_fn(struct callback_head *head)
 	}
 
 	if (!walked) {
+		t0 = ustack_stage_begin();
 		walk(st);
+		ustack_stage_end(USTACK_STAGE_WALK, t0);
 		WRITE_ONCE(st->walked, true);
 		for (i = 0; i < USTACK_CLIENT_MAX; i++) {
 			const struct ustack_client *c = READ_ONCE(clients[i]);
@@ -600,9 +466,9 @@ int ustack_deferred_pending_show(struct seq_file *m, void *v)
 
 	guard(rcu)();
 	for (i = 0; i < ustack_deferred_max_tasks; i++) {
-		struct task_struct *t = READ_ONCE(pool[i].task);
+		struct task_struct *t = READ_ONCE(ustack_task_at(i)->task);
 
-		if (t && READ_ONCE(pool[i].pending))
+		if (t && READ_ONCE(ustack_task_at(i)->pending))
 			seq_printf(m, "%d %s %c\n", task_pid_nr(t), t->comm,
 				   task_state_to_char(t));
 	}
@@ -612,7 +478,7 @@ int ustack_deferred_pending_show(struct seq_file *m, void *v)
 /* For the stats: tasks holding state, and whether the probe is in. */
 void ustack_deferred_counters(int *tasks, bool *on)
 {
-	*tasks = atomic_read(&live_tasks);
+	*tasks = ustack_task_pool_live();
 	*on = READ_ONCE(engine_on);
 }
 
@@ -634,6 +500,9 @@ void ustack_deferred_client_unregister(unsigned int id)
 	synchronize_rcu();
 }
 
+/* Below TRACEPOINT_DEFAULT_PRIO, the sources' probes: runs after them. */
+#define USTACK_ENGINE_SWITCH_PRIO	(TRACEPOINT_DEFAULT_PRIO - 1)
+
 /* ---- setup -------------------------------------------------------------- */
 
 static void disarm_this_cpu(void *unused)
@@ -642,52 +511,31 @@ static void disarm_this_cpu(void *unused)
 	u32 i;
 
 	guard(ustack_nmi_excl)();
-	for (i = 0; i < ustack_deferred_max_tasks; i++)
-		if (pool[i].urn_on && pool[i].urn_cpu == cpu)
-			urn_disarm(&pool[i]);
+	for (i = 0; i < ustack_deferred_max_tasks; i++) {
+		struct ustack_task *st = ustack_task_at(i);
+
+		if (st->urn_on && st->urn_cpu == cpu)
+			urn_disarm(st);
+	}
 }
 
 int ustack_deferred_init(void)
 {
-	u32 i, n;
-	int ret;
+	int cpu, ret;
 
-
-	pool_frames = clamp_val(ustack_deferred_max_frames, 16,
-				USTACK_FRAMES_LIMIT);
-	ustack_deferred_max_frames = pool_frames;
-	n = clamp_val(ustack_deferred_max_tasks, 16, 65536);
-	ustack_deferred_max_tasks = n;
-	pool = vzalloc(array_size(n, sizeof(*pool)));
-	pool_ips = vmalloc(array3_size(n, pool_frames, sizeof(u64)));
-	pool_methods = vmalloc(array_size(n, pool_frames));
-	if (!pool || !pool_ips || !pool_methods) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	for (i = 0; i < n; i++) {
-		pool[i].ips = pool_ips + (size_t)i * pool_frames;
-		pool[i].methods = pool_methods + (size_t)i * pool_frames;
-		pool[i].urn.on_user_return = on_user_return;
-		pool[i].next_free = i + 1 < n ? &pool[i + 1] : NULL;
-	}
-	free_list = &pool[0];
-	share_cap = max(n / 2, 1U);
-	for_each_possible_cpu(i)
-		per_cpu(nmi_kick, i) = IRQ_WORK_INIT_HARD(nmi_kick_fn);
+	ret = ustack_task_pool_init(on_user_return);
+	if (ret)
+		return ret;
+	for_each_possible_cpu(cpu)
+		per_cpu(nmi_kick, cpu) = IRQ_WORK_INIT_HARD(nmi_kick_fn);
 
 	tp_sched_switch = ustack_tp_find("sched_switch");
 	if (!tp_sched_switch) {
 		pr_err("no sched_switch tracepoint\n");
-		ret = -ENOENT;
-		goto err;
+		ustack_task_pool_free();
+		return -ENOENT;
 	}
 	return 0;
-err:
-	vfree(pool);
-	vfree(pool_ips);
-	vfree(pool_methods);
-	return ret;
 }
 
 /*
@@ -733,7 +581,5 @@ void ustack_deferred_exit(void)
 		irq_work_sync(per_cpu_ptr(&nmi_kick, cpu));
 	on_each_cpu(disarm_this_cpu, NULL, 1);
 	rcu_barrier();
-	vfree(pool);
-	vfree(pool_ips);
-	vfree(pool_methods);
+	ustack_task_pool_free();
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The deferred unwind engine's per-task state and client interface. */
+/* The deferred unwind engine's client interface (task_pool.h: its per-task state). */
 #ifndef USTACK_DEFERRED_H
 #define USTACK_DEFERRED_H
 
@@ -11,39 +11,9 @@
 #include <linux/types.h>
 #include <linux/user-return-notifier.h>
 #include <uapi/ustack.h>
+#include "arch.h"
 #include "compat.h"
-
-struct task_struct;
-struct mm_struct;
-struct share;
-
-/*
- * One task's current kernel stay.  Written only by the task itself (or on
- * its CPU with IRQs off, at context switch), so it needs no lock.
- */
-struct ustack_task {
-	struct hlist_node hnode;	/* task hash, RCU */
-	struct task_struct *task;	/* owner, NULL when free */
-	const struct mm_struct *mm;	/* at the first request; compared only */
-	struct callback_head work;
-	struct user_return_notifier urn;
-	struct rcu_head rcu;
-	struct ustack_task *next_free;
-	struct share *share;		/* its user's share of the pool */
-	struct pt_regs regs;		/* user registers at the first request */
-	u64 cookie;			/* 0: no request in this stay yet */
-	unsigned long clients;		/* clients that asked in this stay */
-	unsigned long delivered;	/* clients served in this stay */
-	bool pending;			/* task_work queued */
-	bool in_exec;			/* first request inside execve() */
-	bool walked;			/* ips/methods/nr/end hold this stay's walk */
-	bool urn_on, urn_parked;
-	int urn_cpu;
-	u32 nr;
-	u8 end;				/* enum ustack_end */
-	u64 *ips;			/* [max_frames] */
-	u8 *methods;			/* [max_frames] */
-};
+#include "task_pool.h"
 
 /* Clients of the engine: each gets one delivery per stay it asked in. */
 enum {
@@ -68,20 +38,15 @@ struct ustack_client {
 /*
  * A task that runs user code: not a kernel thread, not an io_uring or other
  * user worker.  An io-wq worker clears PF_IO_WORKER in its exit (6.1), so
- * its registers tell too: copy_thread() gives such threads user-mode
- * registers with IP and SP 0, which no task returning to user space has.
+ * its registers tell too (ustack_arch_user_regs_set()).
  */
 static inline bool ustack_runs_user_code(struct task_struct *t)
 {
 	struct pt_regs *regs = task_pt_regs(t);
 
 	return t->mm && !(t->flags & (PF_KTHREAD | USTACK_PF_WORKERS)) &&
-	       user_mode(regs) && (regs->ip || regs->sp);
+	       user_mode(regs) && ustack_arch_user_regs_set(regs);
 }
-
-/* Per-task pool, sized at load (parameters max_frames, max_tasks). */
-extern unsigned int ustack_deferred_max_frames;
-extern unsigned int ustack_deferred_max_tasks;
 
 int ustack_deferred_init(void);
 void ustack_deferred_exit(void);

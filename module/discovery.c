@@ -16,7 +16,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cleanup.h>
-#include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
@@ -24,14 +23,11 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "file_id.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "registry.h"
-#include "sframe_local.h"
-#include "text_map.h"
-
-#ifndef PT_GNU_SFRAME
-#define PT_GNU_SFRAME	0x6474e554
-#endif
+#include "ustack_sframe.h"
+#include "pc_mapping.h"
+#include "ustack_elf.h"
 
 #define UDISC_SLOTS	64
 #define UDISC_MAX_PHDRS	64
@@ -76,12 +72,7 @@ static void disc_read(struct file *file, struct disc_ent *e)
 	e->nloads = 0;
 	if (kernel_read(file, &eh, sizeof(eh), &pos) != sizeof(eh))
 		return;
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_machine != EM_X86_64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !eh.e_phnum || eh.e_phnum > UDISC_MAX_PHDRS)
+	if (!ustack_elf_usable(&eh, UDISC_MAX_PHDRS))
 		return;
 	len = eh.e_phnum * sizeof(*ph);
 	ph = kmalloc(len, GFP_KERNEL);
@@ -166,6 +157,25 @@ static void disc_set_checked(const struct disc_ent *key, bool ok)
 	}
 }
 
+/* A file's section in a kernel buffer, read by the SFrame core. */
+struct disc_buf_reader {
+	struct sframe_reader sf;
+	const u8 *buf;
+	u64 len;
+};
+
+static int disc_buf_copy(struct sframe_reader *srd, void *dst, u64 off,
+			 size_t len)
+{
+	struct disc_buf_reader *rd = container_of(srd, struct disc_buf_reader,
+						  sf);
+
+	if (off > rd->len || len > rd->len - off)
+		return -EFAULT;
+	memcpy(dst, rd->buf + off, len);
+	return 0;
+}
+
 /*
  * Validate the section of @file as it is in the file (read with
  * kernel_read(), not through any process's mapping), as if mapped at @sf
@@ -175,6 +185,7 @@ static void disc_set_checked(const struct disc_ent *key, bool ok)
 static int disc_validate_file(struct file *file, const struct disc_ent *key,
 			      u64 sf, u64 lo, u64 hi)
 {
+	struct disc_buf_reader rd = { .sf.copy = disc_buf_copy };
 	struct sframe_sec sec;
 	loff_t pos = key->sf_offset;
 	size_t done = 0;
@@ -199,10 +210,12 @@ static int disc_validate_file(struct file *file, const struct disc_ent *key,
 		}
 		done += n;
 	}
-	err = ustack_lsf_sec_init(&sec, (unsigned long)buf, key->sf_size, sf,
-				  lo, hi);
+	rd.buf = buf;
+	rd.len = key->sf_size;
+	err = ustack_sframe_sec_init_rd(&sec, &rd.sf, 0, key->sf_size, sf, lo,
+					hi);
 	if (!err)
-		err = ustack_lsf_validate(&sec);
+		err = ustack_sframe_validate(&sec);
 out:
 	kvfree(buf);
 	return err;

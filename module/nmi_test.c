@@ -17,7 +17,7 @@
 #include <linux/uaccess.h>
 #include <asm/nmi.h>
 #include <uapi/ustack.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "compat.h"
 #include "nmi_test.h"
 #include "sources.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The per-mm SFrame registry (registry.c) and ELF discovery
- * (discovery.c), as used by /dev/sframe and the user walk (walk.c).
+ * (discovery.c), as used by /dev/sframe and the user walk (user_walk.c).
  */
 #ifndef USTACK_REGISTRY_H
 #define USTACK_REGISTRY_H
@@ -13,9 +13,6 @@
 struct mm_struct;
 struct ustack_text_map;
 
-/* Per-process caps. */
-#define REG_MAX_ENTRIES	256
-#define REG_MAX_BYTES		((u64)USTACK_SFRAME_MAX_BYTES)	/* sum of sframe_len */
 
 /*
  * Register/unregister for current->mm.  Returns 0 or a negative errno:

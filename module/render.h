@@ -4,7 +4,7 @@
 #define USTACK_RENDER_H
 
 #include <linux/types.h>
-#include "internal.h"
+#include "ustack_limits.h"
 
 /*
  * The longest line: a user frame whose object name fills the string

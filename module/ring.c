@@ -28,6 +28,7 @@
 #include <uapi/ustack.h>
 #include "nmi_excl.h"
 #include "ring.h"
+#include "stage_times.h"
 
 #define WAKE_DELAY_MS	10
 #define NMI_SPIN_NS	(200 * NSEC_PER_USEC)
@@ -128,7 +129,7 @@ static void ring_wakeup(struct irq_work *work)
 static void ring_wake_cancel(void)
 {
 	irq_work_sync(&ring.wakeup);
-	del_timer_sync(&ring.wake_timer);
+	timer_delete_sync(&ring.wake_timer);
 	clear_bit(0, &ring.wake_armed);	/* a cancelled timer's */
 }
 
@@ -232,6 +233,7 @@ static bool ring_append(const void *a, u32 alen, const void *b, u32 blen)
  */
 bool ustack_ring_write(const void *a, u32 alen, const void *b, u32 blen)
 {
+	u64 t0 = ustack_stage_begin();
 	bool ok;
 
 	if (in_nmi()) {
@@ -247,6 +249,7 @@ bool ustack_ring_write(const void *a, u32 alen, const void *b, u32 blen)
 	}
 	if (ok)
 		ring_kick_reader();
+	ustack_stage_end(USTACK_STAGE_RING, t0);
 	return ok;
 }
 

@@ -14,12 +14,12 @@
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
 #include "coop.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "registry.h"
 #include "sframe_dev.h"
 #include "sources.h"
 #include "store.h"
-#include "walk.h"
+#include "user_walk.h"
 
 static long sframe_reg_ioctl(unsigned int cmd, void __user *uarg)
 {

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * the accessor layer under ustack_sframe.c.
+ * The environment of the SFrame core (core.mk lists its files).
  *
- * ustack_sframe.c is compiled twice: into ustack.ko, where the section and the
- * stack are user memory read with copy_from_user()/get_user() in faultable
- * context, and into the user-space tools, tests and benchmarks, where they are
- * local memory.  Everything the core needs from its environment is here:
- * fixed-width types, bool, errno values and two readers, each returning 0 or
- * -EFAULT.  The core checks every offset against the section length before it
- * reads, so the user-space readers need no checks of their own.
+ * The core is compiled into ustack.ko, where the section and the stack
+ * are user memory read with copy_from_user()/get_user() in faultable
+ * context, and into the user-space tools, tests and benchmarks, where they
+ * are local memory.  Everything the core needs from its environment is
+ * here: fixed-width types, bool, errno values, two readers, each returning
+ * 0 or -EFAULT, and a pause.  A section anywhere else (a store file, a
+ * kernel buffer) has a reader of its own, passed down by the layer above
+ * (struct sframe_reader, ustack_sframe.h).  The core checks every offset
+ * against the section length before it reads, so the user-space readers
+ * need no checks of their own.
  */
 #ifndef USTACK_SFRAME_ENV_H
 #define USTACK_SFRAME_ENV_H
 
-#if defined(__KERNEL__) && !defined(USTACK_SFRAME_LOCAL)
+#ifdef __KERNEL__
 
 #include <linux/types.h>
 #include <linux/errno.h>
@@ -25,7 +28,8 @@
 /*
  * Copy @len bytes of the section at address @src (user memory).  The 4- and
  * 8-byte reads of the FDE search use get_user(), lighter than
- * copy_from_user(); x86 allows them unaligned.
+ * copy_from_user(); unaligned ones work on every architecture the
+ * module builds for (arch.h).
  */
 static __always_inline int sf_copy(void *dst, unsigned long src, size_t len)
 {
@@ -55,14 +59,6 @@ static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
 }
 
 /*
- * A section that is not in user memory (a file of the SFrame store, read
- * through the page cache: store_read.c) has a reader: copy @len bytes at
- * section offset @off; 0 or -EFAULT.  Faultable task context only.
- */
-struct sf_reader;
-int sf_reader_copy(struct sf_reader *rd, void *dst, u64 off, size_t len);
-
-/*
  * Between frames of a walk and every so many entries of a validation, in
  * task context that may sleep: let others run; true if the task has a
  * fatal signal pending (it is dying: stop the work).
@@ -71,48 +67,6 @@ static inline bool sf_env_pause(void)
 {
 	cond_resched();
 	return fatal_signal_pending(current);
-}
-
-#elif defined(__KERNEL__)	/* USTACK_SFRAME_LOCAL: sframe_local.c */
-
-#include <linux/types.h>
-#include <linux/errno.h>
-#include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/string.h>
-
-/* The section is a kernel buffer (a file's bytes), never user memory. */
-static __always_inline int sf_copy(void *dst, unsigned long src, size_t len)
-{
-	memcpy(dst, (const void *)src, len);
-	return 0;
-}
-
-/* No stack is walked in kernel memory. */
-static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
-{
-	return -EFAULT;
-}
-
-/* A kernel buffer is the whole section: no section has a reader. */
-struct sf_reader;
-static inline int sf_reader_copy(struct sf_reader *rd, void *dst, u64 off,
-				 size_t len)
-{
-	return -EFAULT;
-}
-
-static inline bool sf_env_pause(void)
-{
-	cond_resched();
-	return fatal_signal_pending(current);
-}
-
-#define SF_ENV_DIRECT	1
-
-static __always_inline const u8 *sf_env_direct(unsigned long addr)
-{
-	return (const u8 *)addr;
 }
 
 #else /* !__KERNEL__ */
@@ -151,18 +105,6 @@ static __always_inline int sf_read_word(u64 *dst, unsigned long addr)
 {
 	memcpy(dst, (const void *)addr, sizeof(*dst));
 	return 0;
-}
-
-/* The tools' sections are local memory: none has a reader. */
-struct sf_reader;
-static inline int sf_reader_copy(struct sf_reader *rd, void *dst, u64 off,
-				 size_t len)
-{
-	(void)rd;
-	(void)dst;
-	(void)off;
-	(void)len;
-	return -EFAULT;
 }
 
 /*

@@ -8,8 +8,9 @@
 #include "render.h"
 #include "ring.h"
 #include "sources.h"
+#include "stage_times.h"
 #include "stats.h"
-#include "walk.h"
+#include "user_walk.h"
 #include "store.h"
 
 static struct dentry *dir;
@@ -81,6 +82,7 @@ static int stats_show(struct seq_file *m, void *v)
 	for (i = 0; i < USTACK_END_MAX; i++)
 		seq_printf(m, "end_%s %ld\n", ustack_render_end(i),
 			   atomic_long_read(&s->ends[i]));
+	ustack_stage_times_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);

@@ -3,6 +3,7 @@
 #ifndef USTACK_STATS_H
 #define USTACK_STATS_H
 
+
 struct dentry;
 
 struct dentry *ustack_stats_init(void);

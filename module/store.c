@@ -12,8 +12,15 @@
  * hash; a removed entry's file reference is dropped after a grace period
  * (call_rcu), so a walk that found it under RCU can still take one.  Each
  * removal (STORE_DEL, a replacing STORE_ADD, STORE_FLUSH) ends a store
- * generation, which the per-CPU rule cache (walk.c) is tagged with: no
+ * generation, which the per-CPU rule cache (user_walk.c) is tagged with: no
  * rule of a removed entry is served after its removal.
+ *
+ * A user's entry supersedes those of earlier versions of its object (the
+ * same device, inode, generation and owner, another ctime or size): a
+ * file written since never matches them again, and a user who touches a
+ * program in a loop must not leave one entry per round.  Entries of objects a user may
+ * write are charged to their owner (store_owner.c): a bounded share each,
+ * and none of the system's objects refused for room users took.
  *
  * The vDSO has no file: its one entry (SFRAME_STORE_VDSO) is keyed by the
  * kernel's image of it, which every 64-bit process maps, and is looked up
@@ -23,7 +30,6 @@
 
 #include <linux/capability.h>
 #include <linux/cleanup.h>
-#include <linux/elf.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -37,50 +43,27 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "file_id.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "store.h"
-#include "text_map.h"
+#include "store_entry.h"
+#include "store_owner.h"
+#include "pc_mapping.h"
 
 static unsigned int store_max = 16384;
 module_param(store_max, uint, 0644);
 MODULE_PARM_DESC(store_max, "most objects in the SFrame store (STORE_ADD: ENOSPC beyond)");
 
 #define STORE_HASH_BITS		10
-#define STORE_MAX_PHDRS		64
-#define STORE_MAX_LOADS		2
-
-/* An executable PT_LOAD of the object: what maps a mapping to ELF addresses. */
-struct store_load {
-	u64 offset, vaddr, filesz;
-};
-
-struct store_ent {
-	struct hlist_node node;
-	struct ustack_file_id key;
-	struct file *file;	/* the store file, referenced */
-	u64 off;		/* the section's offset in it */
-	struct sframe_sec sec;	/* decoded at STORE_ADD, vaddr = sframe_vaddr */
-	struct store_load load[STORE_MAX_LOADS];
-	u32 nloads;
-	const void *vdso;	/* the vDSO's entry: the image it is for */
-	struct rcu_head rcu;
-};
-
-/* Where an object's ELF headers are read: its file, or the vDSO's image. */
-struct store_obj {
-	struct file *file;
-	const void *img;
-	size_t len;
-};
 
 static DEFINE_MUTEX(store_lock);	/* serialises changes */
 static struct hlist_head store_hash[1U << STORE_HASH_BITS];
 static unsigned int store_count;	/* under store_lock */
 static struct store_ent __rcu *store_vdso;	/* the vDSO's entry */
 static atomic_long_t store_bytes, store_lookups, store_hits, store_full;
-static atomic_long_t store_kept;
+static atomic_long_t store_kept, store_superseded, store_evicted;
+static atomic_long_t store_user_evicted;
 static atomic_long_t store_vdso_lookups, store_vdso_hits;
 static atomic64_t store_gen = ATOMIC64_INIT(1);
 
@@ -115,10 +98,7 @@ static struct store_ent *store_find(const struct ustack_file_id *k)
 /* fput() defers the final release itself when called from softirq. */
 static void store_free_rcu(struct rcu_head *head)
 {
-	struct store_ent *e = container_of(head, struct store_ent, rcu);
-
-	fput(e->file);
-	kfree(e);
+	ustack_store_ent_free(container_of(head, struct store_ent, rcu));
 }
 
 static struct store_ent *store_vdso_locked(void)
@@ -134,125 +114,12 @@ static void store_remove(struct store_ent *e)
 		RCU_INIT_POINTER(store_vdso, NULL);
 	else
 		hlist_del_rcu(&e->node);
+	ustack_store_owner_release(&e->owner);
 	store_count--;
 	atomic_long_sub(ksize(e), &store_bytes);
 	/* after the unlink: a walk that reads the new value cannot find @e */
 	atomic64_inc_return_release(&store_gen);
 	call_rcu(&e->rcu, store_free_rcu);
-}
-
-static bool store_obj_read(const struct store_obj *o, void *dst, size_t len,
-			   u64 off)
-{
-	loff_t pos = off;
-
-	if (o->file)
-		return kernel_read(o->file, dst, len, &pos) == len;
-	if (off > o->len || len > o->len - off)
-		return false;
-	memcpy(dst, o->img + off, len);
-	return true;
-}
-
-/* The executable PT_LOADs of the ELF object @obj into @e. */
-static int store_read_loads(const struct store_obj *obj, struct store_ent *e)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	u32 i;
-
-	if (!store_obj_read(obj, &eh, sizeof(eh), 0) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh.e_machine != EM_X86_64 ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !eh.e_phnum || eh.e_phnum > STORE_MAX_PHDRS)
-		return -EINVAL;
-	for (i = 0; i < eh.e_phnum && e->nloads < STORE_MAX_LOADS; i++) {
-		if (!store_obj_read(obj, &ph, sizeof(ph),
-				    eh.e_phoff + (u64)i * sizeof(ph)))
-			return -EINVAL;
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		e->load[e->nloads++] = (struct store_load) {
-			.offset = ph.p_offset,
-			.vaddr = ph.p_vaddr,
-			.filesz = ph.p_filesz,
-		};
-	}
-	return e->nloads ? 0 : -EINVAL;
-}
-
-/* A file of @fd open for reading: the reference, or an ERR_PTR. */
-static struct file *store_fget(int fd)
-{
-	struct file *f = fget(fd);
-
-	if (!f)
-		return ERR_PTR(-EBADF);
-	if (!(f->f_mode & FMODE_READ)) {
-		fput(f);
-		return ERR_PTR(-EBADF);
-	}
-	if (!S_ISREG(file_inode(f)->i_mode)) {
-		fput(f);
-		return ERR_PTR(-EINVAL);
-	}
-	return f;
-}
-
-/*
- * SFrame of the vDSO names functions of its image, which is small: more
- * FDEs than bytes of text, or one outside the text, is SFrame of another
- * object.
- */
-static bool store_vdso_funcs_ok(const struct store_ent *e)
-{
-	const struct store_load *l = &e->load[0];
-	struct sframe_fde fde;
-	u32 i;
-
-	if (e->nloads != 1 || e->sec.num_fdes > l->filesz)
-		return false;
-	for (i = 0; i < e->sec.num_fdes; i++) {
-		if (ustack_sframe_read_fde(&e->sec, i, &fde) ||
-		    fde.func_start < l->vaddr ||
-		    fde.func_start - l->vaddr > l->filesz ||
-		    fde.func_size > l->filesz - (fde.func_start - l->vaddr))
-			return false;
-	}
-	return true;
-}
-
-static int store_refuse(int err, const char *why, int code)
-{
-	pr_info_ratelimited("pid %d (%s): store entry refused: %s\n",
-			    task_tgid_nr(current), current->comm,
-			    code ? ustack_sframe_strerror(code) : why);
-	return err;
-}
-
-/*
- * Decode and validate the section of @e's store file, read as walks do.
- * Return: 0 or the refusal's errno.
- */
-static int store_check_section(struct store_ent *e, u64 len, u64 vaddr)
-{
-	struct sf_reader rd = {};
-	int err;
-
-	ustack_store_rd_bind(&rd, get_file(e->file), e->off, len);
-	err = ustack_sframe_sec_init_rd(&e->sec, &rd, 0, len, vaddr, 0, 0);
-	if (!err)
-		err = ustack_sframe_validate(&e->sec);
-	if (err)
-		err = store_refuse(ustack_sframe_errno(err, -EBADMSG), NULL, err);
-	else if (e->vdso && !store_vdso_funcs_ok(e))
-		err = store_refuse(-EBADMSG, "functions outside the vDSO's text", 0);
-	ustack_store_rd_release(&rd);
-	e->sec.rd = NULL;
-	return err;
 }
 
 /*
@@ -281,22 +148,92 @@ static int store_kept_one(void)
 	return -EEXIST;
 }
 
+/*
+ * Drop the entries of @e's object, this version (replaced) or, for a
+ * user's object, earlier ones of the same owner (superseded: a file
+ * written since has another ctime or size, and never matches them
+ * again).  Only users' entries: device, inode and generation do not name
+ * one file on btrfs, whose subvolumes share the superblock and number
+ * their inodes alike, and the system's objects of two subvolumes must
+ * not take turns evicting each other.  They hash to @e's bucket.
+ */
+static void store_drop_versions(const struct store_ent *e)
+{
+	struct store_ent *old;
+	struct hlist_node *t;
+
+	hlist_for_each_entry_safe(old, t, store_bucket(&e->key), node) {
+		if (ustack_file_id_eq(&old->key, &e->key)) {
+			store_remove(old);
+			continue;
+		}
+		if (old->key.dev != e->key.dev || old->key.ino != e->key.ino ||
+		    old->key.gen != e->key.gen || !e->owner.user ||
+		    !old->owner.user || !uid_eq(old->owner.uid, e->owner.uid))
+			continue;
+		atomic_long_inc(&store_superseded);
+		store_remove(old);
+	}
+}
+
+static void store_evict(struct store_owner *o, atomic_long_t *counter)
+{
+	atomic_long_inc(counter);
+	store_remove(container_of(o, struct store_ent, owner));
+}
+
+/*
+ * Room for @e: a user's entry first evicts its owner's oldest at the
+ * owner's share; a full store evicts the oldest of users' entries, and
+ * refuses (ENOSPC) only when the system's entries fill it.
+ */
+static int store_make_room(struct store_ent *e)
+{
+	struct store_owner *v;
+	bool refuse;
+
+	if (e->owner.user) {
+		v = ustack_store_owner_victim(&e->owner, &refuse);
+		if (v)
+			store_evict(v, &store_user_evicted);
+		if (refuse) {
+			atomic_long_inc(&store_full);
+			return -ENOSPC;
+		}
+	}
+	while (store_count >= READ_ONCE(store_max)) {
+		v = ustack_store_owner_oldest();
+		if (!v) {
+			atomic_long_inc(&store_full);
+			return -ENOSPC;
+		}
+		store_evict(v, &store_evicted);
+	}
+	return 0;
+}
+
 /* Insert @e, replacing an entry of the same object unless @keep. */
 static int store_insert(struct store_ent *e, bool keep)
 {
 	struct store_ent *old;
+	int err;
 
 	guard(mutex)(&store_lock);
 	/* another caller's STORE_ADD since store_add()'s first look */
 	if (keep && store_has(&e->key, e->vdso))
 		return store_kept_one();
-	old = e->vdso ? store_vdso_locked() : store_find(&e->key);
-	if (old) {
-		store_remove(old);
-	} else if (store_count >= READ_ONCE(store_max)) {
-		atomic_long_inc(&store_full);
-		return -ENOSPC;
+	if (e->vdso) {
+		old = store_vdso_locked();
+		if (old)
+			store_remove(old);
+	} else {
+		store_drop_versions(e);
 	}
+	err = store_make_room(e);
+	if (!err && e->owner.user)
+		err = ustack_store_owner_charge(&e->owner);
+	if (err)
+		return err;
 	if (e->vdso)
 		rcu_assign_pointer(store_vdso, e);
 	else
@@ -309,74 +246,42 @@ static int store_insert(struct store_ent *e, bool keep)
 static int store_add(const struct sframe_store_reg *r)
 {
 	struct file *obj __free(fput) = NULL;
-	bool vdso = r->flags & SFRAME_STORE_VDSO;
 	bool keep = r->flags & SFRAME_STORE_KEEP;
 	struct store_obj src = {};
 	struct ustack_file_id k = {};
 	struct store_ent *e;
-	u64 end;
 	int err;
 
-	if (vdso) {
+	if (r->flags & SFRAME_STORE_VDSO) {
 		/* the caller's own: the image the SFrame must be made from */
 		src.img = current->mm ?
 			  ustack_arch_vdso_image(current->mm, &src.len) : NULL;
 		if (!src.img)
-			return store_refuse(-EOPNOTSUPP, "the caller has no vDSO", 0);
+			return ustack_store_refuse(-EOPNOTSUPP, "the caller has no vDSO", 0);
 	} else {
-		obj = store_fget(r->object_fd);
+		obj = ustack_store_fget(r->object_fd);
 		if (IS_ERR(obj))
-			return store_refuse(PTR_ERR(obj), "object fd", 0);
+			return ustack_store_refuse(PTR_ERR(obj), "object fd", 0);
 		src.file = obj;
 		ustack_file_id_of(file_inode(obj), &k);
 	}
 	/* before any read: an entry kept costs the caller nothing else */
 	if (keep && store_has_rcu(&k, src.img))
 		return store_kept_one();
-	if (!r->sframe_len || check_add_overflow(r->sframe_off, r->sframe_len, &end))
-		return store_refuse(-EINVAL, "empty or wrapping range", 0);
-	if (r->sframe_len > USTACK_SFRAME_MAX_BYTES)
-		return store_refuse(-EBADMSG, "section too large", 0);
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	e->off = r->sframe_off;
-	e->vdso = src.img;
-	err = store_read_loads(&src, e);
-	if (err) {
-		kfree(e);
-		if (vdso)
-			return store_refuse(-EOPNOTSUPP, "the caller's vDSO is not x86-64 ELF64", 0);
-		return store_refuse(err, "object not an x86-64 ELF file", 0);
-	}
-	e->file = store_fget(r->sframe_fd);
-	if (IS_ERR(e->file)) {
-		err = PTR_ERR(e->file);
-		kfree(e);
-		return store_refuse(err, "store fd", 0);
-	}
-	if (!ustack_store_rd_usable(e->file)) {
-		err = store_refuse(-EINVAL, "store file not readable through the page cache", 0);
-		goto fail;
-	}
-	if (end > i_size_read(file_inode(e->file))) {
-		err = store_refuse(-EINVAL, "range past the store file's end", 0);
-		goto fail;
-	}
-	err = store_check_section(e, r->sframe_len, r->sframe_vaddr);
-	if (err)
-		goto fail;
+	e = ustack_store_ent_new(r, &src);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
 	e->key = k;
+	if (obj)
+		ustack_store_owner_of(file_inode(obj), &e->owner);
 	err = store_insert(e, keep);
-	if (err)
-		goto fail;
+	if (err) {
+		ustack_store_ent_free(e);
+		return err;
+	}
 	if (obj)
 		ustack_store_miss_forget(&e->key);
 	return 0;
-fail:
-	fput(e->file);
-	kfree(e);
-	return err;
 }
 
 static int store_del_vdso(void)
@@ -399,7 +304,7 @@ static int store_del(const struct sframe_store_reg *r)
 
 	if (r->flags & SFRAME_STORE_VDSO)
 		return store_del_vdso();
-	obj = store_fget(r->object_fd);
+	obj = ustack_store_fget(r->object_fd);
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	ustack_file_id_of(file_inode(obj), &k);
@@ -505,7 +410,7 @@ static struct file *store_use(struct store_ent *e, u64 start, u64 end,
  * Return: 0, or -ENOENT.
  */
 int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
-			struct sf_reader *rd)
+			struct store_reader *rd)
 {
 	struct file *sf = NULL;
 	struct store_ent *e;
@@ -545,7 +450,7 @@ int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
 	if (!sf)
 		return -ENOENT;
 bind:
-	sec->rd = rd;
+	sec->rd = &rd->sf;
 	ustack_store_rd_bind(rd, sf, sf_off, sec->len);
 	atomic_long_inc(&store_hits);
 	return 0;
@@ -559,8 +464,10 @@ void ustack_store_show(struct seq_file *m)
 {
 	unsigned int n;
 
-	scoped_guard(mutex, &store_lock)
+	scoped_guard(mutex, &store_lock) {
 		n = store_count;
+		ustack_store_owner_show(m);
+	}
 	seq_printf(m, "store_entries %u\n", n);
 	seq_printf(m, "store_bytes %ld\n", atomic_long_read(&store_bytes));
 	seq_printf(m, "store_entry_size %zu\n", sizeof(struct store_ent));
@@ -568,6 +475,10 @@ void ustack_store_show(struct seq_file *m)
 	seq_printf(m, "store_hits %ld\n", atomic_long_read(&store_hits));
 	seq_printf(m, "store_full %ld\n", atomic_long_read(&store_full));
 	seq_printf(m, "store_kept %ld\n", atomic_long_read(&store_kept));
+	seq_printf(m, "store_superseded %ld\n", atomic_long_read(&store_superseded));
+	seq_printf(m, "store_user_evicted %ld\n",
+		   atomic_long_read(&store_user_evicted));
+	seq_printf(m, "store_evicted %ld\n", atomic_long_read(&store_evicted));
 	seq_printf(m, "store_miss_dropped %llu\n", ustack_store_miss_dropped());
 	scoped_guard(rcu)
 		n = !!rcu_dereference(store_vdso);

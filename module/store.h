@@ -25,7 +25,7 @@ long ustack_store_ioctl(unsigned int cmd, void __user *uarg);
  * mapping without an entry is queued as a miss).  Sleeps.
  */
 int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
-			struct sf_reader *rd);
+			struct store_reader *rd);
 
 /* Changes after every removal of an entry (see store.c). */
 u64 ustack_store_generation(void);

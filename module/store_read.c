@@ -21,10 +21,9 @@
 #include <linux/shmem_fs.h>
 #include <uapi/linux/magic.h>
 #include "compat.h"
-#include "sframe_env.h"
 #include "store_read.h"
 
-static void rd_put_pages(struct sf_reader *rd)
+static void rd_put_pages(struct store_reader *rd)
 {
 	int i;
 
@@ -43,7 +42,7 @@ static void rd_put_pages(struct sf_reader *rd)
  * the file's ctime is older than the current time, read first, any later
  * change moves the ctime past the one seen here.
  */
-static void rd_stamp(struct sf_reader *rd)
+static void rd_stamp(struct store_reader *rd)
 {
 	struct inode *inode = file_inode(rd->file);
 	struct timespec64 now = current_time(inode);
@@ -63,7 +62,7 @@ static void rd_stamp(struct sf_reader *rd)
  *
  * Return: true if the bytes read through @rd were the file's settled ones.
  */
-bool ustack_store_rd_unchanged(const struct sf_reader *rd)
+bool ustack_store_rd_unchanged(const struct store_reader *rd)
 {
 	struct timespec64 ct;
 
@@ -74,6 +73,9 @@ bool ustack_store_rd_unchanged(const struct sf_reader *rd)
 	return timespec64_equal(&ct, &rd->ctime);
 }
 
+static int store_rd_copy(struct sframe_reader *srd, void *dst, u64 off,
+			 size_t len);
+
 /**
  * ustack_store_rd_bind() - point a walk's reader at a store section
  * @rd: the walk's reader
@@ -81,7 +83,7 @@ bool ustack_store_rd_unchanged(const struct sf_reader *rd)
  * @off: the section's offset in @file
  * @len: its length
  */
-void ustack_store_rd_bind(struct sf_reader *rd, struct file *file, u64 off,
+void ustack_store_rd_bind(struct store_reader *rd, struct file *file, u64 off,
 			  u32 len)
 {
 	if (rd->file == file) {
@@ -90,6 +92,7 @@ void ustack_store_rd_bind(struct sf_reader *rd, struct file *file, u64 off,
 		ustack_store_rd_release(rd);
 		rd->file = file;
 	}
+	rd->sf.copy = store_rd_copy;
 	rd->off = off;
 	rd->len = len;
 	rd_stamp(rd);
@@ -99,7 +102,7 @@ void ustack_store_rd_bind(struct sf_reader *rd, struct file *file, u64 off,
  * ustack_store_rd_release() - drop a reader's pages and file
  * @rd: the reader; zeroed, reusable
  */
-void ustack_store_rd_release(struct sf_reader *rd)
+void ustack_store_rd_release(struct store_reader *rd)
 {
 	rd_put_pages(rd);
 	if (rd->file)
@@ -133,7 +136,7 @@ static struct page *rd_read_page(struct file *file, pgoff_t idx)
 	return read_mapping_page(m, idx, file);
 }
 
-static struct page *rd_page(struct sf_reader *rd, pgoff_t idx)
+static struct page *rd_page(struct store_reader *rd, pgoff_t idx)
 {
 	struct page *p;
 	int i;
@@ -153,18 +156,15 @@ static struct page *rd_page(struct sf_reader *rd, pgoff_t idx)
 	return p;
 }
 
-/**
- * sf_reader_copy() - the SFrame core's reader of a store section
- * @rd: the reader (bound)
- * @dst: where to copy
- * @off: section offset
- * @len: bytes
- *
- * Return: 0, or -EFAULT past the section, past the file's end, or for a
- * page that cannot be read.
+/*
+ * The SFrame core's reader of a store section (struct sframe_reader's
+ * copy, set by ustack_store_rd_bind()): 0, or -EFAULT past the section,
+ * past the file's end, or for a page that cannot be read.
  */
-int sf_reader_copy(struct sf_reader *rd, void *dst, u64 off, size_t len)
+static int store_rd_copy(struct sframe_reader *srd, void *dst, u64 off,
+			 size_t len)
 {
+	struct store_reader *rd = container_of(srd, struct store_reader, sf);
 	loff_t pos = rd->off + off;
 	struct page *p;
 	size_t in, n;

@@ -5,19 +5,22 @@
 
 #include <linux/time64.h>
 #include <linux/types.h>
+#include "ustack_sframe.h"
 
 struct file;
 struct page;
 
 /*
- * A walk's reader of store sections: a reference to one store file and a
+ * A walk's reader of store sections (the SFrame core's struct
+ * sframe_reader, set at the bind): a reference to one store file and a
  * window of its page-cache pages, so that a lookup's neighbouring reads
  * map no page again.  Zero-initialised; ustack_store_rd_release() at the
  * end of the walk.
  */
 #define STORE_RD_PAGES	2
 
-struct sf_reader {
+struct store_reader {
+	struct sframe_reader sf;	/* the core's hook: store_rd_copy() */
 	struct file *file;	/* the store file, referenced */
 	u64 off;		/* the section's offset in it */
 	u32 len;		/* the section's length (at STORE_ADD) */
@@ -28,10 +31,10 @@ struct sf_reader {
 	pgoff_t idx[STORE_RD_PAGES];
 };
 
-void ustack_store_rd_bind(struct sf_reader *rd, struct file *file, u64 off,
+void ustack_store_rd_bind(struct store_reader *rd, struct file *file, u64 off,
 			  u32 len);
-void ustack_store_rd_release(struct sf_reader *rd);
+void ustack_store_rd_release(struct store_reader *rd);
 bool ustack_store_rd_usable(struct file *file);
-bool ustack_store_rd_unchanged(const struct sf_reader *rd);
+bool ustack_store_rd_unchanged(const struct store_reader *rd);
 
 #endif /* USTACK_STORE_READ_H */

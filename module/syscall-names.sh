@@ -1,19 +1,20 @@
 #!/bin/sh
-# syscall-names.sh [UNISTD_64_H]: the x86-64 system call names, one C
+# syscall-names.sh [UNISTD_64_H]: the 64-bit system call names, one C
 # designated initialiser a line ([0] = "read",), for a table indexed by
 # system call number.  The one generator of syscall names: the module runs
-# it on its target kernel's generated uapi/asm/unistd_64.h (Kbuild), the
-# tools and tests on the host's (linux-libc-dev; the default).
+# it on its target kernel's generated table (Kbuild; arch.mk names it),
+# the tools and tests on the host's (linux-libc-dev; the default).
 #
 # The names are the UAPI's (__NR_<name>): those of strace, the man pages
 # and the `syscalls` module parameter users write (stat, uname, umount2),
 # not the kernel's entry points (sys_newstat, sys_newuname, sys_umount).
-# x86-64 numbers never change meaning, so a host table names a recording
+# A 64-bit ABI's numbers never change meaning, so a host table names a recording
 # from any kernel; a call newer than the host's headers stays a number.
 set -e
 h=${1:-}
 if [ -z "$h" ]; then
-	for c in /usr/include/x86_64-linux-gnu/asm/unistd_64.h /usr/include/asm/unistd_64.h; do
+	multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
+	for c in "/usr/include/$multiarch/asm/unistd_64.h" /usr/include/asm/unistd_64.h; do
 		[ -f "$c" ] && { h=$c; break; }
 	done
 fi

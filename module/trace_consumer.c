@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The trace events as a consumer of the sources, beside /dev/ustack: while
- * ustack:sample or ustack:user_stack is enabled (by ftrace, perf or BPF),
- * the sources run as they do while /dev/ustack is open, with or without a
+ * ustack:sample or ustack:user_stack is enabled by a consumer entitled to
+ * system-wide stacks (trace_events.c: ftrace, a CPU-wide or privileged
+ * perf event, BPF through perf), the sources run as they do while /dev/ustack is open, with or without a
  * reader there.
  *
- * The events' hook runs under the kernel's tracepoints_mutex, which
- * starting the sources takes again: it only schedules a work item that
+ * The events' hook runs under the kernel's event_mutex, and starting the
+ * sources takes tracepoints_mutex: it only schedules a work item that
  * starts or stops them.  The first events after enabling may come before
  * the sources run.
  */
@@ -45,7 +46,7 @@ static void sync_sources(struct work_struct *work)
 
 static DECLARE_WORK(sync_work, sync_sources);
 
-/* The events' hook: atomic, under tracepoints_mutex. */
+/* The events' hook: atomic, under event_mutex. */
 static void events_changed(void)
 {
 	schedule_work(&sync_work);
@@ -53,6 +54,7 @@ static void events_changed(void)
 
 void ustack_trace_consumer_init(void)
 {
+	ustack_trace_events_init();
 	ustack_trace_events_set_hook(events_changed);
 	/* An event enabled between the module's loading and now. */
 	schedule_work(&sync_work);

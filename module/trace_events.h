@@ -8,6 +8,7 @@
 
 #include <linux/types.h>
 
+void ustack_trace_events_init(void);
 void ustack_trace_events_set_hook(void (*changed)(void));
 bool ustack_trace_events_wanted(void);
 

@@ -13,11 +13,12 @@
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
-#include "arch_x86.h"
+#include "arch.h"
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
+#include "stage_times.h"
 #include "user_record.h"
 #include "ustack_trace.h"
 
@@ -74,15 +75,48 @@ static const char *name_of(struct user_rec_buf *b, struct vm_area_struct *vma)
 	return "[anon]";
 }
 
+/* Files this record has named already, and their names' offsets. */
+#define NAMED_MAX	8
+
+struct named {
+	const struct file *file[NAMED_MAX];
+	u32 off[NAMED_MAX];
+	u32 nr;
+};
+
+/*
+ * The offset of @vma's object name in the string table.  A stack goes
+ * back and forth between a few objects (the program, the C library, the
+ * program's _start): each file's path is made once per record, not at
+ * every change of mapping.  The mmap lock keeps each file mapped.
+ */
+static u32 object_of(struct user_rec_buf *b, u32 *len, struct named *seen,
+		     struct vm_area_struct *vma)
+{
+	const struct file *f = vma ? vma->vm_file : NULL;
+	u32 i, off;
+
+	for (i = 0; f && i < seen->nr; i++)
+		if (seen->file[i] == f)
+			return seen->off[i];
+	off = strtab_add(b, len, name_of(b, vma));
+	if (f && seen->nr < NAMED_MAX) {
+		seen->file[seen->nr] = f;
+		seen->off[seen->nr++] = off;
+	}
+	return off;
+}
+
 /*
  * Name each frame's object.  Neighbouring frames mostly share a mapping,
- * so the mapping and its name are looked up again only when it changes.
+ * so the mapping is looked up again only when it changes.
  */
 static u32 name_frames(struct user_rec_buf *b, const struct ustack_task *st,
 		       struct mm_struct *mm)
 {
 	struct vm_area_struct *vma, *last = NULL;
 	u32 i, strtab_len = 0, last_obj = 0;
+	struct named seen = { .nr = 0 };
 
 	if (mm && st->nr)
 		mmap_assert_locked(mm);
@@ -95,7 +129,7 @@ static u32 name_frames(struct user_rec_buf *b, const struct ustack_task *st,
 		else
 			vma = mm ? vma_lookup(mm, ip) : NULL;
 		if (i == 0 || vma != last)
-			last_obj = strtab_add(b, &strtab_len, name_of(b, vma));
+			last_obj = object_of(b, &strtab_len, &seen, vma);
 		last = vma;
 		b->frames[i].ip = ip;
 		b->frames[i].offset = offset_in(vma, ip);
@@ -110,6 +144,7 @@ static void deliver(const struct ustack_task *st)
 {
 	struct user_rec_buf *b;
 	struct mm_struct *mm = current->mm;
+	u64 t0 = ustack_stage_begin();
 	u32 strtab_len, alen;
 
 	trace_user_stack(st->cookie, ustack_render_end(st->end), st->nr,
@@ -148,6 +183,7 @@ static void deliver(const struct ustack_task *st)
 		.end_reason = st->end,
 		.strtab_len = strtab_len,
 	};
+	ustack_stage_end(USTACK_STAGE_RECORD, t0);
 	ustack_ring_write(&b->rec, alen, b->strtab, strtab_len);
 out:
 	if (b) {

@@ -5,15 +5,20 @@
  * The module's entry points and parameters.  Every layer is set up here,
  * bottom first, and torn down in the reverse order:
  *
- *   devices   /dev/ustack (stream_dev.c), /dev/sframe (sframe_dev.c),
+ *   devices   /dev/ustack (ustack_dev.c), /dev/sframe (sframe_dev.c),
  *             debugfs (stats.c, nmi_test.c), the trace events' consumer
  *             (trace_consumer.c)
- *   sources   sampling, system calls, off-CPU, self (sources.c), and the
- *             user records they are answered with (user_record.c)
- *   engine    cookies, task_work, the stay (deferred.c)
- *   walk      the user walk (walk.c), registry.c, discovery.c
- *   core      SFrame (ustack_sframe.c); the record ring (ring.c); the
- *             trace events the sources emit (trace_events.c)
+ *   sources   sampling, system calls, off-CPU, self, any tracepoint or
+ *             kprobe (sources.c, source_*.c), and the user records and
+ *             interpreter frames they are answered with (user_record.c,
+ *             coop.c)
+ *   engine    cookies, task_work, the stay (deferred.c, task_pool.c)
+ *   walk      the user walk (user_walk.c), registry*.c, discovery.c,
+ *             store*.c
+ *   core      the SFrame core (core.mk, ustack_sframe.h); the record ring
+ *             (ring.c); the trace events the sources emit (trace_events.c)
+ *
+ * docs/DESIGN.md tells the layers, a sample's life and the context rules.
  *
  * Each layer calls only the layers below it; a client of a lower layer
  * registers with it.
@@ -24,18 +29,19 @@
 #include <linux/moduleparam.h>
 #include "coop.h"
 #include "deferred.h"
-#include "internal.h"
+#include "ustack_limits.h"
 #include "nmi_test.h"
 #include "registry.h"
 #include "ring.h"
 #include "sframe_dev.h"
 #include "sources.h"
+#include "stage_times.h"
 #include "stats.h"
 #include "store.h"
-#include "stream_dev.h"
+#include "ustack_dev.h"
 #include "trace_consumer.h"
 #include "user_record.h"
-#include "walk.h"
+#include "user_walk.h"
 
 static int set_sample_hz(const char *val, const struct kernel_param *kp)
 {
@@ -121,13 +127,16 @@ MODULE_PARM_DESC(guess, "Scan the stack for return addresses where no unwind rul
 module_param_named(rule_cache, ustack_walk_rule_cache, bool, 0644);
 MODULE_PARM_DESC(rule_cache, "Keep unwind rules in the per-CPU rule cache (0/1; 0 for measurements)");
 
+module_param_named(stage_times, ustack_stage_times, bool, 0644);
+MODULE_PARM_DESC(stage_times, "Time the stages of each sample in the stats (0/1; for measurements)");
+
 module_param_named(max_frames, ustack_deferred_max_frames, uint, 0444);
 MODULE_PARM_DESC(max_frames, "Frames per user stack (16..1024, at load)");
 
 module_param_named(max_tasks, ustack_deferred_max_tasks, uint, 0444);
 MODULE_PARM_DESC(max_tasks, "Live tasks with ustack state at once (at load)");
 
-module_param_named(buffer_kb, ustack_stream_dev_buffer_kb, uint, 0644);
+module_param_named(buffer_kb, ustack_dev_buffer_kb, uint, 0644);
 MODULE_PARM_DESC(buffer_kb, "Record buffer size in KiB (applies at the next first open)");
 
 module_param_named(coop_timeout_ms, ustack_coop_timeout_ms, uint, 0644);
@@ -158,7 +167,7 @@ static int __init ustack_init(void)
 	ret = ustack_sframe_dev_init();
 	if (ret)
 		goto err_sources;
-	ret = ustack_stream_dev_init();
+	ret = ustack_dev_init();
 	if (ret)
 		goto err_sframe_dev;
 	ustack_nmi_test_init(ustack_stats_init());
@@ -195,7 +204,7 @@ static void __exit ustack_exit(void)
 	ustack_sync_tasks();
 	ustack_stats_exit();
 	ustack_nmi_test_exit();
-	ustack_stream_dev_exit();
+	ustack_dev_exit();
 	ustack_sframe_dev_exit();
 	ustack_trace_consumer_exit();
 	ustack_sources_exit();

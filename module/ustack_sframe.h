@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SFrame (v1, v2, v3) decoder and x86-64 unwind step.
+ * The SFrame core: the SFrame (v1, v2, v3) decoder, the unwind step and
+ * the walk loop (module/core.mk lists its files).
  *
  * One source for ustack.ko and the user-space tools: the section and the
- * stack are read only through sframe_env.h.  No allocation, no locks, no
+ * stack are read only through sframe_env.h, and what the CPU decides
+ * (registers, frames, the signal trampoline) is arch.h's.  No allocation, no locks, no
  * recursion; every loop is bounded by a count from a validated header.
  *
  *   struct sframe_sec sec;
@@ -33,6 +35,7 @@
 #define USTACK_USTACK_SFRAME_H
 
 #include "sframe_env.h"
+#include "arch.h"
 
 #define SFRAME_MAGIC			0xdee2
 #define SFRAME_VERSION_1		1
@@ -70,16 +73,17 @@
 #define SFRAME_FLEX_RESERVED		0x4
 #define SFRAME_FLEX_REGNUM(w)		((w) >> 3)
 
-/* v1 has no rep_size: the x86-64 PLT entries it covers are 16 bytes. */
-#define SFRAME_V1_PCMASK_SIZE		16
+/* v1 has no rep_size: the PLT entries it covers are the CPU's size. */
+#define SFRAME_V1_PCMASK_SIZE		USTACK_ARCH_PLT_ENTRY_SIZE
 /* Max data words in one FRE; 4 bits of N allow 15. */
 #define SFRAME_MAX_WORDS		15
 
-/* DWARF register numbers, x86-64 */
-#define SFRAME_REG_RBP			6
-#define SFRAME_REG_RSP			7
-#define SFRAME_REG_RA			16
-#define SFRAME_NR_REGS			17
+/* DWARF register numbers of the CPU's stack and frame pointers */
+#define SFRAME_REG_SP			USTACK_ARCH_REG_SP
+#define SFRAME_REG_FP			USTACK_ARCH_REG_FP
+/* the return address column; registers 0 .. SFRAME_NR_REGS - 1 */
+#define SFRAME_REG_RA			USTACK_ARCH_REG_RA
+#define SFRAME_NR_REGS			USTACK_ARCH_NR_REGS
 
 enum sframe_code {
 	SFRAME_OK		= 0,
@@ -89,7 +93,7 @@ enum sframe_code {
 	SFRAME_E_HDR_TRUNC	= -3,	/* shorter than the header */
 	SFRAME_E_MAGIC		= -4,
 	SFRAME_E_VERSION	= -5,
-	SFRAME_E_ABI		= -6,	/* not AMD64 little-endian */
+	SFRAME_E_ABI		= -6,	/* not the CPU's ABI (USTACK_ARCH_SFRAME_ABI) */
 	SFRAME_E_FLAGS		= -7,	/* unknown flag for this version */
 	SFRAME_E_AUXHDR		= -8,	/* auxiliary header past the end */
 	SFRAME_E_FDE_OFF	= -9,	/* FDE array outside the section */
@@ -158,10 +162,22 @@ struct sframe_rule {
 	u32 fre_idx;		/* index of the FRE within its FDE */
 };
 
+/*
+ * A section whose bytes are not where sf_copy() reads them (sframe_env.h:
+ * user memory in the kernel, local memory in the tools) has a reader,
+ * owned by the layer above, which embeds it in its own state: a store
+ * file read through the page cache (store_read.c), a file's bytes in a
+ * kernel buffer (discovery.c).  @copy copies @len bytes at section offset
+ * @off into @dst: 0 or -EFAULT.  It is called in the caller's context.
+ */
+struct sframe_reader {
+	int (*copy)(struct sframe_reader *rd, void *dst, u64 off, size_t len);
+};
+
 /* A decoded section; fill with ustack_sframe_sec_init(), then read only. */
 struct sframe_sec {
 	unsigned long base;	/* where its bytes are read (see env) */
-	struct sf_reader *rd;	/* or, if set, who reads them (see env) */
+	struct sframe_reader *rd;	/* or, if set, who reads them */
 	u64 vaddr;		/* where it is mapped: base of PC arithmetic */
 	u64 text_lo, text_hi;	/* PCs outside are no-info; 0, 0: no limit */
 	u32 len;		/* bytes used: header to end of last part */
@@ -216,8 +232,8 @@ struct sframe_budget {
 
 int ustack_sframe_sec_init(struct sframe_sec *sec, unsigned long base, u64 len,
 		    u64 vaddr, u64 text_lo, u64 text_hi);
-/* The same for a section read by @rd (sframe_env.h), if not NULL. */
-int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sf_reader *rd,
+/* The same for a section read by @rd, if not NULL (@base unused then). */
+int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sframe_reader *rd,
 			      unsigned long base, u64 len, u64 vaddr,
 			      u64 text_lo, u64 text_hi);
 /* FDE @idx, checked against the section (not against its neighbours). */
@@ -266,7 +282,7 @@ int ustack_sframe_errno(int code, int malformed);
  * CFA+off, off within s8) and outermost markers; flex and signal rules are
  * looked up each time.  Entries are keyed by PC and by the cache's tag
  * when they were stored: only entries of the current tag are found, so
- * several owners of sections (processes, walk.c) can share the cache, and
+ * several owners of sections (processes, user_walk.c) can share the cache, and
  * a new tag makes all of an owner's entries stale at once.  A cache with
  * one owner keeps tag 0 and is reset whenever a section it may have seen
  * goes away or changes.
@@ -321,13 +337,13 @@ void ustack_sframe_cache_rule(const struct sframe_cache_ent *e,
 void ustack_sframe_cache_reset(struct sframe_cache *c);
 
 /*
- * The walk: the one loop ustack.ko runs (module/walk.c) and the tests, the
+ * The walk: the one loop ustack.ko runs (module/user_walk.c) and the tests, the
  * fuzzer and the benchmarks drive.  Frame by frame: a return address on
- * the x86-64 rt_sigreturn trampoline (arch_x86.h) is a signal frame, whose
- * interrupted registers come from the ucontext on the stack; else the rule
- * for the PC, from the rule cache or from the section find_sec() gives;
- * else the frame-pointer rule.  Consecutive frames whose rules are cached
- * are taken in cached runs.
+ * the architecture's rt_sigreturn trampoline (arch.h) is a signal frame,
+ * whose interrupted registers come from the signal frame on the stack;
+ * else the rule for the PC, from the rule cache or from the section
+ * find_sec() gives; else the frame-pointer rule.  Consecutive frames whose
+ * rules are cached are taken in cached runs.
  *
  * The environment is in small hooks, all optional.  A hook gets the walk,
  * so a caller may embed struct sframe_walk in its own context.
@@ -410,11 +426,11 @@ u32 ustack_sframe_walk(struct sframe_walk *w);
 
 /*
  * The call instruction that ends where a return address @ret points:
- * @b holds the SFRAME_CALL_MAX_LEN bytes before @ret.  Its length, E8
- * rel32 (5; *@target set to its target) or FF /2 (2..7: register,
- * memory, SIB, disp8, disp32, RIP-relative; *@target left alone), or 0.
+ * @b holds the SFRAME_CALL_MAX_LEN bytes before @ret.  Its length, or 0;
+ * *@target set for a direct call, left alone for an indirect one.  The
+ * architecture's (arch_<arch>_unwind.c says which instructions).
  */
-#define SFRAME_CALL_MAX_LEN	7
+#define SFRAME_CALL_MAX_LEN	USTACK_ARCH_CALL_MAX_LEN
 u32 ustack_sframe_call_before(const u8 *b, u64 ret, u64 *target);
 
 #ifndef __KERNEL__

@@ -3,8 +3,9 @@
  * The trace events of ustack (trace_events.c defines them), under
  * /sys/kernel/tracing/events/ustack/: the samples and user stacks of
  * /dev/ustack, with the same cookies, for perf, trace-cmd and BPF.
- * Enabling either starts the sources (trace_consumer.c), as opening
- * /dev/ustack does.
+ * Enabling either for a consumer entitled to system-wide stacks starts
+ * the sources (trace_events.c, trace_consumer.c), as opening /dev/ustack
+ * does.
  *
  * Strings are fixed arrays, not __string(): __assign_str() changed its
  * arguments in 6.10, and these are short.  The print formats stay within
@@ -30,11 +31,7 @@
  */
 #define USTACK_TRACE_MAX_FRAMES	256
 
-/* Enabling and disabling, told to the consumer's hook (trace_events.c). */
-int ustack_trace_events_reg(void);
-void ustack_trace_events_unreg(void);
-
-TRACE_EVENT_FN(sample,
+TRACE_EVENT(sample,
 
 	TP_PROTO(u64 cookie, const char *event, const u64 *kstack,
 		 unsigned int nr_kernel),
@@ -63,12 +60,10 @@ TRACE_EVENT_FN(sample,
 	TP_printk("cookie=0x%016llx pid=%d tid=%d event=%s kstack=%s",
 		  __entry->cookie, __entry->pid, __entry->tid, __entry->event,
 		  __print_array(__get_dynamic_array(kstack),
-				__entry->nr_kernel, 8)),
-
-	ustack_trace_events_reg, ustack_trace_events_unreg
+				__entry->nr_kernel, 8))
 );
 
-TRACE_EVENT_FN(user_stack,
+TRACE_EVENT(user_stack,
 
 	TP_PROTO(u64 cookie, const char *end, unsigned int nr_frames,
 		 const u64 *ips, const u8 *methods),
@@ -107,9 +102,7 @@ TRACE_EVENT_FN(user_stack,
 		  __entry->nr_frames,
 		  __print_array(__get_dynamic_array(ips), __entry->nr_ips, 8),
 		  __print_array(__get_dynamic_array(methods),
-				__entry->nr_ips, 1)),
-
-	ustack_trace_events_reg, ustack_trace_events_unreg
+				__entry->nr_ips, 1))
 );
 
 #endif /* USTACK_TRACE_H */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make check: install what is missing, build, run every host test area
 # (tests/<area>/run.sh) and the VM tests on every kernel of the matrix, and
-# end with "N passed, N failed".
+# end with "N passed, N failed" (", N skipped" when a test was skipped:
+# tests/select.sh says what a skip is; it never counts as a pass, and only
+# failures fail the run).
 #   AREAS="sframe report"   host areas to run (default: all; "none" for none)
 #   KERNELS="6.1 6.12"      kernels (default: kernels.conf, plus debug)
 #   TESTS="vm/load report/join-*"  tests by name (default: all); AREA/NAME:
@@ -30,13 +32,13 @@ bash scripts/deps.sh check || { echo "deps failed"; echo "0 passed, 1 failed"; e
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
-run() {	# run LABEL CMD...: stream a step's lines, keep its PASS/FAIL lines
+run() {	# run LABEL CMD...: stream a step's lines, keep its results
 	local t0=$SECONDS
 	echo "== $1" | tee -a "$log"
 	shift
 	# (STALL and RETRY lines, and a failed boot's last console lines, are
-	# shown too; only PASS and FAIL lines count)
-	"$@" 2>&1 | tee -a "$log" | grep --line-buffered -E '^(PASS|FAIL|STALL|RETRY): |^    \| ' |
+	# shown too; only PASS, FAIL and SKIP lines count)
+	"$@" 2>&1 | tee -a "$log" | grep --line-buffered -E '^(PASS|FAIL|SKIP|STALL|RETRY): |^    \| ' |
 		tee -a "$results"
 	local dt=$((SECONDS - t0))
 	echo "   took ${dt} s" | tee -a "$log"
@@ -65,6 +67,9 @@ tests_of() {
 	[ -z "${TESTS:-}" ] || [ $n -gt 0 ]
 }
 
+# The whole matrix: tests/kbuild leaves the VM lanes' kernels to them.
+kbuild_not_vm=
+[ -n "${KERNELS+x}" ] || kbuild_not_vm=1
 default_areas=$(ls tests/*/run.sh 2>/dev/null | cut -d/ -f2 | paste -sd' ')
 host_areas() {
 	local area names
@@ -72,7 +77,7 @@ host_areas() {
 		[ "$area" = none ] && continue
 		names=$(tests_of "$area") || continue
 		if [ -n "$names" ]; then mapfile -t names <<<"$names"; else names=(); fi
-		run "host: $area" bash "tests/$area/run.sh" ${names[@]+"${names[@]}"}
+		USTACK_KBUILD_NOT_VM=$kbuild_not_vm run "host: $area" bash "tests/$area/run.sh" ${names[@]+"${names[@]}"}
 	done
 }
 vm_tests=$(tests_of vm) || KERNELS=none
@@ -161,9 +166,16 @@ wait "$images" 2>/dev/null
 
 passed=$(grep -c '^PASS: ' "$results")
 failed=$(grep -c '^FAIL: ' "$results")
+skipped=$(grep -c '^SKIP: ' "$results")
+if [ "$skipped" -gt 0 ]; then
+	echo "Skipped:"
+	grep '^SKIP: ' "$results" | sed 's/^/  /'
+fi
 if [ "$failed" -gt 0 ]; then
 	echo "Failures:"
 	grep '^FAIL: ' "$results" | sed 's/^/  /'
 fi
-echo "$passed passed, $failed failed"
+more=
+[ "$skipped" = 0 ] || more=", $skipped skipped"
+echo "$passed passed, $failed failed$more"
 [ "$failed" -eq 0 ]

@@ -2,23 +2,18 @@
 # Debian sid's binutils, unpacked (never installed), for building SFrame v3
 # test programs on a Debian 12 host whose binutils (2.40) writes v1.
 #
-# The packages come from this machine's own Debian mirror (read from
-# /etc/apt/sources.list{,.d}) through a private apt configuration under the
-# cache directory, so the system's apt state (lists, caches, status) is never
-# touched. They are unpacked with dpkg-deb -x, together with sid's libc and
-# every library that sid's as/ld/objdump/readelf load, and each tool gets a
-# wrapper that starts it through the unpacked tree's own dynamic loader with
-# --library-path, so nothing of the host's libc is mixed in. `gcc -B<dir>`
-# with the printed wrapper directory then assembles and links with them.
+# scripts/unpack-suite.sh unpacks sid's binutils with every library they
+# load (sid's libc and loader included) into the cache; each tool here gets
+# a wrapper that starts it through that tree's own loader (ROOT/ld.sh), so
+# nothing of the host's libc is mixed in. `gcc -B<dir>` with the printed
+# wrapper directory then assembles and links with them.
 #
 # Prints the wrapper directory on stdout; everything else goes to stderr.
 # Cached: a second run only checks that the wrappers still work.
 set -euo pipefail
 
 cache=${USTACK_CACHE:-/var/cache/ustack}/sid-binutils
-root=$cache/root
 bin=$cache/bin
-aptd=$cache/apt
 tools=(as ld objdump readelf nm)
 
 log() { echo "sid-binutils: $*" >&2; }
@@ -33,113 +28,10 @@ if wrappers_work && [ -f "$cache/version" ]; then
 	exit 0
 fi
 
-# ---- the mirror: the first Debian archive URI this machine's apt uses ------
-mirror=
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-	[ -f "$f" ] || continue
-	mirror=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:\/\//) { print $i; exit } }' "$f" |
-		grep -v -- '-security' | grep -m1 '/debian/\?$' || true)
-	[ -n "$mirror" ] && break
-done
-if [ -z "$mirror" ]; then
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		mirror=$(awk 'tolower($1) == "uris:" { for (i = 2; i <= NF; i++) print $i }' "$f" |
-			grep -v -- '-security' | grep -m1 '/debian/\?$' || true)
-		[ -n "$mirror" ] && break
-	done
-fi
-if [ -z "$mirror" ]; then
-	log "no Debian mirror found in /etc/apt/sources.list{,.d}"
-	exit 1
-fi
-mirror=${mirror%/}
-
-# ---- a private apt: its own sources, lists, caches, empty status -----------
-mkdir -p "$aptd/etc/apt.conf.d" "$aptd/etc/sources.list.d" "$aptd/etc/preferences.d" \
-	"$aptd/lists/partial" "$aptd/cache/archives/partial" "$aptd/debs"
-: >"$aptd/status"
-keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-echo "deb [signed-by=$keyring] $mirror sid main" >"$aptd/etc/sources.list"
-cat >"$aptd/apt.conf" <<EOF
-Dir::Etc "$aptd/etc";
-Dir::Etc::main "/dev/null";
-Dir::Etc::parts "$aptd/etc/apt.conf.d";
-Dir::Etc::sourcelist "$aptd/etc/sources.list";
-Dir::Etc::sourceparts "$aptd/etc/sources.list.d";
-Dir::Etc::preferences "/dev/null";
-Dir::Etc::preferencesparts "$aptd/etc/preferences.d";
-Dir::State "$aptd";
-Dir::State::lists "$aptd/lists";
-Dir::State::status "$aptd/status";
-Dir::Cache "$aptd/cache";
-Dir::Cache::archives "$aptd/cache/archives";
-APT::Architecture "amd64";
-APT::Architectures { "amd64"; };
-Acquire::Languages "none";
-Acquire::Check-Valid-Until "false";
-Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";
-EOF
-# Check-Valid-Until off: a mirror that serves a frozen snapshot of sid (as
-# this machine's may) has a Release file past its Valid-Until date; the
-# signature is still checked against Debian's archive keyring.
-export APT_CONFIG=$aptd/apt.conf
-
-log "apt-get update (sid from $mirror, private state in $aptd)"
-if ! apt-get -q update >"$aptd/update.log" 2>&1; then
-	log "apt-get update failed: $(tail -n 3 "$aptd/update.log" | tr '\n' ' ')"
-	exit 1
-fi
-
-# The binutils binaries, and the libraries they load. Found from the
-# packages' own Depends (one level for binutils, then the libraries' own),
-# so a new soname in sid is followed without editing this list.
-pkg_deps() { # package -> the package names of its Depends/Pre-Depends
-	apt-cache depends --no-recommends --no-suggests --no-conflicts --no-breaks \
-		--no-replaces --no-enhances "$1" 2>/dev/null |
-		awk '$1 ~ /^(\|)?(Pre)?Depends:$/ && $2 !~ /^</ { print $2 }' | sed 's/:any$//'
-}
-want=(binutils binutils-x86-64-linux-gnu binutils-common libc6 libgcc-s1 libstdc++6)
-declare -A seen=()
-queue=("${want[@]}")
-for ((i = 0; i < ${#queue[@]} && i < 200; i++)); do
-	p=${queue[$i]}
-	[ -n "${seen[$p]:-}" ] && continue
-	seen[$p]=1
-	while read -r d; do
-		case $d in
-		# Not needed to run the tools, and large or interactive.
-		debconf | debconf-2.0 | cdebconf | perl* | dpkg | install-info | gcc-*-base) continue ;;
-		esac
-		[ -z "${seen[$d]:-}" ] && queue+=("$d")
-	done < <(pkg_deps "$p")
-done
-pkgs=("${!seen[@]}")
-log "downloading ${pkgs[*]}"
-rm -f "$aptd/debs"/*.deb
-if ! (cd "$aptd/debs" && apt-get -q download "${pkgs[@]}" >"$aptd/download.log" 2>&1); then
-	log "apt-get download failed: $(tail -n 3 "$aptd/download.log" | tr '\n' ' ')"
-	exit 1
-fi
-
-rm -rf "$root.new"
-mkdir -p "$root.new"
-: >"$cache/packages.new"
-for d in "$aptd/debs"/*.deb; do
-	dpkg-deb -x "$d" "$root.new"
-	dpkg-deb -f "$d" Package Version | paste -sd' ' >>"$cache/packages.new"
-done
-mv "$cache/packages.new" "$cache/packages"
-rm -rf "$root"
-mv "$root.new" "$root"
-
-loader=$root/lib64/ld-linux-x86-64.so.2
-[ -e "$loader" ] || loader=$root/usr/lib64/ld-linux-x86-64.so.2
-if [ ! -e "$loader" ]; then
-	log "no dynamic loader in the unpacked tree"
-	exit 1
-fi
-libpath=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$("$here/unpack-suite.sh" sid binutils-sid binutils binutils-x86-64-linux-gnu \
+	binutils-common libstdc++6) || { log "cannot unpack sid's binutils"; exit 1; }
+rm -rf "$cache/root" "$cache/dl" "$cache/apt"	# the tree this script kept itself
 
 mkdir -p "$bin"
 for t in "${tools[@]}"; do
@@ -148,8 +40,8 @@ for t in "${tools[@]}"; do
 	# as and ld are reached by gcc -B as plain names; the ld variants too.
 	cat >"$bin/$t" <<EOF
 #!/bin/sh
-# sid's $t from $root, through sid's own loader and libraries.
-exec "$loader" --library-path "$libpath" "$real" "\$@"
+# sid's $t, through sid's own loader and libraries.
+exec "$root/ld.sh" "$real" "\$@"
 EOF
 	chmod +x "$bin/$t"
 done
@@ -162,9 +54,7 @@ for t in "${tools[@]}"; do
 		exit 1
 	fi
 done
+rm -f "$cache"/*.err
 "$bin/as" --version | head -n 1 >"$cache/version"
-# The lists and the .debs (170 MB) are needed only to fetch again, which
-# starts with its own apt-get update; the tree and the package list stay.
-rm -rf "$aptd/lists" "$aptd/cache" "$aptd/debs" "$cache"/*.err
 log "$(cat "$cache/version")"
 echo "$bin"

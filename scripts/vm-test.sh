@@ -56,9 +56,19 @@ log_name=vm-$name${USTACK_LOG_SUFFIX-.$$}
 build=$work/build
 rm -rf "$build" && mkdir -p "$build"
 # Sources only: objects built in the tree for another kernel must not leak in.
-(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' \) -print0 |
+(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
 	cpio --null -pdm --quiet "$build")
-if ! make -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_dir/build-$log_name.log" 2>&1; then
+# A kernel of another suite is built in that suite's build root, with the
+# compiler its headers name (kernel.sh's BUILDROOT; the work directory is
+# in the cache, which the root sees at the same path).
+kmake() {
+	if [ -n "${BUILDROOT:-}" ]; then
+		"$top/scripts/buildroot.sh" "$BUILDROOT" make "$@"
+	else
+		make "$@"
+	fi
+}
+if ! kmake -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_dir/build-$log_name.log" 2>&1; then
 	echo "FAIL: vm/$name/build: ustack.ko does not build against $KREL (see $log_dir/build-$log_name.log)"
 	exit 0
 fi
@@ -75,12 +85,57 @@ cp "$build/module/ustack.ko" "$stage/opt/ustack/"
 cp "$top/tests/debugkernel/kmemleak-filter.awk" "$stage/opt/ustack/"
 cp -a "$top/tests/vm" "$stage/tests/"
 install -m 0755 "$top/tests/vm/guest-init.sh" "$stage/init"
-make -s -C "$top/tests/vm" OUT="$stage/tests/vm/bin" >/dev/null
+# Runtimes of other Debian suites (scripts/runtimes.conf), unpacked by
+# scripts/unpack-suite.sh, for a test that asks with a line "# runtime:
+# NAME...": at /opt/runtimes/NAME, without documentation, locales and
+# Python's own test suite (the guest's memory holds them).
+for t in "${tests[@]}"; do
+	for rt in $(sed -n 's/^# runtime: //p' "$top/tests/vm/$t.sh" | head -n1); do
+		[ -d "$stage/opt/runtimes/$rt" ] && continue
+		read -r -a rtconf < <(awk -v n="$rt" '$1 == n' "$top/scripts/runtimes.conf")
+		if [ ${#rtconf[@]} -lt 3 ] ||
+		   ! rtroot=$(bash "$top/scripts/unpack-suite.sh" "${rtconf[1]}" "$rt" "${rtconf[@]:2}" 2>"$work/unpack.log"); then
+			echo "FAIL: vm/$name/runtime-$rt: not in scripts/runtimes.conf, or not unpacked: $(tail -n1 "$work/unpack.log" 2>/dev/null)"
+			exit 0
+		fi
+		mkdir -p "$stage/opt/runtimes/$rt"
+		(cd "$rtroot" && find . \( -path ./usr/share/doc -o -path ./usr/share/man -o -path ./usr/share/locale \
+			-o -path './usr/lib/python3*/test' -o -path './usr/lib/python3*/idlelib' \
+			-o -path './usr/lib/python3*/tkinter' -o -path './usr/lib/python3*/turtledemo' \
+			-o -path './usr/lib/python3*/ensurepip' -o -path './usr/lib/python3*/config-*' \) -prune \
+			-o -print0 | cpio --null -pdm --quiet "$stage/opt/runtimes/$rt")
+	done
+done
+# Debian's openjdk-17 for a test that asks with a line "# java: yes": a
+# runtime of java.base alone made from it by its own jlink (some 40 MB,
+# with its class data archive), cached per JDK release, at /opt/java;
+# and the JVM agent.
+java_home=/usr/lib/jvm/java-17-openjdk-amd64
+for t in "${tests[@]}"; do
+	grep -qs '^# java: yes' "$top/tests/vm/$t.sh" || continue
+	jre=$cache/runtimes/java17-base-$(cksum <"$java_home/release" | cut -d" " -f1)
+	if [ ! -x "$jre/bin/java" ] && [ -x "$java_home/bin/jlink" ]; then
+		rm -rf "$jre.new"
+		"$java_home/bin/jlink" --add-modules java.base --strip-debug --no-man-pages \
+			--no-header-files --generate-cds-archive --output "$jre.new" >"$work/jlink.log" 2>&1 &&
+			rm -f "$jre.new/lib/server/classes_nocoops.jsa" && mv "$jre.new" "$jre"
+	fi
+	if [ ! -x "$jre/bin/java" ]; then
+		echo "FAIL: vm/$name/java: no java runtime from $java_home (scripts/deps.sh check): $(tail -n1 "$work/jlink.log" 2>/dev/null)"
+		exit 0
+	fi
+	mkdir -p "$stage/opt/java"
+	cp -a "$jre/." "$stage/opt/java/"
+	[ -f "$top/tools/jvm-agent/libustack-jvm.so" ] &&
+		install -D -m 0644 "$top/tools/jvm-agent/libustack-jvm.so" "$stage/usr/lib/ustack/libustack-jvm.so"
+	break
+done
+make -s -C "$top/tests/vm" OUT="$stage/tests/vm/bin" RUNTIMES="$stage/opt/runtimes" >/dev/null
 for t in tools/sframe-register/sframe-register tools/ustack-report/ustack-report; do
 	[ -x "$top/$t" ] && cp "$top/$t" "$stage/usr/bin/"
 done
-[ -f "$top/tools/sframe-register/libsframe-register.so" ] &&
-	cp "$top/tools/sframe-register/libsframe-register.so" "$stage/usr/lib/"
+[ -f "$top/tools/shim/libsframe-register.so" ] &&
+	cp "$top/tools/shim/libsframe-register.so" "$stage/usr/lib/"
 # ustackd, where it is built; bash for a test that profiles it ("# bash: yes").
 [ -x "$top/tools/ustackd/ustackd" ] && install -D "$top/tools/ustackd/ustackd" "$stage/usr/sbin/ustackd"
 for t in "${tests[@]}"; do

@@ -2,13 +2,30 @@
 # tests/<area>/run.sh with the area's name and its arguments:
 #     . "$top/tests/select.sh" AREA "$@"
 # `bash tests/AREA/run.sh NAME...` runs only the tests named (no NAME: all).
-# A test's NAME is what follows "AREA/" in its PASS:/FAIL: line; a NAME may
-# be a shell pattern ('join-*', 'c-O2-*/*').  Only the selected tests'
-# results are printed; a NAME that no test matched is a failure
+# A test's NAME is what follows "AREA/" in its PASS:/FAIL:/SKIP: line; a
+# NAME may be a shell pattern ('join-*', 'c-O2-*/*').  Only the selected
+# tests' results are printed; a NAME that no test matched is a failure
 # ("FAIL: AREA/NAME: no such test").  An area skips the work of the tests
 # that were not asked for (`want`), except what the selected ones need.
 # With NAMEs, a bare `wait` would also wait for the results filter: wait
 # for the PIDs you started.
+#
+# Results: a test prints its own line, with these helpers (a C checker
+# run by an area prints the same lines itself):
+#     pass NAME            PASS: AREA/NAME
+#     fail NAME REASON     FAIL: AREA/NAME: REASON
+#     skip NAME REASON     SKIP: AREA/NAME: REASON
+#     run_test NAME FUNCTION [ARG...]
+#                          if NAME is selected: FUNCTION (in a subshell),
+#                          PASS if it returns 0, else FAIL with the last
+#                          three lines it printed as the reason
+# A skip is for a test this run was told to leave out (USTACK_NO_SID=1),
+# never for one that was tried and broke, nor for one whose tool or
+# privilege is missing where make check needs it: that is a FAIL
+# (`scripts/deps.sh check` installs what the tests need).  A skip is not a
+# pass: scripts/check.sh counts skips on their own, names them at the end
+# and fails on FAIL lines only, so a test that printed a FAIL has failed
+# whatever else it printed.
 
 SEL_AREA=$1
 shift
@@ -28,6 +45,23 @@ sel_exit() {
 	fi
 }
 trap sel_exit EXIT
+
+# The results (above): one line each, the only lines make check counts.
+pass() { echo "PASS: $SEL_AREA/$1"; }
+fail() { echo "FAIL: $SEL_AREA/$1: ${2-}"; }
+skip() { echo "SKIP: $SEL_AREA/$1: ${2-}"; }
+run_test() {
+	# (sel_ names: the test function sees these locals, and an area's
+	# globals such as $out must not be hidden from it)
+	local sel_name=$1 sel_text
+	shift
+	want "$sel_name" || return 0
+	if sel_text=$("$@" 2>&1); then
+		pass "$sel_name"
+	else
+		fail "$sel_name" "$(printf '%s' "$sel_text" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
 
 # want NAME...: true if a test named NAME (itself possibly a pattern, for
 # a group of tests made by one step) is selected.
@@ -49,7 +83,7 @@ if [ ${#SEL_NAMES[@]} -gt 0 ]; then
 	sel_filter() {
 		local line name p matched=() i hit
 		while IFS= read -r line; do
-			if [[ $line =~ ^(PASS|FAIL):\ ${SEL_AREA}/([^:\ ]+) ]]; then
+			if [[ $line =~ ^(PASS|FAIL|SKIP):\ ${SEL_AREA}/([^:\ ]+) ]]; then
 				name=${BASH_REMATCH[2]} hit=0
 				for i in "${!SEL_NAMES[@]}"; do
 					p=${SEL_NAMES[$i]}

@@ -170,7 +170,14 @@ struct ustack_self {
  *
  * The opt-in belongs to the address space: every thread of the process;
  * fork() does not inherit it (the child has a new address space: the shim
- * opts its child in again), exec clears it.  x86-64 callers only.
+ * opts its child in again), exec clears it.  Native 64-bit callers only.
+ *
+ * A request's si_errno is USTACK_COOP_SIG_GUARDED when the process's
+ * SIGSEGV and SIGBUS handlers are the request signal's own handler (a
+ * handler that turns a fault of its own reads into a failed read, and
+ * passes every other fault on), else 0: the handler may then read its
+ * process's memory with plain loads, as no fault of theirs can reach a
+ * handler of the program instead.
  *
  * COOP_ON errors: EINVAL bad size/flags/reserved or a signal outside
  * SIGRTMIN..SIGRTMAX; ENOSPC too many processes opted in; EOPNOTSUPP a
@@ -203,6 +210,7 @@ struct ustack_coop_frame {
  */
 
 #define USTACK_INTERP_ENTRY	0x1	/* began a new native evaluation */
+#define USTACK_COOP_SIG_GUARDED	1	/* a request's si_errno: see above */
 #define USTACK_INTERP_NATIVE_NONE	0xffffffffu
 
 #define USTACK_COOP_MAX_FRAMES	128
@@ -255,7 +263,7 @@ struct ustack_coop_answer {
  * STORE_ADD replaces an earlier entry for the same object (unless
  * SFRAME_STORE_KEEP, below).  Errors:
  * EPERM not privileged; EBADF a descriptor not open for reading; EINVAL
- * bad size/flags/reserved, object not a regular x86-64 ELF file with an
+ * bad size/flags/reserved, object not a regular ELF file of the CPU with an
  * executable PT_LOAD, store file not a regular file or on a filesystem
  * whose pages cannot be read through the page cache, empty or wrapping
  * range, range past the store file's end; EBADMSG the section is not
@@ -280,7 +288,7 @@ struct ustack_coop_answer {
  * none), STORE_FLUSH and rmmod drop it with the others.  It serves every
  * process whose vDSO is that image; 32-bit and x32 processes map another
  * image and are not covered.  Errors as above, and EOPNOTSUPP when the
- * caller's own vDSO is not an x86-64 ELF64 image (a 32-bit or x32 caller,
+ * caller's own vDSO is not an ELF64 image of the CPU (a 32-bit or x32 caller,
  * or none), EBADMSG also for functions outside the image's text.
  *
  * SFRAME_STORE_KEEP in flags (STORE_ADD only; EINVAL with STORE_DEL): add
@@ -366,6 +374,7 @@ enum ustack_rec_type {
 	USTACK_REC_USER		= 2,
 	USTACK_REC_LOST		= 3,
 	USTACK_REC_INTERP	= 4,
+	USTACK_REC_PERFMAP	= 5,	/* tools only: see below */
 };
 
 enum ustack_event {
@@ -453,6 +462,19 @@ struct ustack_rec_interp {
 	__u16 reserved;
 	__u32 strtab_len;
 	char lang[16];
+};
+
+/*
+ * Never written by the kernel: ustack-report --save appends, after the
+ * device's records, the perf map (/tmp/perf-<pid>.map: "START SIZE name"
+ * lines) of each process it read one of while recording, so that JIT code
+ * is still named once the process is gone.  Followed by len bytes of the
+ * map's lines, then zero padding to a multiple of 8.
+ */
+struct ustack_rec_perfmap {
+	struct ustack_rec_hdr hdr;
+	__u32 pid;
+	__u32 len;
 };
 
 #endif /* _UAPI_USTACK_H */

@@ -11,10 +11,10 @@
 # Prints `bench <name> <value> <unit>` lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-T=tools/sframe-register
-make -s -C "$T" -j2 >/dev/null 2>&1 || { echo "bench shim: build failed" >&2; exit 0; }
-SR=$PWD/$T/sframe-register
-SHIM=$PWD/$T/libsframe-register.so
+make -s -C tools/sframe-register -j2 >/dev/null 2>&1 &&
+	make -s -C tools/shim -j2 >/dev/null 2>&1 || { echo "bench shim: build failed" >&2; exit 0; }
+SR=$PWD/tools/sframe-register/sframe-register
+SHIM=$PWD/tools/shim/libsframe-register.so
 W=$(mktemp -d /tmp/ustack-bench-shim.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 export USTACK_SFRAME_REGISTER=$SR

@@ -24,9 +24,6 @@ work=${USTACK_DK_WORK:-$cache/debugkernel-test}
 tmo=${USTACK_DK_TIMEOUT:-1200}
 mkdir -p "$log_dir" "$work"
 
-pass() { echo "PASS: debugkernel/$1"; }
-fail() { echo "FAIL: debugkernel/$1: $2"; }
-
 # bug name -> extended regex the report must match (kernel log, unindented).
 declare -A sig=(
 	[oob]='BUG: KASAN: slab-out-of-bounds in do_oob'
@@ -59,85 +56,99 @@ sel=()
 for b in "${bugs[@]}"; do want "catches-$b" && sel+=("$b"); done
 bugs=("${sel[@]}")
 
-# 1. The kernel.
-t0=$(date +%s)
-if ! kinfo=$("$top/scripts/kernel.sh" debug 2>"$log_dir/debugkernel-build.err"); then
-	fail kernel-build "scripts/kernel.sh debug failed: $(tail -n1 "$log_dir/debugkernel-build.err")"
-	exit 0
-fi
-eval "$kinfo"
-pass kernel-build
-echo "debugkernel: kernel $KREL ready in $(( $(date +%s) - t0 )) s" >&2
+# ---- the tests ---------------------------------------------------------------
 
-# 2. Its config holds every check the fragment asks for (the build script
+# The kernel (cached): sets KREL, KDIR, VMLINUZ, MODROOT.
+kernel_build() {
+	local t0 kinfo
+
+	t0=$(date +%s)
+	if ! kinfo=$("$top/scripts/kernel.sh" debug 2>"$log_dir/debugkernel-build.err"); then
+		fail kernel-build "scripts/kernel.sh debug failed: $(tail -n1 "$log_dir/debugkernel-build.err")"
+		return 1
+	fi
+	eval "$kinfo"
+	pass kernel-build
+	echo "debugkernel: kernel $KREL ready in $(( $(date +%s) - t0 )) s" >&2
+}
+
+# Its config holds every check the fragment asks for (the build script
 # already refuses a config that lost an option; this keeps it honest).
-missing=
-for o in KASAN KASAN_GENERIC UBSAN PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP \
-	DEBUG_KMEMLEAK DEBUG_LIST SLUB MODULE_UNLOAD KPROBES PERF_EVENTS \
-	USER_RETURN_NOTIFIER MMU_NOTIFIER FTRACE_SYSCALLS IA32_EMULATION IO_URING \
-	UNWINDER_ORC DEBUG_FS; do
-	grep -qx "CONFIG_$o=y" "$KDIR/.config" || missing+=" $o"
-done
-if [ -z "$missing" ]; then pass config; else fail config "not set:$missing"; fi
+config() {
+	local o missing=
+
+	for o in KASAN KASAN_GENERIC UBSAN PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP \
+		DEBUG_KMEMLEAK DEBUG_LIST SLUB MODULE_UNLOAD KPROBES PERF_EVENTS \
+		USER_RETURN_NOTIFIER MMU_NOTIFIER FTRACE_SYSCALLS IA32_EMULATION IO_URING \
+		UNWINDER_ORC DEBUG_FS; do
+		grep -qx "CONFIG_$o=y" "$KDIR/.config" || missing+=" $o"
+	done
+	[ -z "$missing" ] || { echo "not set:$missing"; return 1; }
+}
 
 # The kmemleak filter proposed for the guest runner (kmemleak-filter.awk):
 # on a recorded report (a kernel-own ACPI leak, a leak by a loaded module, one
 # by an unloaded module) it keeps the two module leaks and renames the other.
-kf=$(busybox awk -f "$here/kmemleak-filter.awk" "$here/kmemleak-sample.txt" 2>&1)
-n_kept=$(grep -c '^unreferenced object' <<<"$kf")
-n_ign=$(grep -c '^kmemleak: ignored' <<<"$kf")
-if [ "$n_kept" = 2 ] && [ "$n_ign" = 1 ] &&
-	[ "$(grep -c '' <<<"$kf")" = "$(grep -c '' "$here/kmemleak-sample.txt")" ]; then
-	pass kmemleak-filter
-else
-	fail kmemleak-filter "kept $n_kept, ignored $n_ign (want 2, 1)"
-fi
+kmemleak_filter() {
+	local kf n_kept n_ign
 
-# 3. The modules, built like the harness builds ustack.ko (fresh copies).
-rm -rf "$work/build" && mkdir -p "$work/build"
-cp -a "$here/badmod" "$work/build/"
-if make -s -C "$KDIR" M="$work/build/badmod" modules >"$log_dir/debugkernel-badmod.log" 2>&1 &&
-	! grep -q 'warning:' "$log_dir/debugkernel-badmod.log"; then
-	pass badmod-build
-else
-	fail badmod-build "see $log_dir/debugkernel-badmod.log"
-	exit 0
-fi
-have_ustack=0
-if [ -f "$top/module/Makefile" ] || [ -f "$top/module/Kbuild" ]; then
+	kf=$(busybox awk -f "$here/kmemleak-filter.awk" "$here/kmemleak-sample.txt" 2>&1)
+	n_kept=$(grep -c '^unreferenced object' <<<"$kf")
+	n_ign=$(grep -c '^kmemleak: ignored' <<<"$kf")
+	[ "$n_kept" = 2 ] && [ "$n_ign" = 1 ] &&
+		[ "$(grep -c '' <<<"$kf")" = "$(grep -c '' "$here/kmemleak-sample.txt")" ] ||
+		{ echo "kept $n_kept, ignored $n_ign (want 2, 1)"; return 1; }
+}
+
+# The modules, built like the harness builds ustack.ko (fresh copies):
+# badmod (or return 1), and ustack.ko if the tree has one (have_ustack=1).
+build_modules() {
+	rm -rf "$work/build" && mkdir -p "$work/build"
+	cp -a "$here/badmod" "$work/build/"
+	if make -s -C "$KDIR" M="$work/build/badmod" modules >"$log_dir/debugkernel-badmod.log" 2>&1 &&
+		! grep -q 'warning:' "$log_dir/debugkernel-badmod.log"; then
+		pass badmod-build
+	else
+		fail badmod-build "see $log_dir/debugkernel-badmod.log"
+		return 1
+	fi
+	have_ustack=0
+	[ -f "$top/module/Makefile" ] || [ -f "$top/module/Kbuild" ] || return 0
 	cp -a "$top/module" "$work/build/"
 	[ -d "$top/include" ] && cp -a "$top/include" "$work/build/"
-	if make -s -C "$KDIR" M="$work/build/module" modules >"$log_dir/debugkernel-ustack.log" 2>&1 &&
-		[ -f "$work/build/module/ustack.ko" ]; then
-		have_ustack=1
-		if grep -q 'warning:' "$log_dir/debugkernel-ustack.log"; then
-			fail ustack-build "compiler warnings (see $log_dir/debugkernel-ustack.log)"
-		else
-			pass ustack-build
-		fi
-	else
+	if ! make -s -C "$KDIR" M="$work/build/module" modules >"$log_dir/debugkernel-ustack.log" 2>&1 ||
+		[ ! -f "$work/build/module/ustack.ko" ]; then
 		fail ustack-build "ustack.ko does not build against $KREL (see $log_dir/debugkernel-ustack.log)"
+		return 0
 	fi
-fi
+	have_ustack=1
+	if grep -q 'warning:' "$log_dir/debugkernel-ustack.log"; then
+		fail ustack-build "compiler warnings (see $log_dir/debugkernel-ustack.log)"
+	else
+		pass ustack-build
+	fi
+}
 
-# 4. One initramfs for every boot: the harness's /init and lib.sh, the modules,
-# one guest test per bug (selected on the kernel command line).
-stage=$work/stage
-rm -rf "$stage" && mkdir -p "$stage/opt/ustack" "$stage/tests/vm"
-install -m 0755 "$top/tests/vm/guest-init.sh" "$stage/init"
-cp "$top/tests/vm/lib.sh" "$stage/tests/vm/"
-cp "$work/build/badmod/badmod.ko" "$stage/opt/ustack/"
-cp "$here/kmemleak-filter.awk" "$stage/opt/ustack/"	# the runner's leak filter
-[ $have_ustack = 1 ] && cp "$work/build/module/ustack.ko" "$stage/opt/ustack/"
-# badmod stays loaded after a leak, so that kmemleak's backtrace can name it.
-for b in "${all_bugs[@]}"; do
-	{
-		echo "insmod /opt/ustack/badmod.ko bug=$b || exit 1"
-		[ "$b" = leak ] || echo "rmmod badmod || exit 1"
-		echo "echo done $b"
-	} >"$stage/tests/vm/dk-$b.sh"
-done
-cat >"$stage/tests/vm/dk-clean.sh" <<'EOF'
+# One initramfs for every boot ($initrd): the harness's /init and lib.sh,
+# the modules, one guest test per bug (selected on the kernel command line).
+make_initramfs() {
+	local stage=$work/stage b
+
+	rm -rf "$stage" && mkdir -p "$stage/opt/ustack" "$stage/tests/vm"
+	install -m 0755 "$top/tests/vm/guest-init.sh" "$stage/init"
+	cp "$top/tests/vm/lib.sh" "$stage/tests/vm/"
+	cp "$work/build/badmod/badmod.ko" "$stage/opt/ustack/"
+	cp "$here/kmemleak-filter.awk" "$stage/opt/ustack/"	# the runner's leak filter
+	[ $have_ustack = 1 ] && cp "$work/build/module/ustack.ko" "$stage/opt/ustack/"
+	# badmod stays loaded after a leak, so that kmemleak's backtrace can name it.
+	for b in "${all_bugs[@]}"; do
+		{
+			echo "insmod /opt/ustack/badmod.ko bug=$b || exit 1"
+			[ "$b" = leak ] || echo "rmmod badmod || exit 1"
+			echo "echo done $b"
+		} >"$stage/tests/vm/dk-$b.sh"
+	done
+	cat >"$stage/tests/vm/dk-clean.sh" <<'EOF'
 . ./lib.sh
 if [ -f /opt/ustack/ustack.ko ]; then
 	ustack_load
@@ -150,17 +161,10 @@ insmod /opt/ustack/badmod.ko bug=none || fail "insmod badmod"
 rmmod badmod || fail "rmmod badmod"
 echo clean
 EOF
-initrd=$work/initramfs.cpio
-if ! "$top/scripts/vm/initramfs.sh" "$initrd" "$KREL" "$MODROOT" "$stage" \
-	>"$log_dir/debugkernel-initramfs.log" 2>&1; then
-	fail initramfs "see $log_dir/debugkernel-initramfs.log"
-	exit 0
-fi
-
-# Guest memory: kmemleak's end-of-boot scan reads all of it (and KASAN's
-# shadow) under TCG, so keep it small unless told otherwise.
-export USTACK_VM_MEM=${USTACK_VM_MEM:-1024}
-bad=$(grep -v '^#' "$top/scripts/vm/bad-log-patterns" | grep -v '^$' | paste -sd'|')
+	"$top/scripts/vm/initramfs.sh" "$initrd" "$KREL" "$MODROOT" "$stage" \
+		>"$log_dir/debugkernel-initramfs.log" 2>&1 ||
+		{ fail initramfs "see $log_dir/debugkernel-initramfs.log"; return 1; }
+}
 
 boot() {	# boot LABEL TESTS [APPEND] -> harness output in $work/out-LABEL
 	local t1
@@ -170,67 +174,94 @@ boot() {	# boot LABEL TESTS [APPEND] -> harness output in $work/out-LABEL
 	echo "debugkernel: boot $1 ($2) took $(( $(date +%s) - t1 )) s" >&2
 }
 
-# 5. Control: ustack.ko and a harmless badmod on the debug kernel are clean.
-if [ $control = 1 ]; then
-	boot dk-clean dk-clean
+# Control: ustack.ko and a harmless badmod on the debug kernel are clean
+# (the boot dk-clean).
+clean_boot() {
+	local n_fail n_pass
+
 	n_fail=$(grep -c '^FAIL' "$work/out-dk-clean")
 	n_pass=$(grep -c '^PASS' "$work/out-dk-clean")
-	if [ "$n_fail" = 0 ] && [ "$n_pass" -ge 3 ]; then
-		pass clean-boot
-	else
-		fail clean-boot "$(grep -m2 '^FAIL' "$work/out-dk-clean" | paste -sd';' | cut -c1-300)"
-	fi
-fi
+	[ "$n_fail" = 0 ] && [ "$n_pass" -ge 3 ] ||
+		{ grep -m2 '^FAIL' "$work/out-dk-clean" | paste -sd';' | cut -c1-300; return 1; }
+}
 
-# 6. The bugs, grouped to save boots: lockdep reports once per boot and a
-# KASAN report turns lockdep (and PROVE_RCU) off, so each lockdep-class bug
-# comes first in its boot; KASAN reports more than once with kasan_multi_shot.
-# USTACK_DK_SEPARATE=1 gives every bug its own boot instead.
+# The selected bugs grouped to save boots, a group a line: lockdep reports
+# once per boot and a KASAN report turns lockdep (and PROVE_RCU) off, so
+# each lockdep-class bug comes first in its boot; KASAN reports more than
+# once with kasan_multi_shot.  USTACK_DK_SEPARATE=1 gives every bug its
+# own boot instead.
+bug_groups() {
+	local b g=
+
+	if [ "${USTACK_DK_SEPARATE:-0}" = 1 ]; then
+		printf '%s\n' "${bugs[@]}"
+		return
+	fi
+	for b in rcu oob uaf ubsan list sleep leak; do
+		[[ " ${bugs[*]} " == *" $b "* ]] && g+="$b "
+	done
+	[ -n "$g" ] && echo "$g"
+	for b in "${bugs[@]}"; do
+		case $b in rcu|oob|uaf|ubsan|list|sleep|leak) ;; *) echo "$b" ;; esac
+	done
+}
+
+# Where each bug's report must point: badmod's function, file or lock.
 declare -A where=(
 	[oob]='do_oob' [uaf]='do_uaf' [ubsan]='badmod\.c' [sleep]='badmod\.c'
 	[lockinv]='lock_a' [waitctx]='wait_mutex' [rcu]='badmod\.c:[0-9]+ suspicious rcu_dereference'
 	[list]='do_list' [leak]='do_leak'
 )
-groups=()
-if [ "${USTACK_DK_SEPARATE:-0}" = 1 ]; then
-	for b in "${bugs[@]}"; do groups+=("$b"); done
-else
-	g=
-	for b in rcu oob uaf ubsan list sleep leak; do
-		[[ " ${bugs[*]} " == *" $b "* ]] && g+="$b "
-	done
-	[ -n "$g" ] && groups+=("$g")
-	for b in "${bugs[@]}"; do
-		case $b in rcu|oob|uaf|ubsan|list|sleep|leak) ;; *) groups+=("$b") ;; esac
-	done
-fi
 
-# For each bug of a boot: the guest test ran through, the harness failed that
-# boot's kernel log, and the bug's own report is in the log on a line that
-# the harness's patterns flag by themselves, next to evidence that badmod made
-# it (its function, file or lock names).
+# catches LABEL BUG: in the boot LABEL, the guest test of BUG ran through,
+# the harness failed that boot's kernel log, and the bug's own report is in
+# the log on a line that the harness's patterns flag by themselves, next to
+# evidence that badmod made it (where[BUG]).
+catches() {
+	local label=$1 b=$2 out=$work/out-$1 vlog=$log_dir/vm-$1.log
+
+	if [ -z "${sig[$b]:-}" ]; then
+		echo "unknown bug"
+	elif ! grep -q "^PASS: vm/$label/dk-$b\$" "$out"; then
+		echo "guest test did not run through: $(grep -m1 "$label/dk-$b" "$out")"
+	elif ! grep -q "^FAIL: vm/$label/kernel-log" "$out"; then
+		echo "harness passed the kernel log (see $vlog)"
+	elif ! tr -d '\r' <"$vlog" | grep -v '^ *USTACK-\|^    ' | grep -E "${sig[$b]}" |
+		grep -E "$bad" >/dev/null; then
+		echo "no '${sig[$b]}' flagged by the harness in $vlog"
+	elif ! tr -d '\r' <"$vlog" | grep -E "${where[$b]}" >/dev/null; then
+		echo "report not tied to badmod ('${where[$b]}' missing in $vlog)"
+	elif [ "$b" = leak ] && ! grep -q "^PASS: vm/$label/boot-complete" "$out"; then
+		echo "boot did not complete, no kmemleak scan (see $vlog)"
+	else
+		return 0
+	fi
+	return 1
+}
+
+# ---- the run ----------------------------------------------------------------
+
+kernel_build || exit 0
+run_test config config
+run_test kmemleak-filter kmemleak_filter
+build_modules || exit 0
+initrd=$work/initramfs.cpio
+make_initramfs || exit 0
+
+# Guest memory: kmemleak's end-of-boot scan reads all of it (and KASAN's
+# shadow) under TCG, so keep it small unless told otherwise.
+export USTACK_VM_MEM=${USTACK_VM_MEM:-1024}
+bad=$(grep -v '^#' "$top/scripts/vm/bad-log-patterns" | grep -v '^$' | paste -sd'|')
+
+if [ $control = 1 ]; then
+	boot dk-clean dk-clean
+	run_test clean-boot clean_boot
+fi
+mapfile -t groups < <(bug_groups)
 for g in "${groups[@]}"; do
+	# shellcheck disable=SC2086
 	set -- $g
-	label=dk-$1
-	tests=$(printf 'dk-%s,' "$@")
-	boot "$label" "${tests%,}" kasan_multi_shot
-	out=$work/out-$label
-	vlog=$log_dir/vm-$label.log
-	for b in "$@"; do
-		if [ -z "${sig[$b]:-}" ]; then
-			fail "catches-$b" "unknown bug"
-		elif ! grep -q "^PASS: vm/$label/dk-$b\$" "$out"; then
-			fail "catches-$b" "guest test did not run through: $(grep -m1 "$label/dk-$b" "$out")"
-		elif ! grep -q "^FAIL: vm/$label/kernel-log" "$out"; then
-			fail "catches-$b" "harness passed the kernel log (see $vlog)"
-		elif ! tr -d '\r' <"$vlog" | grep -v '^ *USTACK-\|^    ' | grep -E "${sig[$b]}" | grep -E "$bad" >/dev/null; then
-			fail "catches-$b" "no '${sig[$b]}' flagged by the harness in $vlog"
-		elif ! tr -d '\r' <"$vlog" | grep -E "${where[$b]}" >/dev/null; then
-			fail "catches-$b" "report not tied to badmod ('${where[$b]}' missing in $vlog)"
-		elif [ "$b" = leak ] && ! grep -q "^PASS: vm/$label/boot-complete" "$out"; then
-			fail "catches-$b" "boot did not complete, no kmemleak scan (see $vlog)"
-		else
-			pass "catches-$b"
-		fi
-	done
+	boot "dk-$1" "$(printf 'dk-%s,' "$@" | sed 's/,$//')" kasan_multi_shot
+	for b in "$@"; do run_test "catches-$b" catches "dk-$1" "$b"; done
 done
+exit 0

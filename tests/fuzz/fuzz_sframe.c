@@ -136,25 +136,17 @@ static void fz_guess_walk(struct sframe_walk *w, const uint8_t *data,
 		__builtin_trap();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Lookups around every FDE (at most 64) and at PCs from the stack; steps. */
+static void fz_lookups(const u64 *stack, const u64 *gpr)
 {
+	static const s64 d[] = { -1, 0, 1, 5, 11, 16 };
 	struct sframe_rule r;
 	struct sframe_fde fde;
-	struct sframe_walk w;
-	u64 stack[64], gpr[SFRAME_NR_REGS], ips[32];
-	u8 methods[32];
 	size_t i;
 	u32 k, nf;
 
-	if (ustack_sframe_sec_init(&fz_sec, (unsigned long)data, size, VADDR, 0, 0))
-		return 0;
-	(void)ustack_sframe_validate(&fz_sec);
-
-	fz_stack(data, size, stack, gpr);
-
 	nf = fz_sec.num_fdes < 64 ? fz_sec.num_fdes : 64;
 	for (k = 0; k < nf; k++) {
-		static const s64 d[] = { -1, 0, 1, 5, 11, 16 };
 		u64 pcs[8];
 
 		if (ustack_sframe_read_fde(&fz_sec, k, &fde))
@@ -173,43 +165,64 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!ustack_sframe_find(&fz_sec, pc, &r))
 			fz_step(&r, stack, 64, pc, gpr);
 	}
+}
+
+/*
+ * @w walked once without a cache: again with the rule cache, four times
+ * (fill, hit, with wrong next-entry guesses, through the hooks in short
+ * runs); every walk must give the frames of the first.
+ */
+static void fz_cache_walks(struct sframe_walk *w, size_t size)
+{
+	static struct sframe_cache cache;
+	u64 ref[32];
+	u32 ref_nr = w->nr, k;
+	u8 ref_end = w->end;
+	size_t i;
+
+	memcpy(ref, w->ips, sizeof(ref));
+	ustack_sframe_cache_reset(&cache);
+	w->cache = &cache;
+	for (i = 0; i < 4; i++) {
+		if (i == 3) {	/* the hooks, in short runs: fill */
+			ustack_sframe_cache_reset(&fz_hcache);
+			w->cache = NULL;
+			w->ops = &fz_hook_ops;
+			w->cache_burst = 1 + size % 5;
+			ustack_sframe_walk(w);
+		}
+		if (i == 2)	/* wrong next-entry guesses: only slower */
+			for (k = 0; k < SFRAME_CACHE_SIZE; k++)
+				cache.e[k].next =
+					(struct sframe_cache_ent *)
+					((uintptr_t)cache.e +
+					 (k * 40503u + size) %
+					 (sizeof(cache.e) + 64));
+		ustack_sframe_walk(w);
+		if (w->nr != ref_nr || w->end != ref_end ||
+		    memcmp(w->ips, ref, ref_nr * sizeof(u64)))
+			__builtin_trap();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sframe_walk w;
+	u64 stack[64], gpr[SFRAME_NR_REGS], ips[32];
+	u8 methods[32];
+
+	if (ustack_sframe_sec_init(&fz_sec, (unsigned long)data, size, VADDR, 0, 0))
+		return 0;
+	(void)ustack_sframe_validate(&fz_sec);
+
+	fz_stack(data, size, stack, gpr);
+	fz_lookups(stack, gpr);
 
 	fz_walk_init(&w, stack, gpr, ips, methods, 32);
 	ustack_sframe_walk(&w);
 	if (w.nr > w.max_frames || w.end >= USTACK_END_MAX)
 		__builtin_trap();
-
-	/* with the rule cache: twice (fill, then hit); same frames as without */
-	{
-		static struct sframe_cache cache;
-		u64 ref[32];
-		u32 ref_nr = w.nr;
-		u8 ref_end = w.end;
-
-		memcpy(ref, ips, sizeof(ref));
-		ustack_sframe_cache_reset(&cache);
-		w.cache = &cache;
-		for (i = 0; i < 4; i++) {
-			if (i == 3) {	/* the hooks, in short runs: fill */
-				ustack_sframe_cache_reset(&fz_hcache);
-				w.cache = NULL;
-				w.ops = &fz_hook_ops;
-				w.cache_burst = 1 + size % 5;
-				ustack_sframe_walk(&w);
-			}
-			if (i == 2)	/* wrong next-entry guesses: only slower */
-				for (k = 0; k < SFRAME_CACHE_SIZE; k++)
-					cache.e[k].next =
-						(struct sframe_cache_ent *)
-						((uintptr_t)cache.e +
-						 (k * 40503u + size) %
-						 (sizeof(cache.e) + 64));
-			ustack_sframe_walk(&w);
-			if (w.nr != ref_nr || w.end != ref_end ||
-			    memcmp(ips, ref, ref_nr * sizeof(u64)))
-				__builtin_trap();
-		}
-	}
+	fz_cache_walks(&w, size);
 	fz_calls(data, size);
 	fz_guess_walk(&w, data, size);
 	return 0;

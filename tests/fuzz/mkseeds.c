@@ -93,77 +93,94 @@ static void put(const char *dir, const char *name, const void *b, size_t n)
 	fclose(f);
 }
 
-int main(int argc, char **argv)
+/*
+ * The encoder's input for @sec's FDEs and FREs (CFA base, offsets, FP slot:
+ * what v1 and v2 can say) into @fdes and @fres; 1 on a decoding error.
+ */
+static int model_of(const struct sframe_sec *sec, struct sfe_fde *fdes,
+		    struct sfe_fre *fres)
+{
+	size_t k = 0;
+
+	for (u32 i = 0; i < sec->num_fdes; i++) {
+		struct sframe_fde fde;
+		struct sframe_fre fre;
+		struct sframe_rule r;
+		u32 pos;
+
+		if (ustack_sframe_read_fde(sec, i, &fde))
+			return 1;
+		fdes[i].start = fde.func_start;
+		fdes[i].size = fde.func_size;
+		fdes[i].pcmask = fde.info & SFRAME_INFO_PCMASK;
+		fdes[i].rep_size = fdes[i].pcmask ? fde.rep_size : 0;
+		fdes[i].fres = &fres[k];
+		fdes[i].nfres = fde.num_fres;
+		pos = fde.fres_off;
+		for (u32 j = 0; j < fde.num_fres; j++, k++) {
+			if (ustack_sframe_read_fre(sec, &fde, &pos, &fre) ||
+			    ustack_sframe_fre_rule(sec, &fde, &fre, &r))
+				return 1;
+			fres[k].start = fre.start;
+			fres[k].cfa_base = r.cfa.reg == SFRAME_REG_RSP;
+			fres[k].cfa_off = r.cfa.off;
+			fres[k].fp_saved = r.fp.kind == SFRAME_LOC_CFA_DEREF;
+			fres[k].fp_off = r.fp.off;
+		}
+	}
+	return 0;
+}
+
+/* @path's .sframe as found and re-encoded in every version, into @dir. */
+static int elf_seeds(const char *dir, const char *path)
 {
 	static const struct { int v; unsigned int f; const char *t; } vs[] = {
 		{ 1, 0, "v1" }, { 2, 0, "v2" }, { 2, 4, "v2p" }, { 3, 0, "v3" },
 		{ 3, 4, "v3p" },
 	};
+	struct elf_sframe es;
+	struct sframe_sec sec;
+	const char *msg, *base = strrchr(path, '/');
+	struct sfe_fde *fdes;
+	struct sfe_fre *fres;
 	char name[256];
 
-	for (int a = 2; a < argc; a++) {
-		struct elf_sframe es;
-		struct sframe_sec sec;
-		const char *msg, *base = strrchr(argv[a], '/');
-		struct sfe_fde *fdes;
-		struct sfe_fre *fres;
-		size_t k = 0;
-
-		base = base ? base + 1 : argv[a];
-		if (elf_sframe_read(argv[a], &es, &msg) ||
-		    ustack_sframe_sec_init(&sec, (unsigned long)es.data, es.size, 0x400000, 0, 0)) {
-			fprintf(stderr, "%s: no usable .sframe\n", argv[a]);
-			return 1;
-		}
-		snprintf(name, sizeof(name), "%s-orig", base);
-		put(argv[1], name, es.data, es.size);
-		fdes = calloc(sec.num_fdes + 1, sizeof(*fdes));
-		fres = calloc(sec.num_fres + 1, sizeof(*fres));
-		for (u32 i = 0; i < sec.num_fdes; i++) {
-			struct sframe_fde fde;
-			struct sframe_fre fre;
-			struct sframe_rule r;
-			u32 pos;
-
-			if (ustack_sframe_read_fde(&sec, i, &fde))
-				return 1;
-			fdes[i].start = fde.func_start;
-			fdes[i].size = fde.func_size;
-			fdes[i].pcmask = fde.info & SFRAME_INFO_PCMASK;
-			fdes[i].rep_size = fdes[i].pcmask ? fde.rep_size : 0;
-			fdes[i].fres = &fres[k];
-			fdes[i].nfres = fde.num_fres;
-			pos = fde.fres_off;
-			for (u32 j = 0; j < fde.num_fres; j++, k++) {
-				if (ustack_sframe_read_fre(&sec, &fde, &pos, &fre) ||
-				    ustack_sframe_fre_rule(&sec, &fde, &fre, &r))
-					return 1;
-				fres[k].start = fre.start;
-				fres[k].cfa_base = r.cfa.reg == SFRAME_REG_RSP;
-				fres[k].cfa_off = r.cfa.off;
-				fres[k].fp_saved = r.fp.kind == SFRAME_LOC_CFA_DEREF;
-				fres[k].fp_off = r.fp.off;
-			}
-		}
-		for (size_t v = 0; v < 5; v++) {
-			void *out;
-			size_t len;
-
-			if (sframe_encode(vs[v].v, vs[v].f, 0x400000, fdes,
-					  sec.num_fdes, &out, &len))
-				return 1;
-			snprintf(name, sizeof(name), "%s-%s", base, vs[v].t);
-			put(argv[1], name, out, len);
-			free(out);
-		}
-		free(fdes);
-		free(fres);
-		elf_sframe_free(&es);
+	base = base ? base + 1 : path;
+	if (elf_sframe_read(path, &es, &msg) ||
+	    ustack_sframe_sec_init(&sec, (unsigned long)es.data, es.size, 0x400000, 0, 0)) {
+		fprintf(stderr, "%s: no usable .sframe\n", path);
+		return 1;
 	}
+	snprintf(name, sizeof(name), "%s-orig", base);
+	put(dir, name, es.data, es.size);
+	fdes = calloc(sec.num_fdes + 1, sizeof(*fdes));
+	fres = calloc(sec.num_fres + 1, sizeof(*fres));
+	if (model_of(&sec, fdes, fres))
+		return 1;
+	for (size_t v = 0; v < 5; v++) {
+		void *out;
+		size_t len;
 
-	/* hand-made v3: flex (DRAP, register CFA, RA in register), signal,
-	 * outermost FRE, FRE-less FDE, PCMASK
-	 */
+		if (sframe_encode(vs[v].v, vs[v].f, 0x400000, fdes,
+				  sec.num_fdes, &out, &len))
+			return 1;
+		snprintf(name, sizeof(name), "%s-%s", base, vs[v].t);
+		put(dir, name, out, len);
+		free(out);
+	}
+	free(fdes);
+	free(fres);
+	elf_sframe_free(&es);
+	return 0;
+}
+
+/*
+ * Hand-made v3: flex (DRAP, register CFA, RA in register), signal,
+ * outermost FRE, FRE-less FDE, PCMASK; and v2 with PCMASK; each also with
+ * the trailing bytes of walk_seeds().
+ */
+static int hand_seeds(const char *dir)
+{
 	struct sfe_fre flex[] = {
 		{ .start = 0, .cfa = { SFRAME_LOC_REG_VAL, 7, 8 },
 		  .ra = { SFRAME_LOC_CFA_DEREF, 0, -8 } },
@@ -198,14 +215,22 @@ int main(int argc, char **argv)
 
 	if (sframe_encode(3, 4, 0x400000, fdes, 5, &out, &len))
 		return 1;
-	put(argv[1], "hand-v3-flex", out, len);
-	walk_seeds(argv[1], "hand-v3-flex", out, len);
+	put(dir, "hand-v3-flex", out, len);
+	walk_seeds(dir, "hand-v3-flex", out, len);
 	free(out);
 	if (sframe_encode(2, 4, 0x400000, (struct sfe_fde[]){ fdes[0], fdes[4] }, 2,
 			  &out, &len))
 		return 1;
-	put(argv[1], "hand-v2-pcmask", out, len);
-	walk_seeds(argv[1], "hand-v2-pcmask", out, len);
+	put(dir, "hand-v2-pcmask", out, len);
+	walk_seeds(dir, "hand-v2-pcmask", out, len);
 	free(out);
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	for (int a = 2; a < argc; a++)
+		if (elf_seeds(argv[1], argv[a]))
+			return 1;
+	return hand_seeds(argv[1]);
 }

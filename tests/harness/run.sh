@@ -30,38 +30,41 @@ expect() {	# expect NAME PATTERN FILE [TESTS]
 	want "$1" || return 0
 	out=$("$verdict" k "${4:-a}" "$3" note)
 	if echo "$out" | grep -q "$2"; then
-		echo "PASS: harness/$1"
+		pass "$1"
 	else
-		echo "FAIL: harness/$1: expected '$2' in: $(echo "$out" | paste -sd'|')"
+		fail "$1" "expected '$2' in: $(echo "$out" | paste -sd'|')"
 	fi
 }
 
-mklog "$tmp/clean"
-out=$("$verdict" k a "$tmp/clean" note)
-if [ "$(echo "$out" | grep -c '^PASS:')" = 3 ] && ! echo "$out" | grep -q FAIL; then
-	echo "PASS: harness/clean-log-passes"
-else
-	echo "FAIL: harness/clean-log-passes: $(echo "$out" | paste -sd'|')"
-fi
-expect missing-result 'FAIL: vm/k/b: no result' "$tmp/clean" a,b
+# A clean log: the harness's three verdicts pass, nothing fails.
+clean_log_passes() {
+	local out
+
+	out=$("$verdict" k a "$tmp/clean" note)
+	[ "$(echo "$out" | grep -c '^PASS:')" = 3 ] && ! echo "$out" | grep -q FAIL ||
+		{ echo "$out" | paste -sd'|'; return 1; }
+}
+
 # A long log (a whole dmesg, past a pipe's 64 KiB) with its end marker,
 # read 20 times: "echo | grep -q" under pipefail lost the marker about one
 # time in two (CI, 6.12).
-if want long-log-end-marker; then
+long_log_end_marker() {
+	local bad=0 i out
+
 	mklog "$tmp/long"
 	{ head -n -1 "$tmp/long"; seq -f '[    3.0] line %g of a long dmesg' 4000
 	  echo USTACK-DONE; seq -f '[    4.0] after the marker %g' 20000; } >"$tmp/long2"
-	bad=0
 	for i in $(seq 20); do
 		out=$("$verdict" k a "$tmp/long2" note)
 		grep -q 'FAIL: vm/k/boot-complete' <<<"$out" && bad=$((bad + 1))
 	done
-	if [ $bad = 0 ]; then
-		echo "PASS: harness/long-log-end-marker"
-	else
-		echo "FAIL: harness/long-log-end-marker: $bad of 20 verdicts missed the marker"
-	fi
-fi
+	[ $bad = 0 ] || { echo "$bad of 20 verdicts missed the marker"; return 1; }
+}
+
+mklog "$tmp/clean"
+run_test clean-log-passes clean_log_passes
+expect missing-result 'FAIL: vm/k/b: no result' "$tmp/clean" a,b
+run_test long-log-end-marker long_log_end_marker
 mklog "$tmp/nodone" "" 12288 0
 expect missing-end-marker 'FAIL: vm/k/boot-complete' "$tmp/nodone"
 mklog "$tmp/taint" "" $((12288 | 1))
@@ -93,18 +96,19 @@ SAMPLES
 # A stalled guest's vCPUs are named from QEMU's "info registers -a": a
 # kernel address by kallsyms, a module address by ustack.ko's .text
 # symbols and where that .text was loaded, HLT=1 as halted.
-printf '%s\n' 'ffffffff81000000 T _text' 'ffffffff81a59280 t native_safe_halt' \
-	'ffffffff81a59300 T next_fn' 'ffffffff81b00000 D some_data' >"$tmp/kmap"
-printf '%s\n' '0000000000000000 ustack_first' '0000000000000100 ustack_walk' >"$tmp/modmap"
-out=$(printf '%s\n' 'info registers -a' 'CPU#0' 'RAX=0000000000000000 RBX=0000000000000000' \
-	'RIP=ffffffff81a592eb RFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=1' \
-	'CPU#1' 'RIP=ffffffffc0201123 RFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=0' \
-	'CPU#2' 'RIP=0000000000401000 RFL=00000246 [---Z-P-] CPL=3 II=0 A20=1 SMM=0 HLT=0' |
-	awk -v kmap="$tmp/kmap" -v modmap="$tmp/modmap" -v modbase=0xffffffffc0201000 \
-		-f "$top/scripts/vm/vcpu-places.awk")
-want='vCPU0 native_safe_halt+0x6b (halted), vCPU1 ustack_walk+0x23 [ustack], vCPU2 0000000000401000'
-if [ "$out" = "$want" ]; then
-	echo "PASS: harness/vcpu-places"
-else
-	echo "FAIL: harness/vcpu-places: got '$out', want '$want'"
-fi
+vcpu_places() {
+	local out want
+
+	printf '%s\n' 'ffffffff81000000 T _text' 'ffffffff81a59280 t native_safe_halt' \
+		'ffffffff81a59300 T next_fn' 'ffffffff81b00000 D some_data' >"$tmp/kmap"
+	printf '%s\n' '0000000000000000 ustack_first' '0000000000000100 ustack_walk' >"$tmp/modmap"
+	out=$(printf '%s\n' 'info registers -a' 'CPU#0' 'RAX=0000000000000000 RBX=0000000000000000' \
+		'RIP=ffffffff81a592eb RFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=1' \
+		'CPU#1' 'RIP=ffffffffc0201123 RFL=00000246 [---Z-P-] CPL=0 II=0 A20=1 SMM=0 HLT=0' \
+		'CPU#2' 'RIP=0000000000401000 RFL=00000246 [---Z-P-] CPL=3 II=0 A20=1 SMM=0 HLT=0' |
+		awk -v kmap="$tmp/kmap" -v modmap="$tmp/modmap" -v modbase=0xffffffffc0201000 \
+			-f "$top/scripts/vm/vcpu-places.awk")
+	want='vCPU0 native_safe_halt+0x6b (halted), vCPU1 ustack_walk+0x23 [ustack], vCPU2 0000000000401000'
+	[ "$out" = "$want" ] || { echo "got '$out', want '$want'"; return 1; }
+}
+run_test vcpu-places vcpu_places

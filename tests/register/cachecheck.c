@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cachecheck CACHE GENFILE BASE: relocate the shim's cache entry CACHE as
- * the shim does (shim_sframe_relocate) for an object loaded with bias BASE,
+ * the shim does (sframe_section_relocate) for an object loaded with bias BASE,
  * then compare, PC by PC, its rules at pc + BASE (ustack_sframe's
  * ustack_sframe_find) with those of GENFILE's .sframe (`gen --version 3` output of
  * the same object) at pc.  Prints "cachecheck: N PCs, M differ".
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cache_fmt.h"
-#include "shim_sframe.h"
+#include "sframe_entry.h"
+#include "sframe_section.h"
 #include "elf_sframe.h"
 #include "ustack_sframe.h"
 
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		printf("cachecheck: short cache file\n");
 		return 1;
 	}
-	if (shim_sframe_relocate(buf, h.sframe_len,
+	if (sframe_section_relocate(buf, h.sframe_len,
 				 (int64_t)(base - (uintptr_t)buf))) {
 		printf("cachecheck: relocate refused\n");
 		return 1;

@@ -6,7 +6,7 @@
  * UNREGISTER on it are checked like the kernel would (ustack_sframe_sec_init +
  * ustack_sframe_validate of the section in place, at its own address) and kept in
  * a table.  fakedev_walk() then walks the caller's stack over that table
- * with module/ustack_sframe.c's ustack_sframe_walk(), the kernel's loop
+ * with the SFrame core's ustack_sframe_walk(), the kernel's loop
  * (SFrame only, no frame pointers):
  * what SFRAME_IOC_SELF_STACK will do in the kernel.
  * STORE_ADD is ENOTTY (a module without the store) unless FAKEDEV_STORE

@@ -175,6 +175,30 @@ def binary(lines, kallsyms):
             rec = body + fr + strtab
             pad = (-(8 + len(rec))) % 8
             out += struct.pack("<HHI", 2, 0, 8 + len(rec) + pad) + rec + b"\0" * pad
+        elif kind == "interp":
+            d = kv(line.split())
+            strtab = bytearray()
+            fr = bytearray()
+            n = 0
+            for f in frames:
+                if f[0] != "interp" or len(f) < 3:
+                    continue
+                func, place = f[1], f[2]
+                file, _, ln = place.rpartition(":")
+                fl = 1 if len(f) > 3 and f[3] == "entry" else 0
+                offs = []
+                for v in (func, file):
+                    offs.append(len(strtab))
+                    strtab += unescape(v).encode("latin-1") + b"\0"
+                fr += struct.pack("<IIIHHI", offs[0], offs[1], int(ln or 0),
+                                  fl, 0, 0xffffffff)
+                n += 1
+            body = struct.pack("<QIIHHI16s", int(d["cookie"], 16),
+                               int(d["pid"]), int(d["tid"]), n, 0,
+                               len(strtab), d["lang"].encode())
+            rec = body + fr + strtab
+            pad = (-(8 + len(rec))) % 8
+            out += struct.pack("<HHI", 4, 0, 8 + len(rec) + pad) + rec + b"\0" * pad
         elif kind == "lost":
             d = kv(line.split())
             out += struct.pack("<HHIQQQ", 3, 0, 32, int(d.get("samples", 0)),

@@ -11,19 +11,8 @@ cd "$(dirname "$0")/../.." || exit 1
 export LC_ALL=C
 . tests/select.sh report "$@"
 
-pass() { echo "PASS: report/$1"; }
-fail() { echo "FAIL: report/$1: $2"; }
-# t NAME FUNCTION: the function prints its failure reason and returns 1
-t() {
-	local name=$1 out
-	shift
-	want "$name" || return 0
-	if out=$("$@" 2>&1); then
-		pass "$name"
-	else
-		fail "$name" "$(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
-	fi
-}
+# Each test is a function run by run_test NAME FUNCTION (tests/select.sh):
+# it prints its failure reason and returns 1.
 
 T=$(mktemp -d /tmp/ustack-report-test.XXXXXX)
 on_exit '[ -n "${USTACK_KEEP_TMP:-}" ] || rm -rf "$T"'
@@ -140,14 +129,14 @@ folded_profile() {
 	$R --folded "$T/profile.txt" >"$T/f.out" || { echo "exit $?"; return 1; }
 	diff -u "$T/profile.expected" "$T/f.out" || return 1
 }
-t folded-hand-computed folded_profile
+run_test folded-hand-computed folded_profile
 
 folded_binary() {
 	$R --folded --kallsyms "$T/profile.bin.ks" "$T/profile.bin" >"$T/fb.out" ||
 		return 1
 	diff -u "$T/profile.expected" "$T/fb.out"
 }
-t folded-binary folded_binary
+run_test folded-binary folded_binary
 
 # Full perf output (verbose: cookies, end reasons, methods, offsets) of the
 # binary stream equals the text stream's.
@@ -157,7 +146,7 @@ binary_equals_text() {
 	[ -s "$T/pt" ] || { echo "empty output"; return 1; }
 	diff -u "$T/pt" "$T/pb"
 }
-t binary-equals-text binary_equals_text
+run_test binary-equals-text binary_equals_text
 
 stdin_input() {
 	$R --folded - <"$T/profile.bin" >"$T/s1" || return 1
@@ -166,7 +155,7 @@ stdin_input() {
 		{ echo "binary from stdin without kallsyms: $(head -3 "$T/s1")"; return 1; }
 	diff -u "$T/profile.expected" "$T/s2"
 }
-t stdin stdin_input
+run_test stdin stdin_input
 
 # FlameGraph's stackcollapse-perf.pl rules fold our perf output (plain, -v
 # and -l) to our --folded output.
@@ -178,7 +167,7 @@ stackcollapse_compat() {
 		sort "$T/profile.expected" | diff -u - "$T/c1" || { echo "opt '$opt'"; return 1; }
 	done
 }
-t stackcollapse-compatible stackcollapse_compat
+run_test stackcollapse-compatible stackcollapse_compat
 
 # speedscope's importer reads every header (command, time, event) and, for
 # the first event type, the same stacks as our --folded --event.
@@ -191,7 +180,7 @@ speedscope_compat() {
 			{ echo "opt '$opt'"; return 1; }
 	done
 }
-t speedscope-compatible speedscope_compat
+run_test speedscope-compatible speedscope_compat
 
 # perf header format, kernel frames keep their symbols, marks
 perf_format() {
@@ -215,7 +204,7 @@ perf_format() {
 	$R --folded "$T/del.txt" | diff -u "$T/profile.expected" - ||
 		{ echo "(deleted) object not symbolized"; return 1; }
 }
-t perf-format perf_format
+run_test perf-format perf_format
 
 summary_numbers() {
 	$R --summary "$T/profile.txt" >"$T/sum" || return 1
@@ -252,7 +241,7 @@ EOF
 	grep -q "symbolized  $T/prog build-id=$bid\$" "$T/sum" ||
 		{ echo "build-id $bid not in summary"; return 1; }
 }
-t summary-numbers summary_numbers
+run_test summary-numbers summary_numbers
 
 event_filter() {
 	$R --folded --event syscall:write "$T/profile.txt" >"$T/ev" || return 1
@@ -261,7 +250,7 @@ event_filter() {
 	$R --summary --event syscall: "$T/profile.txt" | grep -qx 'samples: 2' ||
 		{ echo "prefix filter"; return 1; }
 }
-t event-filter event_filter
+run_test event-filter event_filter
 
 # ---- one vocabulary: include/ustack_names.h ----------------------------------
 
@@ -274,7 +263,7 @@ names_readme() {
 		{ echo "a README without nomem passed"; return 1; }
 	grep -q 'end `nomem` of ustack_names.h is missing' "$T/nr" || { cat "$T/nr"; return 1; }
 }
-t names-readme names_readme
+run_test names-readme names_readme
 
 # ustack-report spells no name itself; the VM tests ask stream-check.awk
 # and grep only for names of the header (a made-up end reason is caught).
@@ -286,7 +275,7 @@ names_sources() {
 		{ echo "a made-up end reason passed"; return 1; }
 	grep -q "end 'finished' is not in ustack_names.h" "$T/ns" || { cat "$T/ns"; return 1; }
 }
-t names-sources names_sources
+run_test names-sources names_sources
 
 # A stream with every name of the header, from gen.py's tables (which read
 # the header), then one with a name of each kind that is not in it.
@@ -335,7 +324,7 @@ names_stream_check() {
 		-v syms=/dev/null "$T/vocab.txt")
 	grep -q '^FAIL: no names in' <<<"$out" || { echo "no names file passed: $out"; return 1; }
 }
-t names-stream-check names_stream_check
+run_test names-stream-check names_stream_check
 
 # ustack-report names every code of the header in binary records as the
 # module does in text, and its summary flags names it does not know.
@@ -349,7 +338,7 @@ names_report() {
 	grep -qx 'names unknown to ustack-report: event=tick end=finished method=divined' "$T/vs" ||
 		{ echo "unknown names not flagged: $(grep -i unknown "$T/vs")"; return 1; }
 }
-t names-report names_report
+run_test names-report names_report
 
 # ---- joins, each on its own small stream -----------------------------------
 # expect_folded SCENARIO EXPECTED: text and binary streams both fold to it
@@ -380,13 +369,13 @@ sample cookie=0x0000000100000001 pid=7 tid=7 cpu=1 time=20 event=syscall:read co
 $S_A" "p;main;leaf;sys_read 1
 p;main;leaf;tick 1"
 }
-t join-migrated join_migrated
+run_test join-migrated join_migrated
 
 join_out_of_order() {
 	expect_folded "$U_LIB
 $S_A" "p;main;lib_inner;tick 1"
 }
-t join-out-of-order join_out_of_order
+run_test join-out-of-order join_out_of_order
 
 join_cookie_reuse_tids() {
 	# the same cookie on two tasks: each sample takes its own task's stack
@@ -396,7 +385,7 @@ ${U_LIB//tid=7/tid=8}
 $U_LEAF" "p;main;leaf;tick 1
 p;main;lib_inner;tick 1"
 }
-t join-cookie-reuse-tids join_cookie_reuse_tids
+run_test join-cookie-reuse-tids join_cookie_reuse_tids
 
 join_cookie_wrap_same_tid() {
 	# a cookie that comes back on the same task (counter wrap): each stay
@@ -409,7 +398,7 @@ $S_A
 $U_LIB" "p;main;leaf;tick 1
 p;main;lib_inner;tick 2"
 }
-t join-cookie-wrap-same-tid join_cookie_wrap_same_tid
+run_test join-cookie-wrap-same-tid join_cookie_wrap_same_tid
 
 join_lost() {
 	expect_folded "$S_A
@@ -422,7 +411,7 @@ p;main;leaf;tick 1" || return 1
 	$R --summary "$T/j.txt" | grep -qx 'no user stack: 1 (50.00%)' ||
 		{ echo "no user stack count"; return 1; }
 }
-t join-lost join_lost
+run_test join-lost join_lost
 
 join_orphan_user() {
 	expect_folded "$U_LIB
@@ -430,14 +419,14 @@ $S_A
 ${U_LEAF//0x0000000100000001/0x0000000900000001}" "p;main;lib_inner;tick 1" || return 1
 	$R --summary "$T/j.txt" | grep -qx 'user records: 2 (1 without a sample)'
 }
-t join-orphan-user join_orphan_user
+run_test join-orphan-user join_orphan_user
 
 comm_with_spaces() {
 	expect_folded "${S_A//comm=p/comm=Web Content}
 $U_LEAF" "Web_Content;main;leaf;tick 1" || return 1
 	$R "$T/j.txt" | grep -q '^Web Content 7/7 \[000\]'
 }
-t comm-with-spaces comm_with_spaces
+run_test comm-with-spaces comm_with_spaces
 
 # Streams from kernels before the escape: raw blanks in comm and paths.
 comm_with_spaces_raw() {
@@ -447,7 +436,7 @@ comm_with_spaces_raw() {
 	[ "$($R --folded "$T/raw.txt")" = "Web_Content;main;leaf;tick 1" ] || return 1
 	$R "$T/raw.txt" | grep -q '^Web Content 7/7 \[000\]'
 }
-t comm-with-spaces-raw comm_with_spaces_raw
+run_test comm-with-spaces-raw comm_with_spaces_raw
 
 # Hostile names: comm and an object path holding a newline, blanks, ';',
 # '<', a backslash and a byte that is not UTF-8.  The kernel writes them
@@ -495,7 +484,7 @@ hostile_names() {
 	$R -v "$T/hn.txt" >"$T/hn1" && $R -v --kallsyms "$T/hn.ks" "$T/hn.bin" >"$T/hn2" &&
 		diff -u "$T/hn1" "$T/hn2" || { echo "binary differs from text"; return 1; }
 }
-t hostile-names hostile_names
+run_test hostile-names hostile_names
 
 kernel_unresolved() {
 	# the kernel prints a bare address for a return address it cannot name
@@ -509,7 +498,7 @@ kernel_unresolved() {
 		$R "$T/ku.txt" | grep -qP '^\tffffffff81000010 tick\+0x10 \(\[mod\]\)$' ||
 		{ echo "perf lines"; return 1; }
 }
-t kernel-unresolved kernel_unresolved
+run_test kernel-unresolved kernel_unresolved
 
 # ---- symbolization ----------------------------------------------------------
 # Every function nm lists in prog and libtr.so, at +0 as the interrupted IP
@@ -545,7 +534,7 @@ symbolize_nm() {
 	done <"$exp"
 	! grep -q '\[unknown\]' "$T/sym.out" || { echo "unresolved frames"; return 1; }
 }
-t symbolize-against-nm symbolize_nm
+run_test symbolize-against-nm symbolize_nm
 
 # A return address just past a function's last byte (a call that never
 # returns there) belongs to that function, looked up at ip - 1; as the
@@ -563,7 +552,7 @@ symbolize_return_address() {
 	[[ $l2 == *" middle+0x$(printf %x $((16#$size))) ("* ]] || { echo "return address: $l2"; return 1; }
 	[[ $l1 != *" middle+"* ]] || { echo "interrupted IP: $l1"; return 1; }
 }
-t symbolize-return-address symbolize_return_address
+run_test symbolize-return-address symbolize_return_address
 
 # -l: file:line as addr2line gives it (ip for the first frame, ip-1 after)
 symbolize_lines() {
@@ -589,7 +578,7 @@ symbolize_lines() {
 	done <"$T/l.out"
 	[ $n -ge 30 ] || { echo "only $n frames checked"; return 1; }
 }
-t symbolize-lines-addr2line symbolize_lines
+run_test symbolize-lines-addr2line symbolize_lines
 
 # C++ names are demangled (as perf does: c++filt's spelling) in perf output;
 # folded output drops argument lists as stackcollapse-perf.pl does.
@@ -626,7 +615,7 @@ symbolize_cxx() {
 	python3 $D/collapse.py <"$T/cxx.out" | sort | diff -u "$T/cxx.exp2" - ||
 		{ echo "stackcollapse rules differ"; return 1; }
 }
-t symbolize-cxx-demangle symbolize_cxx
+run_test symbolize-cxx-demangle symbolize_cxx
 
 # A stripped object: its frames stay addresses, named after the object.
 symbolize_stripped() {
@@ -637,7 +626,7 @@ symbolize_stripped() {
 	$R --folded "$T/st.txt" | grep -qx 'x;\[prog.stripped\];\[prog.stripped\] 1' ||
 		{ echo "folded: $($R --folded "$T/st.txt")"; return 1; }
 }
-t symbolize-stripped symbolize_stripped
+run_test symbolize-stripped symbolize_stripped
 
 # --root: a recording from a VM names /usr/bin/prog; the files sit under a
 # directory here; separate debug info found by build-id under the root.
@@ -657,7 +646,7 @@ symbolize_root() {
 	$R --summary "$T/root.txt" | grep -q '/usr/bin/prog (not found)' ||
 		{ echo "summary lacks (not found)"; return 1; }
 }
-t symbolize-root-debuginfo symbolize_root
+run_test symbolize-root-debuginfo symbolize_root
 
 # ---- objects chosen by the recorded users ------------------------------------
 # Object paths come from any user's processes; run as root, ustack-report
@@ -687,7 +676,7 @@ hostile_objects() {
 	grep -q 'fifolink: a symbolic link' "$T/ho.err" && grep -q 'objs/fifo: not a regular file' "$T/ho.err" ||
 		{ echo "stderr: $(head -4 "$T/ho.err" | tr '\n' ' ')"; return 1; }
 }
-t hostile-object-paths hostile_objects
+run_test hostile-object-paths hostile_objects
 
 # Privileges are dropped (to SUDO_UID/SUDO_GID, else nobody) before any ELF
 # is parsed: elfspy.so logs the effective ids at each elf_begin().  The
@@ -707,7 +696,7 @@ drops_privileges() {
 	[ -s "$T/spy2" ] && [ "$(sort -u "$T/spy2")" = "euid=$(id -u nobody) egid=$(id -g nobody)" ] ||
 		{ echo "without: $(sort -u "$T/spy2" | tr '\n' ' ')"; return 1; }
 }
-t drops-privileges-before-elf drops_privileges
+run_test drops-privileges-before-elf drops_privileges
 
 # ---- binary robustness, live mode, garbage ----------------------------------
 binary_malformed() {
@@ -734,7 +723,7 @@ binary_malformed() {
 	$R --summary "$T/zero.bin" >"$T/tr" 2>/dev/null || { echo "zero size: exit $?"; return 1; }
 	grep -qx 'samples: 1' "$T/tr" || { echo "zero size: $(head -2 "$T/tr")"; return 1; }
 }
-t binary-malformed binary_malformed
+run_test binary-malformed binary_malformed
 
 garbage_input() {
 	local i rc
@@ -767,7 +756,7 @@ garbage_input() {
 		[ $rc -lt 2 ] || { echo "prefix $n: exit $rc"; return 1; }
 	done
 }
-t garbage-input garbage_input
+run_test garbage-input garbage_input
 
 # Mutated streams under ASan and UBSan: no memory error, no undefined
 # behaviour, and every SVG produced stays well-formed XML.
@@ -805,7 +794,7 @@ sanitizers() {
 	                    sys.exit("%s #%d: speedscope JSON: %s" % (src, i, e))
 	EOF
 }
-t sanitizers-mutated-streams sanitizers
+run_test sanitizers-mutated-streams sanitizers
 
 # Live mode against a stand-in device (a regular file: the ioctl is refused,
 # poll says readable, reads end): same joins, raw stream saved unchanged.
@@ -826,7 +815,7 @@ live_mode() {
 	wait $!
 	diff -u "$T/profile.expected" "$T/live2"
 }
-t live-mode live_mode
+run_test live-mode live_mode
 
 # ---- SVG ---------------------------------------------------------------------
 # names that need escaping, and invalid UTF-8 in a binary comm
@@ -861,7 +850,7 @@ svg_wellformed() {
 	$R --svg --title "q\"u'o<t>e&" "$T/esc.txt" >"$T/t.svg" && xmllint --noout "$T/t.svg" &&
 		grep -q '>q&quot;u&apos;o&lt;t&gt;e&amp;</text>' "$T/t.svg" || { echo "title not escaped"; return 1; }
 }
-t svg-wellformed svg_wellformed
+run_test svg-wellformed svg_wellformed
 
 $R --svg --title "ustack test profile" "$T/profile.txt" >"$T/profile.svg"
 CHROME_OK=1
@@ -893,7 +882,7 @@ svg_chromium_screenshot() {
 	[ -n "$USTACK_KEEP_SCREENSHOT" ] && cp "$T/shot.png" "$USTACK_KEEP_SCREENSHOT"
 	return 0
 }
-t svg-chromium-screenshot svg_chromium_screenshot
+run_test svg-chromium-screenshot svg_chromium_screenshot
 
 svg_chromium_dom() {
 	[ $CHROME_OK = 1 ] || { echo "chromium not installed"; return 1; }
@@ -907,7 +896,7 @@ svg_chromium_dom() {
 	done
 	grep -q '>ustack test profile</text>' "$T/dom" || { echo "no title"; return 1; }
 }
-t svg-chromium-dom svg_chromium_dom
+run_test svg-chromium-dom svg_chromium_dom
 
 svg_chromium_search() {
 	[ $CHROME_OK = 1 ] || { echo "chromium not installed"; return 1; }
@@ -920,7 +909,7 @@ svg_chromium_search() {
 	chrome --dump-dom "file://$T/profile.svg?s=lib_" >"$T/dom" || return 1
 	grep -q '>Matched: 45.5%</text>' "$T/dom" || { echo "search lib_: $(grep -o 'Matched[^<]*' "$T/dom")"; return 1; }
 }
-t svg-chromium-search svg_chromium_search
+run_test svg-chromium-search svg_chromium_search
 
 svg_chromium_zoom() {
 	[ $CHROME_OK = 1 ] || { echo "chromium not installed"; return 1; }
@@ -934,7 +923,7 @@ svg_chromium_zoom() {
 	grep -q '<g [^>]*class="parent"[^>]*><title>outer (8 samples' "$T/dom" ||
 		{ echo "parent outer not marked"; return 1; }
 }
-t svg-chromium-zoom svg_chromium_zoom
+run_test svg-chromium-zoom svg_chromium_zoom
 
 # ---- pprof, speedscope, filters, help and manual pages ----------------------
 # folded_by_event STREAM [OPTIONS]: `EVENT comm;...;inner count` for every
@@ -998,7 +987,7 @@ pprof_go_top() {
 	go tool pprof -raw "$T/p.pb.gz" 2>&1 | grep -qE "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $T/prog $bid " ||
 		{ echo "no mapping of $T/prog with build-id $bid"; return 1; }
 }
-t pprof-go-tool-top pprof_go_top
+run_test pprof-go-tool-top pprof_go_top
 
 # protoc-c's decoder gives back what was written: per sample type the
 # stacks and counts of --folded --event, the pid/tid/comm labels, and for
@@ -1037,7 +1026,7 @@ pprof_decode() {
 		grep -q 'redirect standard output' "$T/tty" || { echo "wrote to a terminal"; return 1; }
 	fi
 }
-t pprof-protoc-c-decode pprof_decode
+run_test pprof-protoc-c-decode pprof_decode
 
 # Guessed frames (method "guess") are marked "? " in pprof and speedscope.
 cat >"$T/guess.s" <<'EOF'
@@ -1055,7 +1044,7 @@ pprof_guess() {
 		{ python3 $D/pprof_fold.py <"$T/g"; return 1; }
 	$R --speedscope "$T/guess.txt" | grep -q '{"name":"? middle"}' || { echo speedscope; return 1; }
 }
-t pprof-speedscope-guess-marked pprof_guess
+run_test pprof-speedscope-guess-marked pprof_guess
 
 # And in perf-script text ("? " before the symbol, as the kernel marks its
 # unreliable frames), folded stacks, the SVG (its own dashed style) and
@@ -1075,7 +1064,7 @@ guess_marked() {
 	$R --summary "$T/guess.txt" | grep -qx 'guessed frames (stack scan): 2 (66.67%), in 1 samples (100.00%)' ||
 		{ $R --summary "$T/guess.txt"; return 1; }
 }
-t guess-marked-perf-svg-summary guess_marked
+run_test guess-marked-perf-svg-summary guess_marked
 
 # Interpreter frames: an `interp` record joins the user record of its
 # (tid, cookie) and its frames, with file and line, take the place of the
@@ -1131,7 +1120,7 @@ interp_frames() {
 	sys.exit(0 if got == want else "speedscope stacks: %r" % got)
 	EOF
 }
-t interp-frames-pprof-speedscope interp_frames
+run_test interp-frames-pprof-speedscope interp_frames
 
 # The text outputs: interp frames in place of the evaluator's, named
 # "function (file:line)" (perf-script) or "function (file)" (folded, SVG);
@@ -1150,10 +1139,21 @@ interp_text() {
 		{ echo "perf-script: evaluator frames not replaced"; return 1; }
 	$R --svg "$T/interp.txt" | grep -qF 'handler (/srv/app.py)' ||
 		{ echo "svg: no interp frame"; return 1; }
-	$R --summary "$T/interp.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered (native frames only)' ||
+	$R --summary "$T/interp.txt" | grep -qx 'interpreter frames: 1 samples, 1 unanswered in its code (native frames only)' ||
 		{ echo "summary: no interp counts"; $R --summary "$T/interp.txt" | head -8; return 1; }
 }
-t interp-frames-text-outputs interp_text
+run_test interp-frames-text-outputs interp_text
+
+# The same answers in binary records (ustack-report --duration, --save)
+# give the same stacks.
+interp_binary() {
+	python3 $D/gen.py --obj "py=$T/py" --binary --kallsyms "$T/interp.ks" \
+		<"$T/interp.s" >"$T/interp.bin" || return 1
+	$R --folded --kallsyms "$T/interp.ks" "$T/interp.bin" >"$T/ib.folded" || return 1
+	$R --folded "$T/interp.txt" >"$T/it.folded" || return 1
+	diff -u "$T/it.folded" "$T/ib.folded"
+}
+run_test interp-frames-binary interp_binary
 
 # Nested evaluations: Python -> a C builtin -> Python (sorted(key=...)).
 # Each group of the answer, ending with its "entry" frame, takes the place
@@ -1239,7 +1239,7 @@ interp_nested() {
 	main+0x1 (nest)
 	EOF
 }
-t interp-frames-nested interp_nested
+run_test interp-frames-nested interp_nested
 
 # speedscope's JSON schema, from its npm package (cached), validates our
 # files (plain, -l, names that need escaping, a comm that is not UTF-8) and
@@ -1280,7 +1280,7 @@ speedscope_schema() {
 		{ echo "an invalid file validated"; return 1; }
 	return 0
 }
-t speedscope-schema speedscope_schema
+run_test speedscope-schema speedscope_schema
 
 # Two processes: the hand-computed profile as pid 100 (prog, worker) and a
 # copy as pid 300 (other, helper).  Each filter selects exactly its samples,
@@ -1335,7 +1335,7 @@ filters_every_format() {
 		{ echo "pid 100 and comm other: not empty"; return 1; }
 	return 0
 }
-t filters-every-format filters_every_format
+run_test filters-every-format filters_every_format
 
 # The selected samples are exactly the right ones: their stacks, their
 # labels, and user records of other tasks left out of the summary.
@@ -1361,7 +1361,7 @@ filters_exact() {
 		[ $? = 2 ] && grep -q 'bad value' "$T/bad.out" || { echo "'$bad' accepted: $(head -2 "$T/bad.out")"; return 1; }
 	done
 }
-t filters-exact filters_exact
+run_test filters-exact filters_exact
 
 # --help names every option of the option table, and so does the manual
 # page; the pages of all three tools render without a warning.
@@ -1397,7 +1397,7 @@ help_and_man_pages() {
 		[ -s "$T/inst/usr/share/man/$p" ] || { echo "make install-man: no $p"; return 1; }
 	done
 }
-t help-and-man-pages help_and_man_pages
+run_test help-and-man-pages help_and_man_pages
 
 # The trace events' text (perf script, trace-cmd report, trace_pipe) is a
 # third input format, told by its content: the profile rendered each way
@@ -1422,7 +1422,7 @@ trace_formats() {
 	$R --summary "$T/profile.txt" | grep -qx 'format: text' &&
 		$R --summary "$T/profile.bin" | grep -qx 'format: binary'
 }
-t trace-formats trace_formats
+run_test trace-formats trace_formats
 
 # A comm with blanks and '-' in each tracer's prefix; tp and kprobe events.
 cat >"$T/tce.s" <<'EOF'
@@ -1446,7 +1446,7 @@ trace_comm_events() {
 			{ echo "$st: --event kprobe:vfs_write"; return 1; }
 	done
 }
-t trace-comm-events trace_comm_events
+run_test trace-comm-events trace_comm_events
 
 # ftrace names a task it has not seen switch since exec "<...>": the
 # sample takes the name that the thread's other lines (its user_stack,
@@ -1461,7 +1461,7 @@ EOF2
 	grep -q '^workload_sf;' "$T/tuc.out" && grep -q '^<\.\.\.>;' "$T/tuc.out" ||
 		{ cat "$T/tuc.out"; return 1; }
 }
-t trace-unknown-comm trace_unknown_comm
+run_test trace-unknown-comm trace_unknown_comm
 
 # tp and kprobe events in binary records: their names follow the frames.
 binary_any_events() {
@@ -1471,7 +1471,7 @@ binary_any_events() {
 	grep -q 'kprobe:vfs_write' "$T/tb" || { echo "no kprobe:vfs_write"; cat "$T/tb"; return 1; }
 	diff -u "$T/tt" "$T/tb"
 }
-t binary-tp-kprobe-events binary_any_events
+run_test binary-tp-kprobe-events binary_any_events
 
 # User frames of a process that is still running are named from its
 # /proc/PID/maps: objects, file offsets, then functions.
@@ -1495,6 +1495,9 @@ trace_live_maps() {
 	grep -q "^prog;main;outer;middle;leaf;\[kernel.kallsyms\] 5$" "$T/live.out" ||
 		{ cat "$T/live.out"; return 1; }
 }
-t trace-live-maps trace_live_maps
+run_test trace-live-maps trace_live_maps
+
+# JIT code named from perf maps
+. $D/perfmap.sh
 
 exit 0

@@ -396,18 +396,211 @@ static bool loc_eq(const struct sframe_loc *a, const struct sframe_loc *b)
 	return a->kind == b->kind && a->reg == b->reg && a->off == b->off;
 }
 
+/* PCs checked: the FDEs' span, 16 bytes wider on each side. */
+static int pc_range(const struct sframe_sec *sec, uint64_t *lo, uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (u32 i = 0; i < sec->num_fdes; i++) {
+		struct sframe_fde fde;
+
+		if (ustack_sframe_read_fde(sec, i, &fde))
+			return 1;
+		if (fde.func_start < *lo)
+			*lo = fde.func_start;
+		if (fde.func_start + fde.func_size > *hi)
+			*hi = fde.func_start + fde.func_size;
+	}
+	*lo -= *lo >= 16 ? 16 : *lo;
+	*hi += 16;
+	return 0;
+}
+
+/* What the oracles said, PC by PC. */
+struct tally {
+	long n_pcs, n_eh, eh_bad, eh_nocover, ls_n, ls_bad, ls_skip, dec_bad;
+};
+
+/* On stderr: at @pc, oracle @a said @ra and oracle @b said @rb. */
+static void differs(uint64_t pc, const char *a, const struct crule *ra,
+		    const char *b, const struct crule *rb)
+{
+	char e1[96], e2[96];
+
+	fmt_crule(e1, sizeof(e1), ra);
+	fmt_crule(e2, sizeof(e2), rb);
+	fprintf(stderr, "%s: 0x%" PRIx64 " %s %s, %s %s\n", name, pc, a, e1, b, e2);
+}
+
+/* Our rule @ours at @pc against .eh_frame's. */
+static void vs_ehframe(Dwarf_CFI *cfi, const struct model *m, uint64_t pc,
+		       const struct crule *ours, struct tally *t)
+{
+	struct crule eh;
+
+	eh_rule(cfi, pc, &eh);
+	if (ours->kind && eh.kind) {
+		t->n_eh++;
+		if (!crule_eq(ours, &eh) && t->eh_bad++ < 10)
+			differs(pc, "sframe", ours, "eh_frame", &eh);
+	} else if (ours->kind && !eh.kind) {
+		t->eh_bad++;
+		fprintf(stderr, "%s: 0x%" PRIx64 " SFrame rule but no CFI\n", name, pc);
+	} else if (!ours->kind && eh.kind) {
+		t->eh_nocover++;
+		if (in_fde(m, pc) && t->eh_bad++ < 10)
+			fprintf(stderr, "%s: 0x%" PRIx64 " none inside an FDE\n",
+				name, pc);
+	}
+}
+
+/* Our rule @ours at @pc against libsframe's (@vaddr: the section's). */
+static void vs_libsframe(void *ls, uint64_t vaddr, uint64_t pc,
+			 const struct crule *ours, struct tally *t)
+{
+	struct crule lsr;
+
+	ls_rule(ls, pc, vaddr, &lsr);
+	t->ls_n++;
+	if (!crule_eq(ours, &lsr) && t->ls_bad++ < 10)
+		differs(pc, "ours", ours, "libsframe", &lsr);
+}
+
+/* Every PC of [@lo, @hi): decode, .eh_frame (@path's), libsframe (v1). */
+static void check_oracles(const char *path, const struct elf_sframe *es,
+			  const struct sframe_sec *sec, const struct model *m,
+			  uint64_t lo, uint64_t hi)
+{
+	struct tally t = { 0 };
+	struct sframe_rule r;
+	int err, ls_err = 0, fd;
+	Dwarf_CFI *cfi;
+	void *ls;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
+	ls = sec->version == 1 ? ls_open(es->data, es->size, &ls_err) : NULL;
+	for (uint64_t pc = lo; pc < hi; pc++) {
+		struct crule ours;
+
+		t.n_pcs++;
+		err = ustack_sframe_find(sec, pc, &r);
+		if (err && err != SFRAME_E_NOINFO) {
+			if (t.dec_bad++ < 5)
+				fprintf(stderr, "%s: 0x%" PRIx64 ": %s\n", name,
+					pc, ustack_sframe_strerror(err));
+			continue;
+		}
+		if (err)
+			memset(&ours, 0, sizeof(ours));
+		else
+			from_rule(&r, &ours);
+		if (cfi)
+			vs_ehframe(cfi, m, pc, &ours, &t);
+		if (ls && in_fde(m, pc)) {
+			if (!err && (r.flags & SFRAME_R_PCMASK))
+				t.ls_skip++;
+			else
+				vs_libsframe(ls, es->vaddr, pc, &ours, &t);
+		}
+	}
+	result("decode", t.dec_bad, "%ld PCs gave errors", t.dec_bad);
+	if (cfi)
+		result("ehframe", t.eh_bad || !t.n_eh,
+		       "%ld of %ld PCs differ from .eh_frame", t.eh_bad, t.n_eh);
+	else
+		result("ehframe", 1, "no .eh_frame CFI");
+	printf("# %s: %ld PCs, %ld compared with .eh_frame, %ld with CFI but no SFrame\n",
+	       name, t.n_pcs, t.n_eh, t.eh_nocover);
+	if (sec->version != 1)
+		return;
+	result("libsframe", !ls || t.ls_bad || !t.ls_n,
+	       "%ld of %ld PCs differ from libsframe (err %d)", t.ls_bad, t.ls_n, ls_err);
+	printf("# %s: %ld PCs compared with libsframe, %ld PCMASK PCs skipped\n",
+	       name, t.ls_n, t.ls_skip);
+}
+
+/* How many PCs of [@lo, @hi) @a and @b answer differently. */
+static long diff_pcs(const struct sframe_sec *a, const struct sframe_sec *b,
+		     const char *tag, uint64_t lo, uint64_t hi)
+{
+	struct sframe_rule r, r2;
+	long bad = 0;
+
+	for (uint64_t pc = lo; pc < hi; pc++) {
+		int x = ustack_sframe_find(a, pc, &r);
+		int y = ustack_sframe_find(b, pc, &r2);
+
+		if (x != y || (!x && (!loc_eq(&r.cfa, &r2.cfa) ||
+				      !loc_eq(&r.fp, &r2.fp) ||
+				      !loc_eq(&r.ra, &r2.ra) ||
+				      r.flags != r2.flags ||
+				      r.fre_start != r2.fre_start ||
+				      r.func_start != r2.func_start))) {
+			if (bad++ < 5)
+				fprintf(stderr, "%s: %s: 0x%" PRIx64
+					" differs (%d/%d)\n", name, tag, pc, x, y);
+		}
+	}
+	return bad;
+}
+
+/* @sec re-encoded as version @v with @flags gives the same answers. */
+static void check_reencode(const struct elf_sframe *es, const struct sframe_sec *sec,
+			   const struct model *m, int v, unsigned int flags,
+			   const char *tag, uint64_t lo, uint64_t hi)
+{
+	struct sframe_sec s2;
+	void *buf;
+	size_t len;
+	long bad;
+	int err = sframe_encode(v, flags | (sec->flags & SFRAME_F_FRAME_POINTER &
+					    (v < 3 ? 0xff : 0)),
+				es->vaddr, m->fdes, m->n, &buf, &len);
+
+	if (err == -EOPNOTSUPP && v < sec->version) {
+		/* v3 flex/signal FDEs, PLT rep_size 8: not in v1/v2 */
+		printf("# %s: %s: not representable in v%d (gas/ld's v%d uses what it lacks)\n",
+		       name, tag, v, sec->version);
+		return;
+	}
+	if (err) {
+		result(tag, 1, "encode: %s", strerror(-err));
+		return;
+	}
+	err = ustack_sframe_sec_init(&s2, (unsigned long)buf, len, es->vaddr, 0, 0);
+	if (!err)
+		err = ustack_sframe_validate(&s2);
+	if (err) {
+		result(tag, 1, "decode: %s", ustack_sframe_strerror(err));
+		free(buf);
+		return;
+	}
+	bad = diff_pcs(sec, &s2, tag, lo, hi);
+	result(tag, bad, "%ld PCs differ", bad);
+	if (v == sec->version && !(flags & ~sec->flags))
+		result("reencode-bytes", same_bytes(sec, &s2),
+		       "FDE %ld: re-encoded bytes differ", same_bytes(sec, &s2) - 1);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
+	static const struct { int v; unsigned int f; const char *tag; } vs[] = {
+		{ 1, 0, "reencode-v1" }, { 2, 0, "reencode-v2" },
+		{ 2, SFRAME_F_FDE_FUNC_START_PCREL, "reencode-v2-pcrel" },
+		{ 3, 0, "reencode-v3" },
+		{ 3, SFRAME_F_FDE_FUNC_START_PCREL, "reencode-v3-pcrel" },
+	};
 	struct elf_sframe es;
 	struct sframe_sec sec;
-	struct sframe_rule r;
 	struct model m;
 	const char *msg;
-	uint64_t lo = UINT64_MAX, hi = 0, pc;
-	long n_pcs = 0, n_eh = 0, eh_bad = 0, eh_nocover = 0, ls_n = 0;
-	long ls_bad = 0, ls_skip = 0, dec_bad = 0;
-	char e1[96], e2[96];
-	int err, fd;
+	uint64_t lo, hi;
+	int err;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: sfcheck NAME FILE\n");
@@ -424,160 +617,16 @@ int main(int argc, char **argv)
 	if (!err)
 		err = ustack_sframe_validate(&sec);
 	result("validate", err, "%s", ustack_sframe_strerror(err));
-	if (err)
+	if (err || pc_range(&sec, &lo, &hi))
 		return 1;
-	for (u32 i = 0; i < sec.num_fdes; i++) {
-		struct sframe_fde fde;
-
-		if (ustack_sframe_read_fde(&sec, i, &fde))
-			return 1;
-		if (fde.func_start < lo)
-			lo = fde.func_start;
-		if (fde.func_start + fde.func_size > hi)
-			hi = fde.func_start + fde.func_size;
-	}
-	lo -= lo >= 16 ? 16 : lo;
-	hi += 16;
-
 	err = build_model(&sec, &m);
 	if (err) {
 		result("model", 1, "%s", ustack_sframe_strerror(err));
 		return 1;
 	}
-
-	/* .eh_frame oracle */
-	elf_version(EV_CURRENT);
-	fd = open(argv[2], O_RDONLY);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	Dwarf_CFI *cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
-	int ls_err = 0;
-	void *ls = sec.version == 1 ? ls_open(es.data, es.size, &ls_err) : NULL;
-
-	for (pc = lo; pc < hi; pc++) {
-		struct crule ours, eh, lsr;
-
-		n_pcs++;
-		err = ustack_sframe_find(&sec, pc, &r);
-		if (err && err != SFRAME_E_NOINFO) {
-			if (dec_bad++ < 5)
-				fprintf(stderr, "%s: 0x%" PRIx64 ": %s\n", name,
-					pc, ustack_sframe_strerror(err));
-			continue;
-		}
-		if (err)
-			memset(&ours, 0, sizeof(ours));
-		else
-			from_rule(&r, &ours);
-		if (cfi) {
-			eh_rule(cfi, pc, &eh);
-			if (ours.kind && eh.kind) {
-				n_eh++;
-				if (!crule_eq(&ours, &eh) && eh_bad++ < 10) {
-					fmt_crule(e1, sizeof(e1), &ours);
-					fmt_crule(e2, sizeof(e2), &eh);
-					fprintf(stderr, "%s: 0x%" PRIx64
-						" sframe %s, eh_frame %s\n",
-						name, pc, e1, e2);
-				}
-			} else if (ours.kind && !eh.kind) {
-				eh_bad++;
-				fprintf(stderr, "%s: 0x%" PRIx64
-					" SFrame rule but no CFI\n", name, pc);
-			} else if (!ours.kind && eh.kind) {
-				eh_nocover++;
-				if (in_fde(&m, pc) && eh_bad++ < 10)
-					fprintf(stderr, "%s: 0x%" PRIx64
-						" none inside an FDE\n", name, pc);
-			}
-		}
-		if (ls && in_fde(&m, pc)) {
-			if (!err && (r.flags & SFRAME_R_PCMASK)) {
-				ls_skip++;
-				continue;
-			}
-			ls_rule(ls, pc, es.vaddr, &lsr);
-			ls_n++;
-			if (!crule_eq(&ours, &lsr) && ls_bad++ < 10) {
-				fmt_crule(e1, sizeof(e1), &ours);
-				fmt_crule(e2, sizeof(e2), &lsr);
-				fprintf(stderr, "%s: 0x%" PRIx64
-					" ours %s, libsframe %s\n",
-					name, pc, e1, e2);
-			}
-		}
-	}
-	result("decode", dec_bad, "%ld PCs gave errors", dec_bad);
-	if (cfi)
-		result("ehframe", eh_bad || !n_eh,
-		       "%ld of %ld PCs differ from .eh_frame", eh_bad, n_eh);
-	else
-		result("ehframe", 1, "no .eh_frame CFI");
-	printf("# %s: %ld PCs, %ld compared with .eh_frame, %ld with CFI but no SFrame\n",
-	       name, n_pcs, n_eh, eh_nocover);
-	if (sec.version == 1) {
-		result("libsframe", !ls || ls_bad || !ls_n,
-		       "%ld of %ld PCs differ from libsframe (err %d)",
-		       ls_bad, ls_n, ls_err);
-		printf("# %s: %ld PCs compared with libsframe, %ld PCMASK PCs skipped\n",
-		       name, ls_n, ls_skip);
-	}
-
+	check_oracles(argv[2], &es, &sec, &m, lo, hi);
 	/* re-encode in every version and compare answers PC by PC */
-static const struct { int v; unsigned int f; const char *tag; } vs[] = {
-		{ 1, 0, "reencode-v1" }, { 2, 0, "reencode-v2" },
-		{ 2, SFRAME_F_FDE_FUNC_START_PCREL, "reencode-v2-pcrel" },
-		{ 3, 0, "reencode-v3" },
-		{ 3, SFRAME_F_FDE_FUNC_START_PCREL, "reencode-v3-pcrel" },
-	};
-	for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++) {
-		struct sframe_sec s2;
-		struct sframe_rule r2;
-		void *buf;
-		size_t len;
-		long bad = 0;
-
-		err = sframe_encode(vs[v].v, vs[v].f | (sec.flags &
-				    SFRAME_F_FRAME_POINTER & (vs[v].v < 3 ? 0xff : 0)),
-				    es.vaddr, m.fdes, m.n, &buf, &len);
-		if (err == -EOPNOTSUPP && vs[v].v < sec.version) {
-			/* v3 flex/signal FDEs, PLT rep_size 8: not in v1/v2 */
-			printf("# %s: %s: not representable in v%d (gas/ld's v%d uses what it lacks)\n",
-			       name, vs[v].tag, vs[v].v, sec.version);
-			continue;
-		}
-		if (err) {
-			result(vs[v].tag, 1, "encode: %s", strerror(-err));
-			continue;
-		}
-		err = ustack_sframe_sec_init(&s2, (unsigned long)buf, len, es.vaddr, 0, 0);
-		if (!err)
-			err = ustack_sframe_validate(&s2);
-		if (err) {
-			result(vs[v].tag, 1, "decode: %s", ustack_sframe_strerror(err));
-			free(buf);
-			continue;
-		}
-		for (pc = lo; pc < hi; pc++) {
-			int a = ustack_sframe_find(&sec, pc, &r);
-			int b = ustack_sframe_find(&s2, pc, &r2);
-
-			if (a != b || (!a && (!loc_eq(&r.cfa, &r2.cfa) ||
-					      !loc_eq(&r.fp, &r2.fp) ||
-					      !loc_eq(&r.ra, &r2.ra) ||
-					      r.flags != r2.flags ||
-					      r.fre_start != r2.fre_start ||
-					      r.func_start != r2.func_start))) {
-				if (bad++ < 5)
-					fprintf(stderr, "%s: %s: 0x%" PRIx64
-						" differs (%d/%d)\n", name,
-						vs[v].tag, pc, a, b);
-			}
-		}
-		result(vs[v].tag, bad, "%ld PCs differ", bad);
-		if (vs[v].v == sec.version && !(vs[v].f & ~sec.flags))
-			result("reencode-bytes", same_bytes(&sec, &s2),
-			       "FDE %ld: re-encoded bytes differ", same_bytes(&sec, &s2) - 1);
-		free(buf);
-	}
+	for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
+		check_reencode(&es, &sec, &m, vs[v].v, vs[v].f, vs[v].tag, lo, hi);
 	return failures ? 1 : 0;
 }

@@ -73,42 +73,94 @@ static int loc_eq(const struct sframe_loc *a, int kind, int reg, int off)
 
 /* ---- well-formed sections ------------------------------------------------ */
 
+/*
+ * The default section: a function of four FREs (SP, SP + saved FP, FP,
+ * a large CFA offset) and a PLT of 16-byte PCMASK entries.
+ */
+static const struct sfe_fre dflt_f0[] = {
+	{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+	{ .start = 1, .cfa_base = SFE_BASE_SP, .cfa_off = 16,
+	  .fp_saved = true, .fp_off = -16 },
+	{ .start = 4, .cfa_base = SFE_BASE_FP, .cfa_off = 16,
+	  .fp_saved = true, .fp_off = -16 },
+	{ .start = 0x30, .cfa_base = SFE_BASE_SP, .cfa_off = 100000 },
+};
+static const struct sfe_fre dflt_plt[] = {
+	{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
+	{ .start = 11, .cfa_base = SFE_BASE_SP, .cfa_off = 16 },
+};
+static const struct { u64 pc; int err, base, off, fp; } dflt_cases[] = {
+	/* pc, err, cfa base, cfa off, fp off (0: unchanged) */
+	{ 0xfff, SFRAME_E_NOINFO, 0, 0, 0 },
+	{ 0x1000, 0, SFRAME_REG_RSP, 8, 0 },
+	{ 0x100a, 0, SFRAME_REG_RSP, 8, 0 },
+	{ 0x100b, 0, SFRAME_REG_RSP, 16, 0 },
+	{ 0x1030, 0, SFRAME_REG_RSP, 8, 0 },	/* block 3 */
+	{ 0x103f, 0, SFRAME_REG_RSP, 16, 0 },
+	{ 0x1040, SFRAME_E_NOINFO, 0, 0, 0 },		/* gap */
+	{ 0x1fff, SFRAME_E_NOINFO, 0, 0, 0 },
+	{ 0x2000, 0, SFRAME_REG_RSP, 8, 0 },
+	{ 0x2001, 0, SFRAME_REG_RSP, 16, -16 },
+	{ 0x2003, 0, SFRAME_REG_RSP, 16, -16 },
+	{ 0x2004, 0, SFRAME_REG_RBP, 16, -16 },
+	{ 0x2030, 0, SFRAME_REG_RSP, 100000, 0 },
+	{ 0x203f, 0, SFRAME_REG_RSP, 100000, 0 },
+	{ 0x2040, SFRAME_E_NOINFO, 0, 0, 0 },
+};
+
+/* How many of dflt_cases' PCs @b (a default section named @name) gets wrong. */
+static int default_wrong_pcs(const char *name, const u8 *b, size_t len)
+{
+	struct sframe_rule r;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(dflt_cases) / sizeof(dflt_cases[0]); i++) {
+		int err = init_find(b, len, dflt_cases[i].pc, &r);
+
+		if (err != dflt_cases[i].err) {
+			printf("# %s: 0x%llx: %s\n", name,
+			       (unsigned long long)dflt_cases[i].pc,
+			       ustack_sframe_strerror(err));
+			bad++;
+			continue;
+		}
+		if (err)
+			continue;
+		if (!loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, dflt_cases[i].base,
+			    dflt_cases[i].off) ||
+		    !loc_eq(&r.ra, L_RA.kind, 0, -8) ||
+		    (dflt_cases[i].fp ? !loc_eq(&r.fp, SFRAME_LOC_CFA_DEREF, 0,
+						dflt_cases[i].fp) :
+					r.fp.kind != SFRAME_LOC_SAME) ||
+		    !!(r.flags & SFRAME_R_PCMASK) != (dflt_cases[i].pc < 0x2000)) {
+			printf("# %s: 0x%llx: wrong rule\n", name,
+			       (unsigned long long)dflt_cases[i].pc);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* trailing zero padding (ld 2.40's PT_GNU_SFRAME) after section @b */
+static void test_trailing_padding(const u8 *b, size_t len)
+{
+	struct sframe_rule r;
+	u8 *p = calloc(1, len + 40);
+
+	memcpy(p, b, len);
+	check("trailing-padding",
+	      init_validate(p, len + 40) == 0 &&
+	      init_find(p, len + 40, 0x2004, &r) == 0 &&
+	      r.cfa.reg == SFRAME_REG_RBP, "padding rejected");
+	free(p);
+}
+
 static void test_default_all_versions(void)
 {
-	static const struct sfe_fre f0[] = {
-		{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
-		{ .start = 1, .cfa_base = SFE_BASE_SP, .cfa_off = 16,
-		  .fp_saved = true, .fp_off = -16 },
-		{ .start = 4, .cfa_base = SFE_BASE_FP, .cfa_off = 16,
-		  .fp_saved = true, .fp_off = -16 },
-		{ .start = 0x30, .cfa_base = SFE_BASE_SP, .cfa_off = 100000 },
-	};
-	static const struct sfe_fre plt[] = {
-		{ .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 8 },
-		{ .start = 11, .cfa_base = SFE_BASE_SP, .cfa_off = 16 },
-	};
 	struct sfe_fde fdes[] = {
-		{ .start = 0x2000, .size = 0x40, .fres = f0, .nfres = 4 },
+		{ .start = 0x2000, .size = 0x40, .fres = dflt_f0, .nfres = 4 },
 		{ .start = 0x1000, .size = 0x40, .pcmask = true, .rep_size = 16,
-		  .fres = plt, .nfres = 2 },
-	};
-	static const struct { u64 pc; int err, base, off, fp; } cases[] = {
-		/* pc, err, cfa base, cfa off, fp off (0: unchanged) */
-		{ 0xfff, SFRAME_E_NOINFO, 0, 0, 0 },
-		{ 0x1000, 0, SFRAME_REG_RSP, 8, 0 },
-		{ 0x100a, 0, SFRAME_REG_RSP, 8, 0 },
-		{ 0x100b, 0, SFRAME_REG_RSP, 16, 0 },
-		{ 0x1030, 0, SFRAME_REG_RSP, 8, 0 },	/* block 3 */
-		{ 0x103f, 0, SFRAME_REG_RSP, 16, 0 },
-		{ 0x1040, SFRAME_E_NOINFO, 0, 0, 0 },		/* gap */
-		{ 0x1fff, SFRAME_E_NOINFO, 0, 0, 0 },
-		{ 0x2000, 0, SFRAME_REG_RSP, 8, 0 },
-		{ 0x2001, 0, SFRAME_REG_RSP, 16, -16 },
-		{ 0x2003, 0, SFRAME_REG_RSP, 16, -16 },
-		{ 0x2004, 0, SFRAME_REG_RBP, 16, -16 },
-		{ 0x2030, 0, SFRAME_REG_RSP, 100000, 0 },
-		{ 0x203f, 0, SFRAME_REG_RSP, 100000, 0 },
-		{ 0x2040, SFRAME_E_NOINFO, 0, 0, 0 },
+		  .fres = dflt_plt, .nfres = 2 },
 	};
 	static const struct { int v; unsigned int flags; const char *n; } vs[] = {
 		{ 1, 0, "v1" }, { 2, 0, "v2" },
@@ -120,51 +172,17 @@ static void test_default_all_versions(void)
 		char name[64];
 		size_t len;
 		u8 *b = enc(vs[v].v, vs[v].flags, fdes, 2, &len);
-		int bad = 0;
-		struct sframe_rule r;
+		int bad;
 
 		snprintf(name, sizeof(name), "default-%s", vs[v].n);
 		if (!b) {
 			check(name, 0, "encode failed");
 			continue;
 		}
-		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-			int err = init_find(b, len, cases[i].pc, &r);
-
-			if (err != cases[i].err) {
-				printf("# %s: 0x%llx: %s\n", name,
-				       (unsigned long long)cases[i].pc,
-				       ustack_sframe_strerror(err));
-				bad++;
-				continue;
-			}
-			if (err)
-				continue;
-			if (!loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, cases[i].base,
-				    cases[i].off) ||
-			    !loc_eq(&r.ra, L_RA.kind, 0, -8) ||
-			    (cases[i].fp ? !loc_eq(&r.fp, SFRAME_LOC_CFA_DEREF, 0,
-						   cases[i].fp) :
-					   r.fp.kind != SFRAME_LOC_SAME) ||
-			    !!(r.flags & SFRAME_R_PCMASK) != (cases[i].pc < 0x2000)) {
-				printf("# %s: 0x%llx: wrong rule\n", name,
-				       (unsigned long long)cases[i].pc);
-				bad++;
-			}
-		}
+		bad = default_wrong_pcs(name, b, len);
 		check(name, !bad && init_validate(b, len) == 0, "%d PCs wrong", bad);
-
-		/* trailing zero padding (ld 2.40's PT_GNU_SFRAME) */
-		if (v == 0) {
-			u8 *p = calloc(1, len + 40);
-
-			memcpy(p, b, len);
-			check("trailing-padding",
-			      init_validate(p, len + 40) == 0 &&
-			      init_find(p, len + 40, 0x2004, &r) == 0 &&
-			      r.cfa.reg == SFRAME_REG_RBP, "padding rejected");
-			free(p);
-		}
+		if (v == 0)
+			test_trailing_padding(b, len);
 		free(b);
 	}
 }
@@ -256,6 +274,62 @@ static void test_outermost(void)
 		(void **)&b, &len) == -EOPNOTSUPP, "v1 accepted an outermost FRE");
 }
 
+/* DRAP step: rbp = &stack[4]; stack[3] holds the CFA (&stack[10]) */
+static void test_flex_drap(const u8 *b, size_t len, u64 *stack, size_t size)
+{
+	u64 base = (u64)(unsigned long)stack;
+	struct sframe_rule r;
+	struct sframe_state st;
+	int e = init_find(b, len, 0x1012, &r);
+
+	stack[3] = base + 80;
+	stack[9] = 0x4444;		/* RA at CFA-8 */
+	stack[8] = base + 200;		/* saved rbp at CFA-16 */
+	memset(&st, 0, sizeof(st));
+	st.ip = 0x1012;
+	st.sp = base;
+	st.fp = base + 32;
+	st.stack_lo = base;
+	st.stack_hi = base + size;
+	st.topmost = true;
+	int se = e ? e : ustack_sframe_step(&r, &st);
+
+	check("flex-drap", !se && loc_eq(&r.cfa, SFRAME_LOC_REG_DEREF, 6, -8) &&
+	      st.ip == 0x4444 && st.sp == base + 80 && st.fp == base + 200,
+	      "%s ip=%llx", ustack_sframe_strerror(se), (unsigned long long)st.ip);
+}
+
+/* CFA on r10: topmost with registers only */
+static void test_flex_reg(const u8 *b, size_t len, u64 *stack, size_t size)
+{
+	u64 gpr[SFRAME_NR_REGS] = { 0 };
+	u64 base = (u64)(unsigned long)stack;
+	struct sframe_rule r;
+	struct sframe_state st;
+	int e = init_find(b, len, 0x1030, &r), se;
+
+	gpr[10] = base + 64;
+	gpr[3] = 0x5555;
+	memset(&st, 0, sizeof(st));
+	st.ip = 0x1030;
+	st.sp = base;
+	st.fp = 7;
+	st.gpr = gpr;
+	st.topmost = true;
+	st.stack_lo = base;
+	st.stack_hi = base + size;
+	se = e ? e : ustack_sframe_step(&r, &st);
+	check("flex-reg-topmost", !se && st.ip == 0x5555 && st.sp == base + 64 &&
+	      st.fp == 7, "%s", ustack_sframe_strerror(se));
+	memset(&st, 0, sizeof(st));
+	st.sp = base;
+	st.gpr = gpr;
+	st.topmost = false;
+	se = e ? e : ustack_sframe_step(&r, &st);
+	check("flex-reg-not-topmost", se == SFRAME_E_REG, "%s",
+	      ustack_sframe_strerror(se));
+}
+
 static void test_flex_signal(void)
 {
 	struct sfe_fre f[3] = {
@@ -275,9 +349,7 @@ static void test_flex_signal(void)
 						.cfa_off = 160 } }, .nfres = 1 },
 	};
 	struct sframe_rule r;
-	struct sframe_state st;
-	u64 stack[64] = { 0 }, gpr[SFRAME_NR_REGS] = { 0 };
-	u64 base = (u64)(unsigned long)stack;
+	u64 stack[64] = { 0 };
 	size_t len;
 	int e;
 	u8 *b = enc(3, SFRAME_F_FDE_FUNC_START_PCREL, fdes, 2, &len);
@@ -292,47 +364,8 @@ static void test_flex_signal(void)
 	      loc_eq(&r.cfa, SFRAME_LOC_REG_VAL, SFRAME_REG_RSP, 8) &&
 	      loc_eq(&r.ra, SFRAME_LOC_CFA_DEREF, 0, -8) &&
 	      r.fp.kind == SFRAME_LOC_SAME, "%s", ustack_sframe_strerror(e));
-
-	/* DRAP step: rbp = &stack[4]; stack[3] holds the CFA (&stack[10]) */
-	e = init_find(b, len, 0x1012, &r);
-	stack[3] = base + 80;
-	stack[9] = 0x4444;		/* RA at CFA-8 */
-	stack[8] = base + 200;		/* saved rbp at CFA-16 */
-	memset(&st, 0, sizeof(st));
-	st.ip = 0x1012;
-	st.sp = base;
-	st.fp = base + 32;
-	st.stack_lo = base;
-	st.stack_hi = base + sizeof(stack);
-	st.topmost = true;
-	int se = e ? e : ustack_sframe_step(&r, &st);
-
-	check("flex-drap", !se && loc_eq(&r.cfa, SFRAME_LOC_REG_DEREF, 6, -8) &&
-	      st.ip == 0x4444 && st.sp == base + 80 && st.fp == base + 200,
-	      "%s ip=%llx", ustack_sframe_strerror(se), (unsigned long long)st.ip);
-
-	/* CFA on r10: topmost with registers only */
-	e = init_find(b, len, 0x1030, &r);
-	gpr[10] = base + 64;
-	gpr[3] = 0x5555;
-	memset(&st, 0, sizeof(st));
-	st.ip = 0x1030;
-	st.sp = base;
-	st.fp = 7;
-	st.gpr = gpr;
-	st.topmost = true;
-	st.stack_lo = base;
-	st.stack_hi = base + sizeof(stack);
-	se = e ? e : ustack_sframe_step(&r, &st);
-	check("flex-reg-topmost", !se && st.ip == 0x5555 && st.sp == base + 64 &&
-	      st.fp == 7, "%s", ustack_sframe_strerror(se));
-	memset(&st, 0, sizeof(st));
-	st.sp = base;
-	st.gpr = gpr;
-	st.topmost = false;
-	se = e ? e : ustack_sframe_step(&r, &st);
-	check("flex-reg-not-topmost", se == SFRAME_E_REG, "%s",
-	      ustack_sframe_strerror(se));
+	test_flex_drap(b, len, stack, sizeof(stack));
+	test_flex_reg(b, len, stack, sizeof(stack));
 
 	e = init_find(b, len, 0x2004, &r);
 	check("signal-v3", !e && (r.flags & SFRAME_R_SIGNAL) &&
@@ -418,41 +451,94 @@ static void m_fre_size(u8 *b, size_t *len) { b[FRES + 1] |= 0x60; }
 static void m_fre_count(u8 *b, size_t *len) { b[FRES + 1] = (b[FRES + 1] & ~0x1e) | (3 << 1); }
 static void m_fre_overrun(u8 *b, size_t *len) { put32(b + FDE(2) + 12, 9); }
 
+static const struct mcase malformed_cases[] = {
+	{ "trunc-header", m_trunc, SFRAME_E_HDR_TRUNC, 0x1000 },
+	{ "empty", m_trunc0, SFRAME_E_HDR_TRUNC, 0x1000 },
+	{ "bad-magic", m_magic, SFRAME_E_MAGIC, 0x1000 },
+	{ "version-0", m_version0, SFRAME_E_VERSION, 0x1000 },
+	{ "version-4", m_version4, SFRAME_E_VERSION, 0x1000 },
+	{ "abi", m_abi, SFRAME_E_ABI, 0x1000 },
+	{ "unknown-flag", m_flags, SFRAME_E_FLAGS, 0x1000 },
+	{ "v1-pcrel-flag", m_flags_v1_pcrel, SFRAME_E_FLAGS, 0x1000 },
+	{ "v3-fp-flag", m_flags_v3_fp, SFRAME_E_FLAGS, 0x1000 },
+	{ "fixed-ra", m_fixed_ra, SFRAME_E_FIXED_OFF, 0x1000 },
+	{ "fixed-fp", m_fixed_fp, SFRAME_E_FIXED_OFF, 0x1000 },
+	{ "auxhdr-outside", m_auxhdr, SFRAME_E_AUXHDR, 0x1000 },
+	{ "num-fdes-outside", m_num_fdes, SFRAME_E_FDE_OFF, 0x1000 },
+	{ "num-fdes-plus-one", m_num_fdes1, SFRAME_E_FRE_OFF, 0x1000 },
+	{ "fdeoff-outside", m_fdeoff, SFRAME_E_FDE_OFF, 0x1000 },
+	{ "freoff-outside", m_freoff, SFRAME_E_FRE_OFF, 0x1000 },
+	{ "fre-len-outside", m_fre_len, SFRAME_E_FRE_OFF, 0x1000 },
+	{ "fde-fre-overlap", m_overlap, SFRAME_E_FRE_OFF, 0x1000 },
+	{ "num-fres-too-big", m_num_fres, SFRAME_E_NUM_FRES, 0x1000 },
+	{ "num-fres-sum", m_num_fres_sum, SFRAME_E_NUM_FRES, 0 },
+	{ "unsorted-validate", m_unsorted, SFRAME_E_UNSORTED, 0 },
+	{ "unsorted-find", m_unsorted, SFRAME_E_UNSORTED, 0x1205 },
+	{ "fde-fres-outside", m_fde_fres, SFRAME_E_FDE_FRES, 0x1105 },
+	{ "fre-type-3", m_fre_type, SFRAME_E_FRE_TYPE, 0x1005 },
+	{ "rep-size-0", m_rep_size, SFRAME_E_REP_SIZE, 0x1005 },
+	{ "func-range-wraps", m_func_range, SFRAME_E_FUNC_RANGE, 0 },
+	{ "fre-past-function", m_fre_start, SFRAME_E_FRE_START, 0x101f },
+	{ "fre-order", m_fre_order, SFRAME_E_FRE_ORDER, 0x1005 },
+	{ "fre-word-size-3", m_fre_size, SFRAME_E_FRE_SIZE, 0x1000 },
+	{ "fre-word-count", m_fre_count, SFRAME_E_FRE_COUNT, 0 },
+	{ "fre-overrun", m_fre_overrun, SFRAME_E_FRE_OVERRUN, 0x121f },
+};
+
+/* @c: @base (@blen bytes) patched, at its exact size (ASan catches overreads) */
+static void test_malformed_case(const u8 *base, size_t blen,
+				const struct mcase *c)
+{
+	struct sframe_rule r;
+	char name[64];
+	size_t len = blen;
+	u8 *b = malloc(blen);
+	int got;
+
+	memcpy(b, base, blen);
+	c->patch(b, &len);
+	if (len < blen) {
+		u8 *s = malloc(len ? len : 1);
+
+		memcpy(s, b, len);
+		free(b);
+		b = s;
+	}
+	got = c->pc ? init_find(b, len, c->pc, &r) : init_validate(b, len);
+	snprintf(name, sizeof(name), "malformed-%s", c->name);
+	check(name, got == c->want, "got %s, want %s",
+	      ustack_sframe_strerror(got), ustack_sframe_strerror(c->want));
+	free(b);
+}
+
+/* every truncation of a valid section: an error, never a crash */
+static void test_every_truncation(const u8 *base, size_t blen)
+{
+	int bad = 0;
+
+	for (size_t n = 0; n < blen; n++) {
+		u8 *b = malloc(n ? n : 1);
+
+		memcpy(b, base, n);
+		bad += init_validate(b, n) == 0;
+		free(b);
+	}
+	check("malformed-every-truncation", !bad, "%d truncations accepted", bad);
+}
+
+/* distinct names for distinct codes */
+static void test_error_names(void)
+{
+	int bad = 0;
+
+	for (int c = 0; c > SFRAME_E_MAX; c--)
+		for (int d = c - 1; d > SFRAME_E_MAX; d--)
+			bad += !strcmp(ustack_sframe_strerror(c), ustack_sframe_strerror(d));
+	check("error-names-distinct", !bad, "%d duplicate names", bad);
+}
+
 static void test_malformed(void)
 {
-	static const struct mcase cs[] = {
-		{ "trunc-header", m_trunc, SFRAME_E_HDR_TRUNC, 0x1000 },
-		{ "empty", m_trunc0, SFRAME_E_HDR_TRUNC, 0x1000 },
-		{ "bad-magic", m_magic, SFRAME_E_MAGIC, 0x1000 },
-		{ "version-0", m_version0, SFRAME_E_VERSION, 0x1000 },
-		{ "version-4", m_version4, SFRAME_E_VERSION, 0x1000 },
-		{ "abi", m_abi, SFRAME_E_ABI, 0x1000 },
-		{ "unknown-flag", m_flags, SFRAME_E_FLAGS, 0x1000 },
-		{ "v1-pcrel-flag", m_flags_v1_pcrel, SFRAME_E_FLAGS, 0x1000 },
-		{ "v3-fp-flag", m_flags_v3_fp, SFRAME_E_FLAGS, 0x1000 },
-		{ "fixed-ra", m_fixed_ra, SFRAME_E_FIXED_OFF, 0x1000 },
-		{ "fixed-fp", m_fixed_fp, SFRAME_E_FIXED_OFF, 0x1000 },
-		{ "auxhdr-outside", m_auxhdr, SFRAME_E_AUXHDR, 0x1000 },
-		{ "num-fdes-outside", m_num_fdes, SFRAME_E_FDE_OFF, 0x1000 },
-		{ "num-fdes-plus-one", m_num_fdes1, SFRAME_E_FRE_OFF, 0x1000 },
-		{ "fdeoff-outside", m_fdeoff, SFRAME_E_FDE_OFF, 0x1000 },
-		{ "freoff-outside", m_freoff, SFRAME_E_FRE_OFF, 0x1000 },
-		{ "fre-len-outside", m_fre_len, SFRAME_E_FRE_OFF, 0x1000 },
-		{ "fde-fre-overlap", m_overlap, SFRAME_E_FRE_OFF, 0x1000 },
-		{ "num-fres-too-big", m_num_fres, SFRAME_E_NUM_FRES, 0x1000 },
-		{ "num-fres-sum", m_num_fres_sum, SFRAME_E_NUM_FRES, 0 },
-		{ "unsorted-validate", m_unsorted, SFRAME_E_UNSORTED, 0 },
-		{ "unsorted-find", m_unsorted, SFRAME_E_UNSORTED, 0x1205 },
-		{ "fde-fres-outside", m_fde_fres, SFRAME_E_FDE_FRES, 0x1105 },
-		{ "fre-type-3", m_fre_type, SFRAME_E_FRE_TYPE, 0x1005 },
-		{ "rep-size-0", m_rep_size, SFRAME_E_REP_SIZE, 0x1005 },
-		{ "func-range-wraps", m_func_range, SFRAME_E_FUNC_RANGE, 0 },
-		{ "fre-past-function", m_fre_start, SFRAME_E_FRE_START, 0x101f },
-		{ "fre-order", m_fre_order, SFRAME_E_FRE_ORDER, 0x1005 },
-		{ "fre-word-size-3", m_fre_size, SFRAME_E_FRE_SIZE, 0x1000 },
-		{ "fre-word-count", m_fre_count, SFRAME_E_FRE_COUNT, 0 },
-		{ "fre-overrun", m_fre_overrun, SFRAME_E_FRE_OVERRUN, 0x121f },
-	};
 	size_t blen;
 	u8 *base = base_v2(&blen);
 	struct sframe_rule r;
@@ -463,45 +549,10 @@ static void test_malformed(void)
 	}
 	check("malformed-base-valid", init_validate(base, blen) == 0 &&
 	      init_find(base, blen, 0x1201, &r) == 0, "base section invalid");
-	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
-		char name[64];
-		size_t len = blen;
-		u8 *b = malloc(blen);	/* exact size: ASan catches overreads */
-		int got;
-
-		memcpy(b, base, blen);
-		cs[i].patch(b, &len);
-		if (len < blen) {
-			u8 *s = malloc(len ? len : 1);
-
-			memcpy(s, b, len);
-			free(b);
-			b = s;
-		}
-		got = cs[i].pc ? init_find(b, len, cs[i].pc, &r) :
-				 init_validate(b, len);
-		snprintf(name, sizeof(name), "malformed-%s", cs[i].name);
-		check(name, got == cs[i].want, "got %s, want %s",
-		      ustack_sframe_strerror(got), ustack_sframe_strerror(cs[i].want));
-		free(b);
-	}
-
-	/* every truncation of a valid section: an error, never a crash */
-	int bad = 0;
-	for (size_t n = 0; n < blen; n++) {
-		u8 *b = malloc(n ? n : 1);
-
-		memcpy(b, base, n);
-		bad += init_validate(b, n) == 0;
-		free(b);
-	}
-	check("malformed-every-truncation", !bad, "%d truncations accepted", bad);
-	bad = 0;
-	/* distinct names for distinct codes */
-	for (int c = 0; c > SFRAME_E_MAX; c--)
-		for (int d = c - 1; d > SFRAME_E_MAX; d--)
-			bad += !strcmp(ustack_sframe_strerror(c), ustack_sframe_strerror(d));
-	check("error-names-distinct", !bad, "%d duplicate names", bad);
+	for (size_t i = 0; i < sizeof(malformed_cases) / sizeof(malformed_cases[0]); i++)
+		test_malformed_case(base, blen, &malformed_cases[i]);
+	test_every_truncation(base, blen);
+	test_error_names();
 	free(base);
 }
 
@@ -566,11 +617,35 @@ static const struct sframe_sec *walk_find(struct sframe_walk *w, u64 pc,
 
 static const struct sframe_walk_ops walk_ops = { .find_sec = walk_find };
 
-static void test_walk(void)
+/* @w: a walk from @ip, SP at the start of @stack (@size bytes), no FP. */
+static void walk_init(struct sframe_walk *w, u64 ip, u64 *stack, size_t size,
+		      const struct sframe_walk_ops *ops, u64 *ips, u8 *methods,
+		      u32 max_frames)
 {
-	/* functions: A [0x1000,0x1100) sp+16, B [0x1100,0x1200) fp-based,
-	 * C [0x1200,0x1300) outermost after 0x1210; D: no info (FP fallback)
-	 */
+	memset(w, 0, sizeof(*w));
+	w->st.ip = ip;
+	w->st.sp = (u64)(unsigned long)stack;
+	w->st.stack_lo = w->st.sp;
+	w->st.stack_hi = w->st.sp + size;
+	w->ops = ops;
+	w->ips = ips;
+	w->methods = methods;
+	w->max_frames = max_frames;
+}
+
+/*
+ * test_walk's stack: functions A [0x1000,0x1100) sp+16, B [0x1100,0x1200)
+ * fp-based, C [0x1200,0x1300) outermost after 0x1210; D: no info (FP
+ * fallback).
+ */
+struct walk4 {
+	u64 stack[64], ips[16];
+	u8 methods[16];
+	struct sframe_walk w;
+};
+
+static u8 *walk4_init(struct walk4 *t)
+{
 	static const struct sfe_fre fa[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 16 } };
 	static const struct sfe_fre fb[] = { { .start = 0, .cfa_base = SFE_BASE_FP, .cfa_off = 16,
 					       .fp_saved = true, .fp_off = -16 } };
@@ -581,17 +656,13 @@ static void test_walk(void)
 		{ .start = 0x1100, .size = 0x100, .fres = fb, .nfres = 1 },
 		{ .start = 0x1200, .size = 0x100, .fres = fc, .nfres = 2 },
 	};
-	u64 stack[64] = { 0 }, ips[16];
-	u64 base = (u64)(unsigned long)stack;
-	u8 methods[16];
-	struct sframe_walk w;
+	u64 base = (u64)(unsigned long)t->stack;
 	size_t len;
 	u8 *b = enc(2, 0, fdes, 3, &len);
 
 	if (!b || ustack_sframe_sec_init(&walk_sec, (unsigned long)b, len, VADDR, 0x1000, 0x1300)) {
-		check("walk", 0, "setup");
 		free(b);
-		return;
+		return NULL;
 	}
 	/*
 	 * frame0: ip 0x1010 (A), sp = base: CFA = base+16, RA stack[1] = 0x1150
@@ -600,103 +671,126 @@ static void test_walk(void)
 	 * frame2: D (no section): FP: RA stack[13] = 0x1281, fp stack[12] = base+160
 	 * frame3: C at 0x1280 (lookup 0x1280): outermost
 	 */
-	stack[1] = 0x1050 + 0x100;
-	stack[7] = 0x3005;
-	stack[6] = base + 96;
-	stack[13] = 0x1281;
-	stack[12] = base + 160;
-	memset(&w, 0, sizeof(w));
-	w.st.ip = 0x1010;
-	w.st.sp = base;
-	w.st.fp = base + 48;
-	w.st.stack_lo = base;
-	w.st.stack_hi = base + sizeof(stack);
-	w.ops = &walk_ops;
-	w.ctx = &walk_sec;
-	w.ips = ips;
-	w.methods = methods;
-	w.max_frames = 16;
-	ustack_sframe_walk(&w);
-	check("walk-outermost", w.nr == 4 && w.end == USTACK_END_OUTERMOST &&
-	      ips[0] == 0x1010 && ips[1] == 0x1150 && ips[2] == 0x3005 &&
-	      ips[3] == 0x1281 && methods[0] == USTACK_METHOD_REGS &&
-	      methods[1] == USTACK_METHOD_SFRAME &&
-	      methods[2] == USTACK_METHOD_SFRAME && methods[3] == USTACK_METHOD_FP,
-	      "nr %u end %u err %s", w.nr, w.end, ustack_sframe_strerror(w.err));
+	memset(t->stack, 0, sizeof(t->stack));
+	t->stack[1] = 0x1050 + 0x100;
+	t->stack[7] = 0x3005;
+	t->stack[6] = base + 96;
+	t->stack[13] = 0x1281;
+	t->stack[12] = base + 160;
+	walk_init(&t->w, 0x1010, t->stack, sizeof(t->stack), &walk_ops, t->ips,
+		  t->methods, 16);
+	t->w.st.fp = base + 48;
+	t->w.ctx = &walk_sec;
+	return b;
+}
 
-	/* the rule cache: a second walk hits it and gives the same frames */
-	{
-		static struct sframe_cache cache;
-		u64 ref[16];
-		int same = 1;
+/*
+ * Tags: entries of another tag are not used (these are made wrong), nor
+ * replaced by the same PCs' entries of this one.
+ */
+static void test_walk_cache_tags(struct walk4 *t, struct sframe_cache *cache,
+				 const u64 *ref)
+{
+	int wrong[3];
 
-		memcpy(ref, ips, sizeof(ref));
-		ustack_sframe_cache_reset(&cache);
-		w.cache = &cache;
-		for (int k = 0; k < 2; k++) {
-			memset(ips, 0, sizeof(ips));
-			ustack_sframe_walk(&w);
-			same &= w.nr == 4 && !memcmp(ips, ref, 4 * sizeof(u64)) &&
-				w.end == USTACK_END_OUTERMOST;
-		}
-		/* wrong next-entry guesses only cost a set probe */
-		for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
-			cache.e[k].next = (struct sframe_cache_ent *)
-				((uintptr_t)cache.e + (k * 40503u + 7) % (sizeof(cache.e) + 64));
-		memset(ips, 0, sizeof(ips));
-		ustack_sframe_walk(&w);
-		same &= w.nr == 4 && !memcmp(ips, ref, 4 * sizeof(u64));
-		int hits = 0;
-
-		for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
-			hits += cache.e[k].kind != 0;
-		check("walk-cache", same && hits == 3, "same %d entries %d",
-		      same, hits);
-		/*
-		 * Tags: entries of another tag are not used (these are made
-		 * wrong), nor replaced by the same PCs' entries of this one.
-		 */
-		for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
-			cache.e[k].cfa_off += 8;
-		int wrong[3];
-
-		for (int k = 0; k < 3; k++) {
-			cache.tag = k == 1;
-			memset(ips, 0, sizeof(ips));
-			ustack_sframe_walk(&w);
-			wrong[k] = w.nr != 4 || memcmp(ips, ref, 4 * sizeof(u64));
-		}
-		check("walk-cache-tags", wrong[0] && !wrong[1] && wrong[2],
-		      "wrong frames under tag 0, 1, 0: %d %d %d", wrong[0],
-		      wrong[1], wrong[2]);
-		cache.tag = 0;
-		w.cache = NULL;
+	for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
+		cache->e[k].cfa_off += 8;
+	for (int k = 0; k < 3; k++) {
+		cache->tag = k == 1;
+		memset(t->ips, 0, sizeof(t->ips));
+		ustack_sframe_walk(&t->w);
+		wrong[k] = t->w.nr != 4 || memcmp(t->ips, ref, 4 * sizeof(u64));
 	}
+	check("walk-cache-tags", wrong[0] && !wrong[1] && wrong[2],
+	      "wrong frames under tag 0, 1, 0: %d %d %d", wrong[0],
+	      wrong[1], wrong[2]);
+	cache->tag = 0;
+}
 
-	w.max_frames = 3;
-	ustack_sframe_walk(&w);
-	check("walk-depth", w.nr == 3 && w.end == USTACK_END_DEPTH, "nr %u end %u",
-	      w.nr, w.end);
-	w.max_frames = 16;
-	w.flags = SFRAME_WALK_NO_FP;
-	ustack_sframe_walk(&w);
-	check("walk-no-info", w.nr == 3 && w.end == USTACK_END_NO_INFO,
-	      "nr %u end %u", w.nr, w.end);
-	w.flags = 0;
-	stack[12] = 0;		/* rbp 0 in D's caller: FP says "outermost" */
-	stack[13] = 0x9999;
-	ustack_sframe_walk(&w);
-	check("walk-fp-zero-outermost", w.nr == 4 && ips[3] == 0x9999 &&
-	      w.end == USTACK_END_OUTERMOST, "nr %u end %u", w.nr, w.end);
-	stack[6] = base + 4000;	/* B's saved fp points off the stack */
-	ustack_sframe_walk(&w);
-	check("walk-fault", w.nr == 3 && w.end == USTACK_END_FAULT &&
-	      w.err == SFRAME_E_FAULT, "nr %u end %u", w.nr, w.end);
-	stack[6] = base + 8;	/* below the CFA: not a caller frame */
-	ustack_sframe_walk(&w);
-	check("walk-bad-frame", w.nr == 3 && w.end == USTACK_END_BAD_FRAME &&
-	      w.err == SFRAME_E_CFA, "nr %u end %u err %s", w.nr, w.end,
-	      ustack_sframe_strerror(w.err));
+/* the rule cache: a second walk hits it and gives the same frames */
+static void test_walk_cache(struct walk4 *t)
+{
+	static struct sframe_cache cache;
+	struct sframe_walk *w = &t->w;
+	u64 ref[16];
+	int same = 1, hits = 0;
+
+	memcpy(ref, t->ips, sizeof(ref));
+	ustack_sframe_cache_reset(&cache);
+	w->cache = &cache;
+	for (int k = 0; k < 2; k++) {
+		memset(t->ips, 0, sizeof(t->ips));
+		ustack_sframe_walk(w);
+		same &= w->nr == 4 && !memcmp(t->ips, ref, 4 * sizeof(u64)) &&
+			w->end == USTACK_END_OUTERMOST;
+	}
+	/* wrong next-entry guesses only cost a set probe */
+	for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
+		cache.e[k].next = (struct sframe_cache_ent *)
+			((uintptr_t)cache.e + (k * 40503u + 7) % (sizeof(cache.e) + 64));
+	memset(t->ips, 0, sizeof(t->ips));
+	ustack_sframe_walk(w);
+	same &= w->nr == 4 && !memcmp(t->ips, ref, 4 * sizeof(u64));
+	for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
+		hits += cache.e[k].kind != 0;
+	check("walk-cache", same && hits == 3, "same %d entries %d",
+	      same, hits);
+	test_walk_cache_tags(t, &cache, ref);
+	w->cache = NULL;
+}
+
+/* How the walk ends: depth, no info, FP's outermost, a fault, a bad frame. */
+static void test_walk_ends(struct walk4 *t)
+{
+	struct sframe_walk *w = &t->w;
+	u64 base = (u64)(unsigned long)t->stack;
+
+	w->max_frames = 3;
+	ustack_sframe_walk(w);
+	check("walk-depth", w->nr == 3 && w->end == USTACK_END_DEPTH, "nr %u end %u",
+	      w->nr, w->end);
+	w->max_frames = 16;
+	w->flags = SFRAME_WALK_NO_FP;
+	ustack_sframe_walk(w);
+	check("walk-no-info", w->nr == 3 && w->end == USTACK_END_NO_INFO,
+	      "nr %u end %u", w->nr, w->end);
+	w->flags = 0;
+	t->stack[12] = 0;	/* rbp 0 in D's caller: FP says "outermost" */
+	t->stack[13] = 0x9999;
+	ustack_sframe_walk(w);
+	check("walk-fp-zero-outermost", w->nr == 4 && t->ips[3] == 0x9999 &&
+	      w->end == USTACK_END_OUTERMOST, "nr %u end %u", w->nr, w->end);
+	t->stack[6] = base + 4000;	/* B's saved fp points off the stack */
+	ustack_sframe_walk(w);
+	check("walk-fault", w->nr == 3 && w->end == USTACK_END_FAULT &&
+	      w->err == SFRAME_E_FAULT, "nr %u end %u", w->nr, w->end);
+	t->stack[6] = base + 8;	/* below the CFA: not a caller frame */
+	ustack_sframe_walk(w);
+	check("walk-bad-frame", w->nr == 3 && w->end == USTACK_END_BAD_FRAME &&
+	      w->err == SFRAME_E_CFA, "nr %u end %u err %s", w->nr, w->end,
+	      ustack_sframe_strerror(w->err));
+}
+
+static void test_walk(void)
+{
+	static struct walk4 t;
+	const u8 *m = t.methods;
+	u8 *b = walk4_init(&t);
+
+	if (!b) {
+		check("walk", 0, "setup");
+		return;
+	}
+	ustack_sframe_walk(&t.w);
+	check("walk-outermost", t.w.nr == 4 && t.w.end == USTACK_END_OUTERMOST &&
+	      t.ips[0] == 0x1010 && t.ips[1] == 0x1150 && t.ips[2] == 0x3005 &&
+	      t.ips[3] == 0x1281 && m[0] == USTACK_METHOD_REGS &&
+	      m[1] == USTACK_METHOD_SFRAME &&
+	      m[2] == USTACK_METHOD_SFRAME && m[3] == USTACK_METHOD_FP,
+	      "nr %u end %u err %s", t.w.nr, t.w.end,
+	      ustack_sframe_strerror(t.w.err));
+	test_walk_cache(&t);
+	test_walk_ends(&t);
 	free(b);
 }
 
@@ -713,7 +807,6 @@ static void test_walk_signal(void)
 		{ .start = 0x3000, .size = 0x10, .fres = fo, .nfres = 1 },
 	};
 	u64 stack[32] = { 0 }, ips[8];
-	u64 base = (u64)(unsigned long)stack;
 	u8 methods[8];
 	struct sframe_walk w;
 	size_t len;
@@ -730,16 +823,8 @@ static void test_walk_signal(void)
 	 */
 	stack[3] = 0x2000;
 	stack[4] = 0x3004;
-	memset(&w, 0, sizeof(w));
-	w.st.ip = 0x1004;
-	w.st.sp = base;
-	w.st.stack_lo = base;
-	w.st.stack_hi = base + sizeof(stack);
-	w.ops = &walk_ops;
+	walk_init(&w, 0x1004, stack, sizeof(stack), &walk_ops, ips, methods, 8);
 	w.ctx = &walk_sec;
-	w.ips = ips;
-	w.methods = methods;
-	w.max_frames = 8;
 	w.flags = SFRAME_WALK_NO_FP;
 	ustack_sframe_walk(&w);
 	check("walk-signal", w.nr == 3 && ips[1] == 0x2000 && ips[2] == 0x3004 &&
@@ -789,6 +874,57 @@ static void hook_end(struct sframe_walk *w, enum sframe_cache_use use)
 	hook_open = 0;
 }
 
+static const u64 sig_want[] = { 0x1010, SIG_ALIGNED, 0x1020, SIG_UNALIGNED,
+				0x3005, 0x9999 };
+static const u8 sig_wantm[] = { USTACK_METHOD_REGS, USTACK_METHOD_SFRAME,
+				USTACK_METHOD_SIGNAL, USTACK_METHOD_SFRAME,
+				USTACK_METHOD_SIGNAL, USTACK_METHOD_FP };
+
+/*
+ * 0x1010 (sp+16): RA stack[1] = the aligned trampoline.  Its ucontext at
+ * base+16, sigcontext words from stack[7]: rip 0x1020, rsp base+256, rbp
+ * base+400.  0x1020: RA stack[33] = the unaligned trampoline; sigcontext
+ * from stack[39]: rip 0x3005 (no rule), rsp base+600, rbp base+640.  FP:
+ * RA stack[81] = 0x9999, rbp 0.
+ */
+static void sig_stack(u64 *stack)
+{
+	u64 base = (u64)(unsigned long)stack;
+
+	stack[1] = SIG_ALIGNED;
+	stack[7 + 16] = 0x1020;
+	stack[7 + 15] = base + 256;
+	stack[7 + 10] = base + 400;
+	stack[33] = SIG_UNALIGNED;
+	stack[39 + 16] = 0x3005;
+	stack[39 + 15] = base + 600;
+	stack[39 + 10] = base + 640;
+	stack[81] = 0x9999;
+}
+
+/* the cache hooks: balanced, in runs, same frames */
+static void test_walk_cache_hooks(struct sframe_walk *w)
+{
+	static const struct sframe_walk_ops hook_ops = {
+		.find_sec = walk_find, .read_code = sig_read_code,
+		.cache_begin = hook_begin, .cache_end = hook_end,
+	};
+	int ok = 1;
+
+	ustack_sframe_cache_reset(&hook_cache);
+	w->ops = &hook_ops;
+	w->cache_burst = 1;
+	for (int k = 0; k < 2; k++) {
+		memset(w->ips, 0, 16 * sizeof(u64));
+		ustack_sframe_walk(w);
+		ok &= w->nr == 6 && !memcmp(w->ips, sig_want, sizeof(sig_want)) &&
+		      !memcmp(w->methods, sig_wantm, sizeof(sig_wantm));
+	}
+	check("walk-cache-hooks", ok && !hook_bad && !hook_open && hook_runs > 0,
+	      "same %d unbalanced %d runs %d", ok, hook_bad | hook_open,
+	      hook_runs);
+}
+
 static void test_walk_sigreturn(void)
 {
 	static const struct sfe_fre fa[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 16 } };
@@ -798,18 +934,8 @@ static void test_walk_sigreturn(void)
 	static const struct sframe_walk_ops sig_ops = {
 		.find_sec = walk_find, .read_code = sig_read_code,
 	};
-	static const struct sframe_walk_ops hook_ops = {
-		.find_sec = walk_find, .read_code = sig_read_code,
-		.cache_begin = hook_begin, .cache_end = hook_end,
-	};
-	static const u64 want[] = { 0x1010, SIG_ALIGNED, 0x1020, SIG_UNALIGNED,
-				    0x3005, 0x9999 };
-	static const u8 wantm[] = { USTACK_METHOD_REGS, USTACK_METHOD_SFRAME,
-				    USTACK_METHOD_SIGNAL, USTACK_METHOD_SFRAME,
-				    USTACK_METHOD_SIGNAL, USTACK_METHOD_FP };
 	static struct sframe_cache cache;
 	u64 stack[96] = { 0 }, ips[16];
-	u64 base = (u64)(unsigned long)stack;
 	u8 methods[16];
 	struct sframe_walk w;
 	size_t len;
@@ -822,33 +948,10 @@ static void test_walk_sigreturn(void)
 		free(b);
 		return;
 	}
-	/*
-	 * 0x1010 (sp+16): RA stack[1] = the aligned trampoline.  Its
-	 * ucontext at base+16, sigcontext words from stack[7]: rip 0x1020,
-	 * rsp base+256, rbp base+400.  0x1020: RA stack[33] = the unaligned
-	 * trampoline; sigcontext from stack[39]: rip 0x3005 (no rule), rsp
-	 * base+600, rbp base+640.  FP: RA stack[81] = 0x9999, rbp 0.
-	 */
-	stack[1] = SIG_ALIGNED;
-	stack[7 + 16] = 0x1020;
-	stack[7 + 15] = base + 256;
-	stack[7 + 10] = base + 400;
-	stack[33] = SIG_UNALIGNED;
-	stack[39 + 16] = 0x3005;
-	stack[39 + 15] = base + 600;
-	stack[39 + 10] = base + 640;
-	stack[81] = 0x9999;
-	memset(&w, 0, sizeof(w));
-	w.st.ip = 0x1010;
-	w.st.sp = base;
+	sig_stack(stack);
+	walk_init(&w, 0x1010, stack, sizeof(stack), &sig_ops, ips, methods, 16);
 	w.st.fp = 0x77;
-	w.st.stack_lo = base;
-	w.st.stack_hi = base + sizeof(stack);
-	w.ops = &sig_ops;
 	w.ctx = &walk_sec;
-	w.ips = ips;
-	w.methods = methods;
-	w.max_frames = 16;
 	for (k = 0; k < 3; k++) {
 		if (k == 1) {
 			ustack_sframe_cache_reset(&cache);
@@ -857,8 +960,8 @@ static void test_walk_sigreturn(void)
 		memset(ips, 0, sizeof(ips));
 		ustack_sframe_walk(&w);
 		ok &= w.nr == 6 && w.end == USTACK_END_OUTERMOST &&
-		      !memcmp(ips, want, sizeof(want)) &&
-		      !memcmp(methods, wantm, sizeof(wantm));
+		      !memcmp(ips, sig_want, sizeof(sig_want)) &&
+		      !memcmp(methods, sig_wantm, sizeof(sig_wantm));
 	}
 	check("walk-sigreturn", ok, "nr %u end %u err %s ips %#llx %#llx %#llx",
 	      w.nr, w.end, ustack_sframe_strerror(w.err),
@@ -873,21 +976,7 @@ static void test_walk_sigreturn(void)
 	      w.nr >= 2 && ips[1] == SIG_ALIGNED &&
 	      (w.nr < 3 || methods[2] != USTACK_METHOD_SIGNAL),
 	      "nr %u method %u", w.nr, methods[2]);
-
-	/* the cache hooks: balanced, in runs, same frames */
-	ustack_sframe_cache_reset(&hook_cache);
-	w.ops = &hook_ops;
-	w.cache_burst = 1;
-	ok = 1;
-	for (k = 0; k < 2; k++) {
-		memset(ips, 0, sizeof(ips));
-		ustack_sframe_walk(&w);
-		ok &= w.nr == 6 && !memcmp(ips, want, sizeof(want)) &&
-		      !memcmp(methods, wantm, sizeof(wantm));
-	}
-	check("walk-cache-hooks", ok && !hook_bad && !hook_open && hook_runs > 0,
-	      "same %d unbalanced %d runs %d", ok, hook_bad | hook_open,
-	      hook_runs);
+	test_walk_cache_hooks(&w);
 	free(b);
 }
 
@@ -926,11 +1015,107 @@ static u8 *many_fres(u32 nfres, size_t *len, struct sframe_sec *sec)
 	return b;
 }
 
+/* Walks whose every frame scans all FREs of @sec's one FDE (at the cap). */
+static void test_budget_walks(const struct sframe_sec *sec)
+{
+	static const struct sframe_budget small = {
+		.fdes = 100, .fres = 1000000, .bytes = 6 * 1000,
+	};
+	u64 stack[64], ips[64];
+	u64 pc = 0x1000 + 2 * (USTACK_SFRAME_MAX_FDE_FRES - 1) + 1;
+	u32 per = USTACK_SFRAME_MAX_FDE_FRES;
+	struct sframe_walk w;
+
+	for (int k = 0; k < 64; k++)
+		stack[k] = pc + 1;	/* RA: the lookup is at pc */
+	walk_sec = *sec;
+	walk_init(&w, pc, stack, sizeof(stack), &walk_ops, ips, NULL, 64);
+	w.ctx = &walk_sec;
+	ustack_sframe_walk(&w);
+	check("budget-walk-fres", w.end == USTACK_END_BUDGET &&
+	      w.err == SFRAME_E_BUDGET &&
+	      w.nr == 1 + USTACK_WALK_MAX_FRES / per,
+	      "nr %u end %u err %s", w.nr, w.end,
+	      ustack_sframe_strerror(w.err));
+
+	/* a caller's own, smaller budget: bytes */
+	w.limit = &small;
+	ustack_sframe_walk(&w);
+	check("budget-walk-bytes", w.end == USTACK_END_BUDGET &&
+	      w.nr == 1, "nr %u end %u", w.nr, w.end);
+
+	/*
+	 * a dying task: the walk stops between frames once it has read 64 KiB
+	 * (here after the first step's long lookup), not before: a short walk
+	 * still says where the task was
+	 */
+	w.limit = NULL;
+	pause_stop = 1;
+	ustack_sframe_walk(&w);
+	pause_stop = 0;
+	check("budget-walk-dying", w.end == USTACK_END_EXIT && w.nr == 2,
+	      "nr %u end %u", w.nr, w.end);
+}
+
+/* validation pauses every STRIDE entries; a dying task stops it */
+static void test_budget_validate(const struct sframe_sec *sec)
+{
+	int err;
+
+	pause_calls = 0;
+	err = ustack_sframe_validate(sec);
+	check("budget-validate-pauses",
+	      !err && pause_calls == (int)((1 + USTACK_SFRAME_MAX_FDE_FRES) /
+					  USTACK_SFRAME_VALIDATE_STRIDE),
+	      "%s, %d pauses", ustack_sframe_strerror(err), pause_calls);
+	pause_stop = 1;
+	err = ustack_sframe_validate(sec);
+	pause_stop = 0;
+	check("budget-validate-dying", err == SFRAME_E_INTR, "%s",
+	      ustack_sframe_strerror(err));
+}
+
+/* unsorted: refused; a linear lookup stops at its FDE budget */
+static void test_budget_unsorted(void)
+{
+	static const struct sfe_fre one = { .cfa_base = SFE_BASE_SP, .cfa_off = 8 };
+	u32 n = USTACK_LOOKUP_MAX_FDES + 8;
+	struct sfe_fde *f = calloc(n, sizeof(*f));
+	struct sframe_sec sec;
+	struct sframe_rule r;
+	size_t len;
+	u8 *b;
+	int err;
+
+	for (u32 k = 0; f && k < n; k++) {
+		f[k].start = 0x100000 + 16ULL * k;
+		f[k].size = 8;
+		f[k].fres = &one;
+		f[k].nfres = 1;
+	}
+	b = f ? enc(2, 0, f, n, &len) : NULL;
+	free(f);
+	if (b)
+		b[3] &= ~SFRAME_F_FDE_SORTED;
+	err = !b ? -100 : ustack_sframe_sec_init(&sec, (unsigned long)b,
+						 len, VADDR, 0, 0);
+	if (!err)
+		err = ustack_sframe_validate(&sec);
+	check("budget-unsorted-refused", err == SFRAME_E_UNSORTED, "%s",
+	      ustack_sframe_strerror(err));
+	err = b ? ustack_sframe_find(&sec, 0x100000 + 16ULL * n + 8, &r) : -100;
+	check("budget-lookup-fdes", err == SFRAME_E_BUDGET, "%s",
+	      ustack_sframe_strerror(err));
+	err = b ? ustack_sframe_find(&sec, 0x100000 + 16ULL * 5 + 1, &r) : -100;
+	check("budget-lookup-fdes-found", err == 0, "%s",
+	      ustack_sframe_strerror(err));
+	free(b);
+}
+
 static void test_budget(void)
 {
 	struct sframe_sec sec;
 	struct sframe_rule r;
-	struct sframe_walk w;
 	size_t len;
 	u8 *b;
 	int err;
@@ -939,65 +1124,9 @@ static void test_budget(void)
 	b = many_fres(USTACK_SFRAME_MAX_FDE_FRES, &len, &sec);
 	err = b ? ustack_sframe_validate(&sec) : -100;
 	check("budget-fde-fres-at-cap", !err, "%s", ustack_sframe_strerror(err));
-
-	/* a walk whose every frame scans all FREs of that FDE */
 	if (b) {
-		u64 stack[64], ips[64];
-		u64 pc = 0x1000 + 2 * (USTACK_SFRAME_MAX_FDE_FRES - 1) + 1;
-		u32 per = USTACK_SFRAME_MAX_FDE_FRES;
-
-		for (int k = 0; k < 64; k++)
-			stack[k] = pc + 1;	/* RA: the lookup is at pc */
-		walk_sec = sec;
-		memset(&w, 0, sizeof(w));
-		w.st.ip = pc;
-		w.st.sp = (u64)(unsigned long)stack;
-		w.st.stack_lo = w.st.sp;
-		w.st.stack_hi = w.st.sp + sizeof(stack);
-		w.ops = &walk_ops;
-		w.ctx = &walk_sec;
-		w.ips = ips;
-		w.max_frames = 64;
-		ustack_sframe_walk(&w);
-		check("budget-walk-fres", w.end == USTACK_END_BUDGET &&
-		      w.err == SFRAME_E_BUDGET &&
-		      w.nr == 1 + USTACK_WALK_MAX_FRES / per,
-		      "nr %u end %u err %s", w.nr, w.end,
-		      ustack_sframe_strerror(w.err));
-
-		/* a caller's own, smaller budget: bytes */
-		static const struct sframe_budget small = {
-			.fdes = 100, .fres = 1000000, .bytes = 6 * 1000,
-		};
-		w.limit = &small;
-		ustack_sframe_walk(&w);
-		check("budget-walk-bytes", w.end == USTACK_END_BUDGET &&
-		      w.nr == 1, "nr %u end %u", w.nr, w.end);
-
-		/*
-		 * a dying task: the walk stops between frames once it has
-		 * read 64 KiB (here after the first step's long lookup), not
-		 * before: a short walk still says where the task was
-		 */
-		w.limit = NULL;
-		pause_stop = 1;
-		ustack_sframe_walk(&w);
-		pause_stop = 0;
-		check("budget-walk-dying", w.end == USTACK_END_EXIT && w.nr == 2,
-		      "nr %u end %u", w.nr, w.end);
-
-		/* validation pauses every STRIDE entries; a dying task stops it */
-		pause_calls = 0;
-		err = ustack_sframe_validate(&sec);
-		check("budget-validate-pauses",
-		      !err && pause_calls == (int)((1 + USTACK_SFRAME_MAX_FDE_FRES) /
-						  USTACK_SFRAME_VALIDATE_STRIDE),
-		      "%s, %d pauses", ustack_sframe_strerror(err), pause_calls);
-		pause_stop = 1;
-		err = ustack_sframe_validate(&sec);
-		pause_stop = 0;
-		check("budget-validate-dying", err == SFRAME_E_INTR, "%s",
-		      ustack_sframe_strerror(err));
+		test_budget_walks(&sec);
+		test_budget_validate(&sec);
 	}
 	free(b);
 
@@ -1012,65 +1141,23 @@ static void test_budget(void)
 	check("budget-lookup-fres", err == SFRAME_E_BUDGET, "%s",
 	      ustack_sframe_strerror(err));
 	free(b);
-
-	/* unsorted: refused; a linear lookup stops at its FDE budget */
-	{
-		u32 n = USTACK_LOOKUP_MAX_FDES + 8;
-		struct sfe_fde *f = calloc(n, sizeof(*f));
-		static const struct sfe_fre one = { .cfa_base = SFE_BASE_SP,
-						    .cfa_off = 8 };
-
-		for (u32 k = 0; f && k < n; k++) {
-			f[k].start = 0x100000 + 16ULL * k;
-			f[k].size = 8;
-			f[k].fres = &one;
-			f[k].nfres = 1;
-		}
-		b = f ? enc(2, 0, f, n, &len) : NULL;
-		free(f);
-		if (b)
-			b[3] &= ~SFRAME_F_FDE_SORTED;
-		err = !b ? -100 : ustack_sframe_sec_init(&sec, (unsigned long)b,
-							 len, VADDR, 0, 0);
-		if (!err)
-			err = ustack_sframe_validate(&sec);
-		check("budget-unsorted-refused", err == SFRAME_E_UNSORTED, "%s",
-		      ustack_sframe_strerror(err));
-		err = b ? ustack_sframe_find(&sec, 0x100000 + 16ULL * n + 8, &r) :
-			  -100;
-		check("budget-lookup-fdes", err == SFRAME_E_BUDGET, "%s",
-		      ustack_sframe_strerror(err));
-		err = b ? ustack_sframe_find(&sec, 0x100000 + 16ULL * 5 + 1, &r) :
-			  -100;
-		check("budget-lookup-fdes-found", err == 0, "%s",
-		      ustack_sframe_strerror(err));
-		free(b);
-	}
+	test_budget_unsorted();
 }
 
-/* The rule cache: what it keeps, set overflow, refusals. */
-static void test_cache(void)
+/* six PCs of one set (index from pc + 1): the four newest stay */
+static void test_cache_set_overflow(struct sframe_cache *c, struct sframe_rule *r)
 {
-	static struct sframe_cache c;
-	struct sframe_rule r, back;
 	const struct sframe_cache_ent *e;
+	struct sframe_rule back;
 	int ok = 1, k;
 
-	ustack_sframe_cache_reset(&c);
-	memset(&r, 0, sizeof(r));
-	r.cfa.kind = SFRAME_LOC_REG_VAL;
-	r.cfa.reg = SFRAME_REG_RSP;
-	r.ra.kind = SFRAME_LOC_CFA_DEREF;
-	r.ra.off = -8;
-	r.fp.kind = SFRAME_LOC_CFA_DEREF;
-	/* six PCs of one set (index from pc + 1): the four newest stay */
 	for (k = 0; k < 6; k++) {
-		r.cfa.off = 16 + 8 * k;
-		r.fp.off = -16 - 8 * k;
-		ok &= ustack_sframe_cache_put(&c, 0x10000ULL * (k + 1) + 0x10, &r);
+		r->cfa.off = 16 + 8 * k;
+		r->fp.off = -16 - 8 * k;
+		ok &= ustack_sframe_cache_put(c, 0x10000ULL * (k + 1) + 0x10, r);
 	}
 	for (k = 0; k < 6; k++) {
-		e = ustack_sframe_cache_get(&c, 0x10000ULL * (k + 1) + 0x10);
+		e = ustack_sframe_cache_get(c, 0x10000ULL * (k + 1) + 0x10);
 		if (k < 2) {
 			ok &= !e;
 			continue;
@@ -1086,42 +1173,72 @@ static void test_cache(void)
 		      back.fp.kind == SFRAME_LOC_CFA_DEREF &&
 		      back.fp.off == -16 - 8 * k && !back.flags;
 	}
-	ok &= !ustack_sframe_cache_get(&c, 0x10011);
+	ok &= !ustack_sframe_cache_get(c, 0x10011);
 	check("cache-set-overflow", ok, "entries wrong");
+}
 
-	/* re-putting a PC replaces its entry, no duplicate */
-	r.cfa.reg = SFRAME_REG_RBP;
-	r.cfa.off = 16;
-	r.fp.kind = SFRAME_LOC_SAME;
-	r.fp.off = 0;
-	ok = ustack_sframe_cache_put(&c, 0x60010, &r);
-	e = ustack_sframe_cache_get(&c, 0x60010);
-	ok &= e && e == &c.e[e - c.e] && !(e->kind & SFRAME_CK_SP) &&
+/* re-putting a PC replaces its entry, no duplicate */
+static void test_cache_replace(struct sframe_cache *c, struct sframe_rule *r)
+{
+	const struct sframe_cache_ent *e;
+	int ok;
+
+	r->cfa.reg = SFRAME_REG_RBP;
+	r->cfa.off = 16;
+	r->fp.kind = SFRAME_LOC_SAME;
+	r->fp.off = 0;
+	ok = ustack_sframe_cache_put(c, 0x60010, r);
+	e = ustack_sframe_cache_get(c, 0x60010);
+	ok &= e && e == &c->e[e - c->e] && !(e->kind & SFRAME_CK_SP) &&
 	      !(e->kind & SFRAME_CK_FP_SAVED);
-	for (k = 0; k < SFRAME_CACHE_SIZE; k++)
-		ok &= &c.e[k] == e || c.e[k].pc != 0x60010 || !c.e[k].kind;
+	for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
+		ok &= &c->e[k] == e || c->e[k].pc != 0x60010 || !c->e[k].kind;
 	check("cache-replace", ok, "entry wrong");
+}
 
-	/* not cached: flex, signal, FP offsets beyond s8, RA not at CFA-8 */
-	r.flags = SFRAME_R_FLEX;
-	ok = !ustack_sframe_cache_put(&c, 0x1234, &r);
-	r.flags = SFRAME_R_SIGNAL;
-	ok &= !ustack_sframe_cache_put(&c, 0x1234, &r);
-	r.flags = 0;
-	r.fp.kind = SFRAME_LOC_CFA_DEREF;
-	r.fp.off = -136;
-	ok &= !ustack_sframe_cache_put(&c, 0x1234, &r);
-	r.fp.off = -16;
-	r.ra.off = -16;
-	ok &= !ustack_sframe_cache_put(&c, 0x1234, &r);
-	ok &= !ustack_sframe_cache_get(&c, 0x1234);
-	r.ra.off = -8;
-	r.flags = SFRAME_R_OUTERMOST;
-	ok &= ustack_sframe_cache_put(&c, 0x1234, &r);
-	e = ustack_sframe_cache_get(&c, 0x1234);
+/* not cached: flex, signal, FP offsets beyond s8, RA not at CFA-8 */
+static void test_cache_refusals(struct sframe_cache *c, struct sframe_rule *r)
+{
+	const struct sframe_cache_ent *e;
+	int ok;
+
+	r->flags = SFRAME_R_FLEX;
+	ok = !ustack_sframe_cache_put(c, 0x1234, r);
+	r->flags = SFRAME_R_SIGNAL;
+	ok &= !ustack_sframe_cache_put(c, 0x1234, r);
+	r->flags = 0;
+	r->fp.kind = SFRAME_LOC_CFA_DEREF;
+	r->fp.off = -136;
+	ok &= !ustack_sframe_cache_put(c, 0x1234, r);
+	r->fp.off = -16;
+	r->ra.off = -16;
+	ok &= !ustack_sframe_cache_put(c, 0x1234, r);
+	ok &= !ustack_sframe_cache_get(c, 0x1234);
+	r->ra.off = -8;
+	r->flags = SFRAME_R_OUTERMOST;
+	ok &= ustack_sframe_cache_put(c, 0x1234, r);
+	e = ustack_sframe_cache_get(c, 0x1234);
 	ok &= e && (e->kind & SFRAME_CK_OUTERMOST) &&
 	      !(e->kind & SFRAME_CK_STEP);
 	check("cache-refusals", ok, "wrong");
+}
+
+/* The rule cache: what it keeps, set overflow, refusals (one rule, edited). */
+static void test_cache(void)
+{
+	static struct sframe_cache c;
+	struct sframe_rule r;
+
+	ustack_sframe_cache_reset(&c);
+	memset(&r, 0, sizeof(r));
+	r.cfa.kind = SFRAME_LOC_REG_VAL;
+	r.cfa.reg = SFRAME_REG_RSP;
+	r.ra.kind = SFRAME_LOC_CFA_DEREF;
+	r.ra.off = -8;
+	r.fp.kind = SFRAME_LOC_CFA_DEREF;
+	test_cache_set_overflow(&c, &r);
+	test_cache_replace(&c, &r);
+	test_cache_refusals(&c, &r);
 }
 
 /* ---- the stack scan (SFRAME_WALK_GUESS) ------------------------------ */
@@ -1216,15 +1333,10 @@ static const struct sframe_walk_ops guess_ops = {
 	.is_text = guess_is_text,
 };
 
-static void test_walk_guess(void)
+/* guess_text as said above it, and a stack of stale and plausible RAs. */
+static void guess_init(u64 *stack, size_t size)
 {
-	static u64 stack[1024];
-	u64 base = (u64)(unsigned long)stack, ips[16];
-	static const u64 want[] = { 0x400120, 0x400250, 0x400350, 0x400380 };
-	struct sframe_budget lim = { .fdes = 100, .fres = 100, .bytes = 60 };
-	u8 methods[16];
-	struct sframe_walk w;
-	int ok;
+	u64 base = (u64)(unsigned long)stack;
 
 	memset(guess_text, 0x90, sizeof(guess_text));
 	guess_put_e8(0x400250, 0x400100);
@@ -1232,7 +1344,7 @@ static void test_walk_guess(void)
 	memcpy(guess_text + 0x380 - 2, "\xff\xd0", 2);
 	guess_put_e8(0x400390, 0x400700);
 	guess_put_e8(0x4003b0, 0x400050);
-	memset(stack, 0, sizeof(stack));
+	memset(stack, 0, size);
 	stack[0] = 0x4003b0;	/* stale, of a function below leaf: gives way */
 	stack[1] = 0x400390;	/* stale, contradicted: a plausible one follows */
 	stack[2] = 0x400250;	/* plausible: calls leaf */
@@ -1241,32 +1353,29 @@ static void test_walk_guess(void)
 	stack[5] = 0x400350;	/* plausible: calls mid */
 	stack[8] = 0x400380;	/* indirect: target unknown, plausible */
 	stack[9] = 0x500000;	/* not text */
+}
 
-	memset(&w, 0, sizeof(w));
-	w.st.ip = 0x400120;
-	w.st.sp = base;
-	w.st.fp = 0;
-	w.st.stack_lo = base;
-	w.st.stack_hi = base + sizeof(stack);
-	w.ops = &guess_ops;
-	w.ips = ips;
-	w.methods = methods;
-	w.max_frames = 16;
+/* The scan off, then on: its frames and how far it looked. */
+static void test_guess_frames(struct sframe_walk *w)
+{
+	static const u64 want[] = { 0x400120, 0x400250, 0x400350, 0x400380 };
+	const u64 *ips = w->ips;
+	int ok;
 
 	/* off: rbp 0 without a rule is the outermost frame, as before */
-	ustack_sframe_walk(&w);
-	check("guess-off", w.nr == 1 && w.end == USTACK_END_OUTERMOST &&
-	      !w.scanned, "nr %u end %u", w.nr, w.end);
+	ustack_sframe_walk(w);
+	check("guess-off", w->nr == 1 && w->end == USTACK_END_OUTERMOST &&
+	      !w->scanned, "nr %u end %u", w->nr, w->end);
 
-	w.flags = SFRAME_WALK_GUESS;
-	ustack_sframe_walk(&w);
-	ok = w.nr == 4 && w.end == USTACK_END_SCAN_END &&
+	w->flags = SFRAME_WALK_GUESS;
+	ustack_sframe_walk(w);
+	ok = w->nr == 4 && w->end == USTACK_END_SCAN_END &&
 	     !memcmp(ips, want, sizeof(want)) &&
-	     methods[0] == USTACK_METHOD_REGS;
-	for (u32 i = 1; i < w.nr; i++)
-		ok &= methods[i] == USTACK_METHOD_GUESS;
+	     w->methods[0] == USTACK_METHOD_REGS;
+	for (u32 i = 1; i < w->nr; i++)
+		ok &= w->methods[i] == USTACK_METHOD_GUESS;
 	check("guess-frames", ok, "nr %u end %u ips %#llx %#llx %#llx %#llx",
-	      w.nr, w.end, (unsigned long long)ips[1],
+	      w->nr, w->end, (unsigned long long)ips[1],
 	      (unsigned long long)ips[2], (unsigned long long)ips[3],
 	      (unsigned long long)ips[4]);
 	/*
@@ -1274,56 +1383,79 @@ static void test_walk_guess(void)
 	 * candidate, 19 (from slot 3: its first at slot 5), 3 (to an
 	 * indirect call, whose unknown target stays), a whole window.
 	 */
-	check("guess-window", w.scanned == 17 + 19 + 3 + USTACK_GUESS_MAX_WORDS,
-	      "scanned %u", w.scanned);
+	check("guess-window", w->scanned == 17 + 19 + 3 + USTACK_GUESS_MAX_WORDS,
+	      "scanned %u", w->scanned);
+}
 
-	/*
-	 * a call through a PLT stub is no contradiction: taken before the
-	 * call of leaf (its target unknown, it stays)
-	 */
+/*
+ * a call through a PLT stub is no contradiction: taken before the call of
+ * leaf (its target unknown, it stays); the stack's end comes before the
+ * window's
+ */
+static void test_guess_plt_stack_end(struct sframe_walk *w, u64 *stack,
+				     size_t size)
+{
+	u64 base = (u64)(unsigned long)stack;
+
 	memcpy(guess_text + 0x800, "\xff\x25\x00\x10\x00\x00", 6);
 	guess_put_e8(0x4003a0, 0x400800);
 	stack[0] = 0;
 	stack[1] = 0x4003a0;
-	ustack_sframe_walk(&w);
-	check("guess-plt", w.nr >= 3 && ips[1] == 0x4003a0, "nr %u ips %#llx",
-	      w.nr, (unsigned long long)ips[1]);
+	ustack_sframe_walk(w);
+	check("guess-plt", w->nr >= 3 && w->ips[1] == 0x4003a0, "nr %u ips %#llx",
+	      w->nr, (unsigned long long)w->ips[1]);
 	stack[0] = 0x4003b0;
 	stack[1] = 0x400390;
 
-	/* the stack's end comes before the window's */
-	w.st.stack_hi = base + 12 * 8;
-	ustack_sframe_walk(&w);
-	check("guess-stack-end", w.nr == 4 && w.end == USTACK_END_SCAN_FAULT,
-	      "nr %u end %u", w.nr, w.end);
-	w.st.stack_hi = base + sizeof(stack);
+	w->st.stack_hi = base + 12 * 8;
+	ustack_sframe_walk(w);
+	check("guess-stack-end", w->nr == 4 && w->end == USTACK_END_SCAN_FAULT,
+	      "nr %u end %u", w->nr, w->end);
+	w->st.stack_hi = base + size;
+}
 
-	/* no-info from the FP-less flag too; depth and budget still bound it */
-	w.flags = SFRAME_WALK_GUESS | SFRAME_WALK_NO_FP;
-	w.st.fp = base + 8;
-	w.max_frames = 3;
-	ustack_sframe_walk(&w);
-	check("guess-depth", w.nr == 3 && w.end == USTACK_END_DEPTH &&
-	      ips[2] == 0x400350, "nr %u end %u", w.nr, w.end);
-	w.max_frames = 16;
-	w.limit = &lim;
-	ustack_sframe_walk(&w);
-	check("guess-budget", w.end == USTACK_END_BUDGET && w.nr < 4 &&
-	      w.scanned <= 60 / 8, "nr %u end %u scanned %u", w.nr, w.end,
-	      w.scanned);
-	w.limit = NULL;
+/* no-info from the FP-less flag too; depth and budget still bound it */
+static void test_guess_bounds(struct sframe_walk *w, u64 *stack)
+{
+	static const struct sframe_walk_ops no_text = {
+		.find_sec = walk_find, .read_code = guess_read_code,
+	};
+	struct sframe_budget lim = { .fdes = 100, .fres = 100, .bytes = 60 };
+
+	w->flags = SFRAME_WALK_GUESS | SFRAME_WALK_NO_FP;
+	w->st.fp = (u64)(unsigned long)stack + 8;
+	w->max_frames = 3;
+	ustack_sframe_walk(w);
+	check("guess-depth", w->nr == 3 && w->end == USTACK_END_DEPTH &&
+	      w->ips[2] == 0x400350, "nr %u end %u", w->nr, w->end);
+	w->max_frames = 16;
+	w->limit = &lim;
+	ustack_sframe_walk(w);
+	check("guess-budget", w->end == USTACK_END_BUDGET && w->nr < 4 &&
+	      w->scanned <= 60 / 8, "nr %u end %u scanned %u", w->nr, w->end,
+	      w->scanned);
+	w->limit = NULL;
 
 	/* without is_text there is nothing to scan with */
-	{
-		static const struct sframe_walk_ops no_text = {
-			.find_sec = walk_find, .read_code = guess_read_code,
-		};
+	w->ops = &no_text;
+	ustack_sframe_walk(w);
+	check("guess-needs-hooks", w->nr == 1 &&
+	      w->end == USTACK_END_NO_INFO, "nr %u end %u", w->nr, w->end);
+}
 
-		w.ops = &no_text;
-		ustack_sframe_walk(&w);
-		check("guess-needs-hooks", w.nr == 1 &&
-		      w.end == USTACK_END_NO_INFO, "nr %u end %u", w.nr, w.end);
-	}
+/* No section at all (no ctx): only the scan finds callers. */
+static void test_walk_guess(void)
+{
+	static u64 stack[1024];
+	u64 ips[16];
+	u8 methods[16];
+	struct sframe_walk w;
+
+	guess_init(stack, sizeof(stack));
+	walk_init(&w, 0x400120, stack, sizeof(stack), &guess_ops, ips, methods, 16);
+	test_guess_frames(&w);
+	test_guess_plt_stack_end(&w, stack, sizeof(stack));
+	test_guess_bounds(&w, stack);
 }
 
 int main(void)

@@ -3,7 +3,7 @@
  * fakestore.so - a user-space stand-in for /dev/sframe's store ioctls, for
  * host tests of ustackd.  open("/dev/sframe") gives a /dev/null descriptor;
  * on it SFRAME_IOC_STORE_ADD reads the section from the store file and
- * checks it with the kernel's own decoder (module/ustack_sframe.c), EBADMSG
+ * checks it with the kernel's own decoder (module/core.mk), EBADMSG
  * if it is not valid, and appends "add DEV INO LEN" to $FAKESTORE_LOG
  * ("add vdso LEN" with SFRAME_STORE_VDSO);
  * SFRAME_IOC_STORE_MISSES hands out the lines "PID START END DEV INO" (hex

@@ -14,9 +14,6 @@ SR=$ROOT/tools/sframe-register/sframe-register
 W=$(mktemp -d /tmp/ustack-ustackd.XXXXXX)
 on_exit 'rm -rf "$W"'
 
-pass() { echo "PASS: ustackd/$1"; }
-fail() { echo "FAIL: ustackd/$1: $2"; }
-
 if [ "$(id -u)" != 0 ]; then
 	fail build "needs root: the store must be root's"
 	exit 0
@@ -271,6 +268,106 @@ PYEOF
 	fi
 fi
 
+# A file name is a user's: a newline in it cannot forge a line of the log
+# (the journal's "covered ..." below is the name, escaped, not a line).
+forged=$'x\ncovered 8:1:131 /usr/lib/x86_64-linux-gnu/libc.so.6'
+if want escape-prepare; then
+	mkdir -p "$W/esc/${forged%/*}" && cp "$LIBZ" "$W/esc/$forged"
+	prep "$W/escstore" "$W/esc/$forged"
+	if grep -v '^ustackd: ' "$W/log" | grep -q .; then
+		fail escape-prepare "a forged line: $(grep -v '^ustackd: ' "$W/log" | head -n1)"
+	elif ! grep -q '/esc/x\\012covered\\0408:1:131\\040/usr/lib/.*: generated\|/esc/x\\012covered\\0408:1:131\\040/usr/lib/.*: reused' "$W/log"; then
+		fail escape-prepare "the name not escaped: $(paste -sd'|' "$W/log")"
+	else
+		pass escape-prepare
+	fi
+fi
+
+# craft FILE NSECT NOTESECT NOTESIZE: a sparse x86-64 ELF shared object
+# with NSECT section headers (extended numbering), the first NOTESECT of
+# them SHT_NOTE over one NOTESIZE-byte run of zeros (millions of empty
+# notes); the issue's attacker's file
+craft() {
+	python3 - "$@" <<'PYEOF'
+import struct, sys
+path, nsect, nnote, notesize = sys.argv[1], *map(int, sys.argv[2:])
+shoff, noteoff = 4096, 4096 + 64 * nsect
+with open(path, 'wb') as f:
+    f.write(b'\x7fELF' + bytes([2, 1, 1, 0]) + bytes(8))
+    f.write(struct.pack('<HHIQQQIHHHHHH', 3, 62, 1, 0, 0, shoff, 0, 64, 56, 0,
+                        64, 0, 0))
+    f.seek(shoff)
+    f.write(struct.pack('<IIQQQQIIQQ', 0, 0, 0, 0, 0, nsect, 0, 0, 0, 0))
+    for _ in range(nnote):
+        f.write(struct.pack('<IIQQQQIIQQ', 0, 7, 2, 0, noteoff, notesize,
+                            0, 0, 4, 0))
+    f.truncate(noteoff + notesize)
+PYEOF
+}
+
+# A user's file is read in a limited child, never by the daemon: a
+# million sections and millions of notes cost the daemon nothing (its own
+# peak RSS) and are refused with a reason; one truncated while it is read
+# (SIGBUS) kills no more than that child (before, the daemon read its
+# sections for seconds and died of the truncation; now the child refuses
+# it at once).  The objects after it are covered.
+if want examine-huge; then
+	mkdir -p "$W/hx" && craft "$W/hx/huge.so" 1000000 1 $((256 << 20))
+	timeout 600 "$D" --prepare --store "$W/hxstore" "$W/hx/huge.so" "$LIBZ" >"$W/log" 2>&1
+	rc=$?
+	rss=$(sed -n 's/^ustackd: max RSS \([0-9]*\) KiB.*/\1/p' "$W/log")
+	echo "examine-huge: exit $rc, daemon's max RSS ${rss:-?} KiB" >&2
+	if [ $rc != 0 ] || ! grep -q 'huge.so: refused: more than 65536 sections' "$W/log" ||
+	   ! grep -q 'libz.so.1: generated' "$W/log" || [ "${rss:-999999}" -gt 32768 ]; then
+		fail examine-huge "exit $rc, RSS ${rss:-?} KiB: $(grep -v vdso "$W/log" | paste -sd'|')"
+	else
+		pass examine-huge
+	fi
+fi
+if want examine-truncated; then
+	mkdir -p "$W/tx" && craft "$W/tx/trunc.so" 1000000 1 $((256 << 20))
+	"$D" --prepare --store "$W/txstore" "$W/tx/trunc.so" "$LIBZ" >"$W/log" 2>&1 &
+	p=$!
+	sleep 0.5
+	truncate -s 4096 "$W/tx/trunc.so"
+	timeout 600 tail --pid=$p -f /dev/null
+	wait $p
+	rc=$?
+	echo "examine-truncated: exit $rc" >&2
+	if [ $rc != 0 ] || ! grep -q 'trunc.so: refused: ' "$W/log" ||
+	   ! grep -q 'libz.so.1: generated' "$W/log"; then
+		fail examine-truncated "exit $rc: $(grep -v vdso "$W/log" | paste -sd'|')"
+	else
+		pass examine-truncated
+	fi
+fi
+
+# A user's new objects cannot fill the table of objects seen, after which
+# every new object, root's too, was left out: a ustackd built with a table
+# of 8 (4 for users' objects) meets 12 of a user's objects, then root's
+# libz, which is still prepared; the users' objects are forgotten, and
+# counted.
+if want table-users; then
+	if ! gcc -O2 -std=gnu11 -D_GNU_SOURCE -DMAX_OBJECTS=8 -DMAX_USER_OBJECTS=4 \
+		-Itools/ustackd -Itools/lib -Iinclude -Imodule -o "$W/ustackd-small" \
+		tools/ustackd/*.c tools/lib/libustack-tools.a -lelf -ldw 2>"$W/small.log"; then
+		fail table-users "build: $(head -n3 "$W/small.log" | paste -sd' ')"
+	else
+		mkdir -p "$W/tu" && chmod 755 "$W/tu"
+		for i in $(seq 12); do
+			printf '#!/bin/sh\n# %s\n' "$i" >"$W/tu/s$i" && chown nobody "$W/tu/s$i"
+		done
+		"$W/ustackd-small" --prepare --store "$W/tustore" "$W/tu" "$LIBZ" >"$W/log" 2>&1
+		rc=$?
+		if [ $rc != 0 ] || ! grep -q 'libz.so.1: generated' "$W/log" ||
+		   ! grep -q "users' objects: forgotten" "$W/log"; then
+			fail table-users "exit $rc: $(grep -v vdso "$W/log" | paste -sd'|')"
+		else
+			pass table-users
+		fi
+	fi
+fi
+
 # The daemon without the module says what is missing and stops.
 if want no-module; then
 	if [ -e /dev/sframe ]; then
@@ -288,7 +385,7 @@ fi
 fakestore() {
 	[ -e "$W/fakestore.so" ] ||
 		gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
-			tests/ustackd/fakestore.c module/ustack_sframe.c -ldl 2>"$W/fs.log"
+			tests/ustackd/fakestore.c tools/lib/libustack-tools.a -ldl 2>"$W/fs.log"
 }
 
 # in_pidns NAME SCRIPT RESULTS: run SCRIPT in a PID namespace of its own,
@@ -322,7 +419,7 @@ W=$W D=$D
 export LD_PRELOAD=\$W/fakestore.so FAKESTORE_LOG=\$W/adds FAKESTORE_MISSES=\$W/misses
 NSEOF
 		cat >>"$W/ns.sh" <<'NSEOF'
-res() { echo "$1" >>"$W/results"; }
+res() { printf '%s\n' "$1" >>"$W/results"; }
 ready() { # LOG: wait up to 60 s for ready
 	for _ in $(seq 600); do
 		grep -q '^ustackd: ready$' "$1" && return 0
@@ -394,6 +491,55 @@ if [ "$n1" = "$n0" ] && [ "$n2" -gt "$n1" ]; then
 else
 	res "FAIL: ustackd/daemon-changed: registrations $n0, after a miss $n1, after a change $n2"
 fi
+# A user's program touched in a loop: each round a new identity, a new
+# entry; the one it replaced is removed from the store, not kept.
+U=$W/userprog
+cp /usr/bin/sleep "$U" && chown nobody "$U"
+"$U" 100 & P=$!
+sleep 0.2
+for i in 1 2 3 4 5; do
+	n=$(adds_of "$U")
+	touch -d "@$((1000000 + i))" "$U"	# a new ctime, whatever the clock
+	misses_for $P "$U" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
+	for _ in $(seq 200); do
+		[ "$(adds_of "$U")" -gt "$n" ] && break
+		sleep 0.01
+	done
+done
+nu=$(ls "$W/dstore" | grep -c '^u-')
+echo "daemon-superseded: $nu user entries after 5 changes" >&2
+if [ "$(adds_of "$U")" -lt 5 ]; then
+	res "FAIL: ustackd/daemon-superseded: only $(adds_of "$U") registrations of 5 versions"
+elif [ "$nu" != 1 ]; then
+	res "FAIL: ustackd/daemon-superseded: $nu user entries in the store after 5 changes (want 1)"
+else
+	res "PASS: ustackd/daemon-superseded"
+fi
+kill $P
+# A name with a newline, reached by a miss (readlink: the raw name), forges
+# no line of --status or of the log.
+evil=$W/$(printf 'evil\ncovered 8:1:131 /usr/lib/x86_64-linux-gnu/libc.so.6')
+mkdir -p "${evil%/*}" && cp /usr/bin/sleep "$evil"
+"$evil" 100 & E=$!
+sleep 0.2
+set -- $(awk '$2 ~ /x/ && /evil/ { split($1, r, "-"); print r[1], r[2]; exit }' /proc/$E/maps) 0 0
+echo "$E $1 $2 $(key "$evil")" >"$W/misses.tmp" && mv "$W/misses.tmp" "$W/misses"
+for _ in $(seq 100); do
+	grep -q "^add $(key "$evil") " "$W/adds" && break
+	sleep 0.01
+done
+sleep 1.2	# the status file is written at most once a second
+"$D" --status --store "$W/dstore" >"$W/status" 2>&1
+if ! grep -q "^add $(key "$evil") " "$W/adds"; then
+	res "FAIL: ustackd/daemon-escape: not registered: $(tail -n3 "$W/d1.log" | paste -sd' ')"
+elif grep -q '^covered 8:1:131 ' "$W/status" || grep -v '^ustackd: ' "$W/d1.log" | grep -q .; then
+	res "FAIL: ustackd/daemon-escape: a forged line: $(grep -h '^covered 8:1:131' "$W/status"; grep -v '^ustackd: ' "$W/d1.log" | head -n1)"
+elif ! grep -q '^covered [0-9:]* .*/evil\\012covered\\0408:1:131\\040/usr/lib/x86_64-linux-gnu/libc.so.6 ' "$W/status"; then
+	res "FAIL: ustackd/daemon-escape: not in --status, escaped: $(grep evil "$W/status" | head -n2 | paste -sd'|')"
+else
+	res "PASS: ustackd/daemon-escape"
+fi
+kill $E
 kill -TERM $UD
 wait $UD; rc=$?
 if [ $rc = 0 ] && grep -q '^ustackd: stopped; [0-9]* objects stay registered' "$W/d1.log" &&

@@ -68,4 +68,20 @@ if command -v perf >/dev/null; then
 		[ "${s:-0}" -gt 0 ] && echo "bench perf_${cg}_bytes_per_sample_999hz $((b / s)) bytes"
 	done
 fi
+# Where a sample's time goes: one more run at 999 Hz with the stages
+# timed (stage_times=1, kept out of the runs above), ns per stage each
+# time it ran (stats: stage_NAME_ns / stage_NAME_n), and how many times.
+param_set stage_times 1
+one ustack999 >/dev/null
+param_set stage_times 0
+awk '/^stage_.*_(ns|n) / { v[$1] = $2 }
+	END {
+		split("request deferral walk record ring", st, " ")
+		for (i = 1; i <= 5; i++) {
+			n = v["stage_" st[i] "_n"]
+			if (n > 0)
+				printf "bench stage_%s_ns %.0f ns\n", st[i], v["stage_" st[i] "_ns"] / n
+			printf "bench stage_%s_count %d times\n", st[i], n
+		}
+	}' /sys/kernel/debug/ustack/stats
 ustack_unload

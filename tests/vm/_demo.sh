@@ -70,6 +70,8 @@ grep -q 'render_report ([^;]*demo\.py);fib ([^;]*demo\.py)' /tmp/py.folded ||
 	fail "no Python frames of demo.py in python3.11's stacks"
 echo
 echo "== python3.11 under the shim, its own frames (cooperative unwinding): $(awk '/demo\.py\)/ { n += $NF } { t += $NF } END { printf "%d of %d samples", n, t }' /tmp/py.folded) name demo.py's functions"
+ustack-report --summary --comm python3.11 /tmp/py.rec | grep '^interpreter frames:' ||
+	fail "no interpreter frames in python3.11's summary"
 echo "DEMO-SVG-PY-BEGIN"
 ustack-report --svg --comm python3.11 --title "ustack: python3.11 running demo.py, its own frames" /tmp/py.rec
 echo "DEMO-SVG-PY-END"

@@ -1,10 +1,12 @@
-# coop-python: read a text stream (coop-python.sh gives -v EVAL="lo hi",
-# python3.11's evaluator, and -v PID).  A sample of PID is "in Python
+# coop-python: read a text stream (_coop-python.sh gives -v EVAL="lo hi
+# [lo hi]", the interpreter's evaluator, -v LANG, the answers' lang, and
+# -v PID).  A sample of PID is "in Python
 # code" when its user stack has an evaluator frame; it is answered when an
 # interp record of its (tid, cookie) came; samples taken under a signal
 # frame (the shim's handler answering) are counted apart.  An answer is in call order when,
 # outermost first, its frames of coop_prog.py start with <module> main or
-# worker, and each function is called by one that can call it.
+# worker, and each function is called by one that can call it (3.11's
+# comprehensions run in frames of their own, 3.12's on are inlined).
 function hex(s,   i, c, v) {
 	v = 0
 	s = tolower(s); sub(/^0x/, "", s)
@@ -21,11 +23,11 @@ function field(name,   i) {
 	return ""
 }
 BEGIN {
-	split(EVAL, e, " ")
+	ne = split(EVAL, e, " ")
 	callers["main"] = "<module>"
 	callers["worker"] = "Thread.run"
 	callers["fib"] = "fib main worker"
-	callers["Tree.__init__"] = "Tree.__init__.<locals>.<listcomp> main worker"
+	callers["Tree.__init__"] = "Tree.__init__.<locals>.<listcomp> Tree.__init__ main worker"
 	callers["Tree.__init__.<locals>.<listcomp>"] = "Tree.__init__"
 	callers["Tree.count"] = "Tree.count.<locals>.<genexpr> main worker"
 	callers["Tree.count.<locals>.<genexpr>"] = "Tree.count"
@@ -47,8 +49,9 @@ BEGIN {
 mode == "user" && $1 == "user" {
 	ip = hex($2)
 	stack[ukey] = stack[ukey] " " $3 ":" $4
-	if (ip >= e[1] && ip < e[2])
-		inpy[ukey] = 1
+	for (i = 1; i < ne; i += 2)
+		if (ip >= e[i] && ip < e[i + 1])
+			inpy[ukey] = 1
 	# Under a signal frame: in the shim's handler, answering.
 	if ($3 == "signal")
 		inhandler[ukey] = 1
@@ -58,7 +61,7 @@ mode == "user" && $1 == "user" {
 	ikey = field("tid") " " field("cookie")
 	answered[ikey] = 1
 	nanswers++
-	if (field("lang") != "python3.11")
+	if (field("lang") != LANG)
 		badlang++
 	mode = "interp"
 	n = 0

@@ -1,5 +1,6 @@
-# The demo's Python workload: a little interpreter-heavy work with a known
-# shape (fib under render_report under main).
+# The demo's Python workload: interpreter-heavy work with a known shape
+# (fib under render_report under main), some 5 s under TCG: long enough
+# that the script, not the interpreter's start-up, fills its flame graph.
 def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 
@@ -12,7 +13,7 @@ def render_report(rounds):
 
 
 def main():
-    print("demo.py:", render_report(40))
+    print("demo.py:", render_report(300))
 
 
 main()

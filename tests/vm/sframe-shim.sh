@@ -1,4 +1,4 @@
-# ustack_backtrace() under the LD_PRELOAD shim (tools/sframe-register)
+# ustack_backtrace() under the LD_PRELOAD shim (tools/shim)
 # equals glibc backtrace() completely, through Debian's libc (qsort
 # comparator, signal handlers, __libc_start_main), a dlopen'ed library and
 # after dlclose; the program has no SFrame and no frame pointers.

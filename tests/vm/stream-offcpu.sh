@@ -7,10 +7,10 @@ record_start /tmp/rec
 sframe-register run ./bin/workload_sf block 300 || fail "workload"
 record_stop
 # The cookie of an off-CPU sample of the program whose kernel stack is in
-# pipe_read.
+# pipe_read (7.2: anon_pipe_read, for a pipe(2) pipe).
 cookie=$(awk '/^sample .*event=offcpu comm=workload_sf/ { c = $2; next }
 	/^[a-z]/ { c = "" }
-	c != "" && /kernel .* pipe_read/ { print substr(c, 8); exit }' /tmp/rec)
+	c != "" && /kernel .* (anon_)?pipe_read\+/ { print substr(c, 8); exit }' /tmp/rec)
 [ -n "$cookie" ] || { grep -A12 'event=offcpu' /tmp/rec | head -30; fail "no off-CPU sample in pipe_read"; }
 # Its user record, symbolized: block_read then block_thread.
 frames=$(awk -v c="$cookie" -v syms=bin/workload_sf.syms '

@@ -27,6 +27,14 @@ sources_wait() {
 	done
 }
 
+# Only the program's writes are traced, and between its runs those of an
+# idle task: with every pid traced, the trace_pipe reader's own writes
+# make events it reads and writes again, a loop that has kept a loaded
+# guest's CPU busy for minutes.
+sleep 100000 &
+idle=$!
+param_set pid $idle
+
 # workload N: N writes of the program, only it traced
 workload() {
 	rm -f /tmp/go; mkfifo /tmp/go
@@ -35,7 +43,7 @@ workload() {
 	param_set pid $w
 	echo >/tmp/go
 	wait $w || fail "workload"
-	param_set pid 0
+	param_set pid $idle
 }
 
 echo >$T/trace
@@ -102,7 +110,7 @@ param_set pid $w
 perf record -q -a -o /tmp/perf.data -e ustack:sample -e ustack:user_stack -- sh -c 'sleep 1; echo >/tmp/go; while [ -e /proc/'$w' ]; do sleep 0.2; done; sleep 0.5' ||
 	fail "perf record"
 wait $w
-param_set pid 0
+param_set pid $idle
 sources_wait 0
 perf script -i /tmp/perf.data >/tmp/ps.txt 2>/tmp/ps.err || { cat /tmp/ps.err; fail "perf script"; }
 grep -m2 -E 'ustack:(sample|user_stack):' /tmp/ps.txt
@@ -117,4 +125,5 @@ grep -qx 'format: trace events' /tmp/ps.sum || fail "perf script not read as tra
 j=$(ustack-report --folded --pid $w --event syscall:write /tmp/ps.txt |
 	awk '$0 !~ /\[no user stack\]/ && gsub(/\[unknown\]/, "&") >= 7 { n += $NF } END { print n + 0 }')
 [ "$j" -ge 100 ] || fail "perf script: $j samples joined to whole user stacks"
+kill $idle
 ustack_unload

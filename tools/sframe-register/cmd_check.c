@@ -28,8 +28,6 @@
 #include <gelf.h>
 #include "cmds.h"
 #include "cfi_rules.h"
-#include "elf_sframe.h"
-#include "ustack_sframe.h"
 
 struct counts {
 	uint64_t pcs, agree, mismatch, missing, left_bad, left_outer, extra;
@@ -118,16 +116,136 @@ static bool same_rule(const struct cfi_row *e, uint64_t pc,
 	return s->fp.kind == SFRAME_LOC_SAME;
 }
 
+/* One PC of .eh_frame row @r of function @f against .sframe's rule there. */
+static void check_pc(const struct sframe_sec *sec, const struct cfi_func *f,
+		     const struct cfi_row *r, uint64_t pc, struct counts *c,
+		     unsigned long max_show)
+{
+	struct sframe_rule s;
+	char a[160], b[160];
+	bool bad;
+	int rc;
+
+	c->pcs++;
+	rc = ustack_sframe_find(sec, pc, &s);
+	if (rc == SFRAME_E_NOINFO) {
+		if (f->worst == CFI_ROW_BAD || f->worst == CFI_ROW_PLT)
+			c->left_bad++;
+		else if (f->worst == CFI_ROW_OUTERMOST)
+			c->left_outer++;
+		else
+			c->missing++;
+		return;
+	}
+	if (rc) {
+		fprintf(stderr, "check: %#llx: %s\n", (unsigned long long)pc,
+			ustack_sframe_strerror(rc));
+		c->mismatch++;
+		return;
+	}
+	if (r->kind == CFI_ROW_OUTERMOST) {
+		bad = !(s.flags & SFRAME_R_OUTERMOST);
+		c->outer_agree += !bad;
+	} else {
+		bad = r->kind == CFI_ROW_BAD || !same_rule(r, pc, &s);
+	}
+	if (!bad) {
+		c->agree++;
+		return;
+	}
+	if (c->mismatch++ < max_show) {
+		fmt_eh(a, sizeof(a), r, pc);
+		fmt_sf(b, sizeof(b), &s);
+		printf("mismatch %#llx eh_frame: %s sframe: %s\n",
+		       (unsigned long long)pc, a, b);
+	}
+}
+
+/* Every PC of every .eh_frame FDE. */
+static void check_eh_frame(const struct sframe_sec *sec,
+			   const struct cfi_table *t, struct counts *c,
+			   unsigned long max_show)
+{
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		const struct cfi_func *f = &t->funcs[i];
+		const struct cfi_row *rows = t->rows + f->first_row;
+
+		for (uint32_t j = 0; j < f->nrows; j++)
+			for (uint64_t pc = rows[j].start; pc < rows[j].end; pc++)
+				check_pc(sec, f, &rows[j], pc, c, max_show);
+	}
+}
+
+/* PCs .sframe covers that no .eh_frame FDE does. */
+static void count_extra(const struct sframe_sec *sec,
+			const struct cfi_table *t, struct counts *c)
+{
+	for (uint32_t i = 0; i < sec->num_fdes; i++) {
+		struct sframe_fde fde;
+
+		if (ustack_sframe_read_fde(sec, i, &fde))
+			break;
+		if (fde.func_size > (1u << 24)) {
+			c->extra += fde.func_size;	/* do not walk 4 GiB */
+			continue;
+		}
+		for (uint64_t pc = fde.func_start;
+		     pc < fde.func_start + fde.func_size; pc++)
+			if (!cfi_find_func(t, pc))
+				c->extra++;
+	}
+}
+
+/* FILE's .sframe, read and validated for the decoder; 0 or 1. */
+static int load_sframe(const char *file, struct elf_sframe *es,
+		       struct sframe_sec *sec)
+{
+	const char *msg = "";
+	int rc;
+
+	rc = elf_sframe_read(file, es, &msg);
+	if (rc) {
+		fprintf(stderr, "check: %s: %s\n", file,
+			rc == -ENOENT ? "no .sframe section" : msg);
+		return 1;
+	}
+	rc = ustack_sframe_sec_init(sec, (unsigned long)es->data, es->size,
+				    es->vaddr, 0, 0);
+	if (!rc)
+		rc = ustack_sframe_validate(sec);
+	if (rc) {
+		fprintf(stderr, "check: %s: bad .sframe: %s\n", file,
+			ustack_sframe_strerror(rc));
+		elf_sframe_free(es);
+		return 1;
+	}
+	return 0;
+}
+
+static void print_counts(const char *file, const struct sframe_sec *sec,
+			 const struct cfi_table *t, const struct counts *c)
+{
+	printf("check: %s: v%u, %zu .eh_frame FDEs, %llu PCs: %llu agree "
+	       "(%llu outermost), %llu mismatch, %llu missing, left out "
+	       "%llu inexpressible + %llu outermost, %llu extra\n",
+	       file, sec->version, t->nfuncs, (unsigned long long)c->pcs,
+	       (unsigned long long)c->agree, (unsigned long long)c->outer_agree,
+	       (unsigned long long)c->mismatch, (unsigned long long)c->missing,
+	       (unsigned long long)c->left_bad,
+	       (unsigned long long)c->left_outer,
+	       (unsigned long long)c->extra);
+}
+
 int cmd_check(int argc, char **argv)
 {
-	const char *file = NULL, *msg = "";
+	const char *file = NULL;
 	unsigned long max_show = 20;
 	struct elf_sframe es;
 	struct cfi_table t;
 	struct sframe_sec sec;
 	struct counts c = { 0 };
 	char err[256];
-	int fd, rc, ret = 1;
+	int fd, ret = 1;
 	Elf *elf;
 
 	for (int i = 1; i < argc; i++) {
@@ -146,112 +264,21 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "usage: sframe-register check FILE\n");
 		return 2;
 	}
-	rc = elf_sframe_read(file, &es, &msg);
-	if (rc) {
-		fprintf(stderr, "check: %s: %s\n", file,
-			rc == -ENOENT ? "no .sframe section" : msg);
+	if (load_sframe(file, &es, &sec))
 		return 1;
-	}
-	rc = ustack_sframe_sec_init(&sec, (unsigned long)es.data, es.size, es.vaddr,
-			     0, 0);
-	if (!rc)
-		rc = ustack_sframe_validate(&sec);
-	if (rc) {
-		fprintf(stderr, "check: %s: bad .sframe: %s\n", file,
-			ustack_sframe_strerror(rc));
-		elf_sframe_free(&es);
-		return 1;
-	}
 	elf_version(EV_CURRENT);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 	if (!elf || cfi_rules_load(elf, &t, err, sizeof(err))) {
 		fprintf(stderr, "check: %s: %s\n", file,
 			elf ? err : "cannot open");
-		goto out_elf;
+	} else {
+		check_eh_frame(&sec, &t, &c, max_show);
+		count_extra(&sec, &t, &c);
+		print_counts(file, &sec, &t, &c);
+		ret = c.mismatch ? 1 : 0;
+		cfi_rules_free(&t);
 	}
-
-	for (size_t i = 0; i < t.nfuncs; i++) {
-		const struct cfi_func *f = &t.funcs[i];
-		const struct cfi_row *rows = t.rows + f->first_row;
-
-		for (uint32_t j = 0; j < f->nrows; j++) {
-			const struct cfi_row *r = &rows[j];
-
-			for (uint64_t pc = r->start; pc < r->end; pc++) {
-				struct sframe_rule s;
-				bool bad = false;
-
-				c.pcs++;
-				rc = ustack_sframe_find(&sec, pc, &s);
-				if (rc == SFRAME_E_NOINFO) {
-					if (f->worst == CFI_ROW_BAD ||
-					    f->worst == CFI_ROW_PLT)
-						c.left_bad++;
-					else if (f->worst == CFI_ROW_OUTERMOST)
-						c.left_outer++;
-					else
-						c.missing++;
-					continue;
-				}
-				if (rc) {
-					fprintf(stderr, "check: %#llx: %s\n",
-						(unsigned long long)pc,
-						ustack_sframe_strerror(rc));
-					c.mismatch++;
-					continue;
-				}
-				if (r->kind == CFI_ROW_OUTERMOST) {
-					bad = !(s.flags & SFRAME_R_OUTERMOST);
-					c.outer_agree += !bad;
-				} else if (r->kind == CFI_ROW_BAD) {
-					bad = true;
-				} else {
-					bad = !same_rule(r, pc, &s);
-				}
-				if (!bad) {
-					c.agree++;
-					continue;
-				}
-				if (c.mismatch++ < max_show) {
-					char a[160], b[160];
-
-					fmt_eh(a, sizeof(a), r, pc);
-					fmt_sf(b, sizeof(b), &s);
-					printf("mismatch %#llx eh_frame: %s "
-					       "sframe: %s\n",
-					       (unsigned long long)pc, a, b);
-				}
-			}
-		}
-	}
-	/* PCs .sframe covers that no .eh_frame FDE does */
-	for (uint32_t i = 0; i < sec.num_fdes; i++) {
-		struct sframe_fde fde;
-
-		if (ustack_sframe_read_fde(&sec, i, &fde))
-			break;
-		if (fde.func_size > (1u << 24)) {
-			c.extra += fde.func_size;	/* do not walk 4 GiB */
-			continue;
-		}
-		for (uint64_t pc = fde.func_start;
-		     pc < fde.func_start + fde.func_size; pc++)
-			if (!cfi_find_func(&t, pc))
-				c.extra++;
-	}
-	printf("check: %s: v%u, %zu .eh_frame FDEs, %llu PCs: %llu agree "
-	       "(%llu outermost), %llu mismatch, %llu missing, left out "
-	       "%llu inexpressible + %llu outermost, %llu extra\n",
-	       file, sec.version, t.nfuncs, (unsigned long long)c.pcs,
-	       (unsigned long long)c.agree, (unsigned long long)c.outer_agree,
-	       (unsigned long long)c.mismatch, (unsigned long long)c.missing,
-	       (unsigned long long)c.left_bad,
-	       (unsigned long long)c.left_outer,
-	       (unsigned long long)c.extra);
-	ret = c.mismatch ? 1 : 0;
-	cfi_rules_free(&t);
-out_elf:
 	if (elf)
 		elf_end(elf);
 	if (fd >= 0)

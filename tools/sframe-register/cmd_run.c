@@ -4,10 +4,10 @@
  *
  * Exec PROG with libsframe-register.so appended to LD_PRELOAD, and with
  * USTACK_SFRAME_REGISTER naming this binary (the shim's cache generator).
- * The shim is looked for next to this binary, then in ../lib,
- * ../lib/x86_64-linux-gnu, /usr/local/lib, /usr/lib/x86_64-linux-gnu and
- * /usr/lib; USTACK_SHIM overrides.  Exit status: PROG's, or 127 if it cannot
- * be run.
+ * The shim is looked for next to this binary, then in ../shim (the build
+ * tree's tools/shim), ../lib, ../lib/<multiarch>, /usr/local/lib,
+ * /usr/lib/<multiarch> and /usr/lib; USTACK_SHIM overrides.  Exit
+ * status: PROG's, or 127 if it cannot be run.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,10 +22,10 @@
 static int find_shim(const char *self_dir, char *out, size_t len)
 {
 	static const char *const rel[] = {
-		"/", "/../lib/", "/../lib/x86_64-linux-gnu/",
+		"/", "/../shim/", "/../lib/", "/../lib/" USTACK_MULTIARCH "/",
 	};
 	static const char *const abs[] = {
-		"/usr/local/lib/", "/usr/lib/x86_64-linux-gnu/", "/usr/lib/",
+		"/usr/local/lib/", "/usr/lib/" USTACK_MULTIARCH "/", "/usr/lib/",
 	};
 	const char *e = getenv("USTACK_SHIM");
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 #include "uapi/ustack.h"
 
 const char *collapse_name(const char *s, size_t n, int args)

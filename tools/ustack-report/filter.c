@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 
 struct vals {
 	uint32_t *num;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "uapi/ustack.h"
-#include "ur.h"
+#include "report.h"
 #include "uapi/ustack.h"
 
 static uint64_t hash(const void *key, size_t len)
@@ -119,7 +119,10 @@ const char *kernel_object(const struct kframe *k)
 }
 
 /*
- * The native frames in which an interpreter runs its own, by language.
+ * The native frames in which an interpreter runs its own, by language
+ * (Python: its evaluator; Java: the JVM's interpreter and JIT code, in
+ * anonymous memory; its answers have no entry marks, so they take the
+ * place of the whole span of those frames).
  * A frame marked "entry" began a new C-level evaluation: the answer's
  * frames, innermost first, fall into groups each ending with its entry
  * frame, one group per evaluator frame of the native stack, in the same
@@ -138,14 +141,18 @@ const char *kernel_object(const struct kframe *k)
  * with no evaluator frame known, the frames go above the innermost
  * native frame.
  */
-static int is_evaluator(const char *lang, const struct uframe *f)
+int is_evaluator(const char *lang, const struct uframe *f)
 {
 	const char *n = f->res ? f->res->name : NULL;
 
+	/* A JVM's Java frames run in its code cache: anonymous memory. */
+	if (!strcmp(lang, "java"))
+		return !strcmp(f->obj, "[anon]");
 	if (!n)
 		return 0;
 	if (!strncmp(lang, "python", 6))
-		return !strcmp(n, "_PyEval_EvalFrameDefault");
+		return !strcmp(n, "_PyEval_EvalFrameDefault") ||
+		       !strcmp(n, "_PyEval_EvalFrameDefault.cold");
 	return 0;
 }
 

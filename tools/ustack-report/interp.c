@@ -5,8 +5,8 @@
  *     interp cookie=0x<16 hex> pid=<tgid> tid=<tid> frames=<n> lang=<name>
  *         interp <function> <file>:<line> [entry]
  * (text streams; frames innermost first, as in `user` records; "entry"
- * marks a frame that began a new native evaluation).  parse.c
- * hands the lines over, a frame line to the last record; each joins the user record of its (tid,
+ * marks a frame that began a new native evaluation), or the binary
+ * struct ustack_rec_interp.  parse.c hands the lines over, a frame line to the last record; each joins the user record of its (tid,
  * cookie): the last one before it in the stream (the answer follows the
  * walk), else the first after.
  *
@@ -16,27 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 #include "ustack_names.h"
+#include "uapi/ustack.h"
 
 #define MAX_IFRAMES 1024	/* per record; more are dropped */
-
-static char *next_word(char **pp)
-{
-	char *p = *pp, *w;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p)
-		return NULL;
-	w = p;
-	while (*p && *p != ' ' && *p != '\t')
-		p++;
-	if (*p)
-		*p++ = '\0';
-	*pp = p;
-	return w;
-}
 
 void interp_record(struct recs *r, char *p)
 {
@@ -117,6 +101,56 @@ void interp_frame(struct recs *r, char *p)
 		f->file = internz(place);
 		f->line = 0;
 	}
+}
+
+/*
+ * A binary interp record (struct ustack_rec_interp, its frames, its
+ * strings): 0, or -1 when malformed.  Strings outside the table are "?".
+ */
+int interp_binary(struct recs *r, const char *p, size_t size)
+{
+	struct ustack_rec_interp ri;
+	const char *strtab;
+	struct interp *in;
+	size_t need;
+	uint32_t i;
+
+	if (size < sizeof(ri))
+		return -1;
+	memcpy(&ri, p, sizeof(ri));
+	need = sizeof(ri) + (size_t)ri.nr_frames * sizeof(struct ustack_coop_frame);
+	if (need > size || size - need < ri.strtab_len ||
+	    ri.nr_frames > MAX_IFRAMES)
+		return -1;
+	strtab = p + need;
+	if (r->nin == r->cap_in) {
+		r->cap_in = r->cap_in ? r->cap_in * 2 : 64;
+		r->in = xrealloc(r->in, r->cap_in * sizeof(*r->in));
+	}
+	in = &r->in[r->nin++];
+	memset(in, 0, sizeof(*in));
+	in->seq = r->seq++;
+	in->cookie = ri.cookie;
+	in->pid = ri.pid;
+	in->tid = ri.tid;
+	in->lang = intern(ri.lang, strnlen(ri.lang, sizeof(ri.lang)));
+	in->nr = in->cap = ri.nr_frames;
+	in->f = xalloc(in->nr * sizeof(*in->f) + 1);
+	for (i = 0; i < ri.nr_frames; i++) {
+		struct ustack_coop_frame f;
+		struct iframe *o = &in->f[i];
+
+		memcpy(&f, p + sizeof(ri) + i * sizeof(f), sizeof(f));
+		o->func = f.function < ri.strtab_len &&
+			  memchr(strtab + f.function, '\0', ri.strtab_len - f.function) ?
+			  internz(strtab + f.function) : internz("?");
+		o->file = f.file < ri.strtab_len &&
+			  memchr(strtab + f.file, '\0', ri.strtab_len - f.file) ?
+			  internz(strtab + f.file) : internz("?");
+		o->line = f.line;
+		o->entry = !!(f.flags & USTACK_INTERP_ENTRY);
+	}
+	return 0;
 }
 
 /* After join_records(): r->u is sorted by (tid, cookie, stream position). */

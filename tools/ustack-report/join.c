@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include "ur.h"
+#include "report.h"
 
 static int cmp_user(const void *a, const void *b)
 {

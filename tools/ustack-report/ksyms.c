@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 
 struct ksym {
 	uint64_t addr;

@@ -3,7 +3,9 @@
  * ustack-report: record live from /dev/ustack for a given time, in binary
  * format (USTACK_IOC_SET_FORMAT); ^C stops early.  Then drain what is
  * still coming (up to a second).  Whatever the device gives is kept as is;
- * parse.c tells text from binary.
+ * parse.c tells text from binary.  Meanwhile the perf maps of processes
+ * with frames in anonymous memory are read while they run (perfmap.c),
+ * and appended to the saved stream.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ur.h"
-#include "../../include/uapi/ustack.h"
+#include "report.h"
+#include "uapi/ustack.h"
 
 #define DRAIN_MS	100	/* quiet time that ends the drain */
 #define DRAIN_MAX_S	1.0	/* longest drain */
@@ -37,39 +39,103 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-char *live_read(const char *dev, double seconds, size_t *len, const char *save)
+/*
+ * What has been read so far, and where a copy goes (--save); whether it
+ * is binary (-1: as its first bytes will say), how much of it was looked
+ * at for processes with a perf map, when all maps are read again.
+ */
+struct rec_buf {
+	char *buf;
+	size_t n, cap;
+	FILE *save;
+	int binary;
+	size_t scanned;
+	double next_refresh;
+};
+
+/*
+ * Read what the device has now into @rb.  Returns 1 at the end of a file
+ * or pipe standing in for the device, else 0.
+ */
+static int drain_now(int fd, const char *dev, struct rec_buf *rb, int eof_ends)
 {
-	size_t cap = 1 << 20, n = 0;
-	char *buf = xrealloc(NULL, cap + 1);
+	ssize_t got;
+
+	for (;;) {
+		if (rb->cap - rb->n < 65536) {
+			rb->cap *= 2;
+			rb->buf = xrealloc(rb->buf, rb->cap + 1);
+		}
+		got = read(fd, rb->buf + rb->n, rb->cap - rb->n);
+		if (got <= 0)
+			break;
+		if (rb->save)
+			fwrite(rb->buf + rb->n, 1, got, rb->save);
+		rb->n += got;
+	}
+	if (got < 0 && errno != EAGAIN && errno != EINTR)
+		die("read %s: %s", dev, strerror(errno));
+	return got == 0 && eof_ends;
+}
+
+/* The device (or a stand-in) in binary format, and ^C caught. */
+static int open_device(const char *dev, int *eof_ends, int *binary)
+{
 	__u32 fmt = USTACK_FORMAT_BINARY;
-	double end = now() + seconds;
 	struct sigaction sa;
-	FILE *sf = NULL;
 	struct stat st;
-	int fd, eof_ends, eof = 0;
+	int fd;
 
 	fd = open(dev, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		die("%s: %s", dev, strerror(errno));
 	/* a file or pipe standing in for the device ends at end of file */
-	eof_ends = !S_ISCHR(st.st_mode);
-	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt) && !eof_ends)
-		warnx_("%s: binary format refused (%s); reading text",
-		       dev, strerror(errno));
-	if (save) {
-		sf = fopen(save, "w");
-		if (!sf)
-			die("%s: %s", save, strerror(errno));
+	*eof_ends = !S_ISCHR(st.st_mode);
+	*binary = 1;
+	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt)) {
+		*binary = -1;	/* as its first bytes say (a stand-in file) */
+		if (!*eof_ends)
+			warnx_("%s: binary format refused (%s); reading text",
+			       dev, strerror(errno));
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sig;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	return fd;
+}
+
+/* New processes' maps at once; all of them again each second. */
+static void perfmap_step(struct rec_buf *rb)
+{
+	if (rb->binary < 0 && rb->n >= 8)
+		rb->binary = (unsigned char)rb->buf[0] < 0x20 && rb->buf[1] == 0;
+	if (rb->binary > 0)
+		rb->scanned = perfmap_scan(rb->buf, rb->scanned, rb->n);
+	if (now() > rb->next_refresh) {
+		perfmap_refresh();
+		rb->next_refresh = now() + 1;
+	}
+}
+
+char *live_read(const char *dev, double seconds, size_t *len, const char *save)
+{
+	struct rec_buf rb = { .cap = 1 << 20 };
+	double end = now() + seconds;
+	int fd, eof_ends;
+
+	rb.buf = xrealloc(NULL, rb.cap + 1);
+	rb.next_refresh = now() + 1;
+	fd = open_device(dev, &eof_ends, &rb.binary);
+	if (save) {
+		rb.save = fopen(save, "w");
+		if (!rb.save)
+			die("%s: %s", save, strerror(errno));
+	}
 	for (;;) {
 		double left = end - now();
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t got;
-		int ready;
+		int ready, ended;
 
 		/*
 		 * At the end (or on ^C), keep reading while records still come
@@ -93,28 +159,18 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 		}
 		if (stop && end > now())
 			end = now();
-		for (;;) {
-			if (cap - n < 65536) {
-				cap *= 2;
-				buf = xrealloc(buf, cap + 1);
-			}
-			got = read(fd, buf + n, cap - n);
-			eof = got == 0 && eof_ends;
-			if (got <= 0)
-				break;
-			if (sf)
-				fwrite(buf + n, 1, got, sf);
-			n += got;
-		}
-		if (got < 0 && errno != EAGAIN && errno != EINTR)
-			die("read %s: %s", dev, strerror(errno));
-		if (eof)
+		ended = drain_now(fd, dev, &rb, eof_ends);
+		perfmap_step(&rb);
+		if (ended)
 			break;
 	}
 	close(fd);
-	if (sf && fclose(sf))
+	perfmap_refresh();
+	if (rb.save)
+		perfmap_save(rb.save, rb.binary > 0);
+	if (rb.save && fclose(rb.save))
 		die("%s: write error", save);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	rb.buf[rb.n] = '\0';
+	*len = rb.n;
+	return rb.buf;
 }

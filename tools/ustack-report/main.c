@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ur.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -117,7 +117,72 @@ static char *read_all(FILE *in, const char *name, size_t *len)
 enum { O_ROOT = 256, O_KALLSYMS, O_EVENT, O_DURATION, O_DEVICE, O_SAVE,
 	O_TITLE, O_WIDTH, O_PID, O_TID, O_COMM };
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	int mode;		/* the FORMAT option's letter: 'p', 'f', ... */
+	struct out_opts oo;
+	struct sym_opts so;
+	const char *kallsyms, *event, *dev, *save, *file;
+	double duration;	/* > 0: record live */
+};
+
+/* A filter option (--pid, --tid, --comm): 0, or 2 on a bad value. */
+static int filter_arg(int c, const char *arg)
+{
+	const char *name = c == O_PID ? "pid" : c == O_TID ? "tid" : "comm";
+
+	if (filter_add(c == O_PID ? FILTER_PID :
+		       c == O_TID ? FILTER_TID : FILTER_COMM, arg)) {
+		warnx_("--%s: bad value '%s'", name, arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* One option @c into @a: 0, or -1 for one not of the table. */
+static int option(struct args *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'v':
+		a->oo.verbose = 1;
+		break;
+	case 'l':
+		a->oo.lines = a->so.lines = 1;
+		break;
+	case O_ROOT:
+		a->so.root = arg;
+		break;
+	case O_KALLSYMS:
+		a->kallsyms = arg;
+		break;
+	case O_EVENT:
+		a->event = *arg ? arg : NULL;
+		break;
+	case O_DURATION:
+		a->duration = strtod(arg, NULL);
+		if (!(a->duration > 0))
+			die("--duration: positive seconds expected");
+		break;
+	case O_DEVICE:
+		a->dev = arg;
+		break;
+	case O_SAVE:
+		a->save = arg;
+		break;
+	case O_TITLE:
+		a->oo.title = arg;
+		break;
+	case O_WIDTH:
+		a->oo.width = atoi(arg);
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* The command line into @a: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lo[] = {
 		{ "perf", no_argument, NULL, 'p' },
@@ -142,133 +207,126 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct out_opts oo = { 0 };
-	struct sym_opts so = { 0 };
-	struct recs r = { 0 };
-	struct join_stats js = { 0 };
-	const char *kallsyms = NULL, *event = NULL, *dev = "/dev/ustack";
-	const char *save = NULL, *file = NULL;
-	double duration = -1;
-	int mode = 'p', c;
-	size_t len;
-	char *buf;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "vlh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p': case 'f': case 's': case 'S': case 'P': case 'J':
-			mode = c;
+			a->mode = c;
 			break;
 		case O_PID: case O_TID: case O_COMM:
-			if (filter_add(c == O_PID ? FILTER_PID :
-				       c == O_TID ? FILTER_TID : FILTER_COMM,
-				       optarg)) {
-				warnx_("--%s: bad value '%s'", c == O_PID ? "pid" :
-				       c == O_TID ? "tid" : "comm", optarg);
+			if (filter_arg(c, optarg))
 				return 2;
-			}
-			break;
-		case 'v':
-			oo.verbose = 1;
-			break;
-		case 'l':
-			oo.lines = so.lines = 1;
-			break;
-		case O_ROOT:
-			so.root = optarg;
-			break;
-		case O_KALLSYMS:
-			kallsyms = optarg;
-			break;
-		case O_EVENT:
-			event = *optarg ? optarg : NULL;
-			break;
-		case O_DURATION:
-			duration = strtod(optarg, NULL);
-			if (!(duration > 0))
-				die("--duration: positive seconds expected");
-			break;
-		case O_DEVICE:
-			dev = optarg;
-			break;
-		case O_SAVE:
-			save = optarg;
-			break;
-		case O_TITLE:
-			oo.title = optarg;
-			break;
-		case O_WIDTH:
-			oo.width = atoi(optarg);
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			if (option(a, c, optarg)) {
+				usage(stderr);
+				return 2;
+			}
 		}
 	}
 	if (optind < argc)
-		file = argv[optind++];
-	if (optind < argc || (file && duration > 0)) {
+		a->file = argv[optind++];
+	if (optind < argc || (a->file && a->duration > 0)) {
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
 
-	/* a terminal is no place for gzip bytes */
-	if (mode == 'P' && isatty(STDOUT_FILENO))
-		die("--pprof writes binary data: redirect standard output");
+/* The stream: recorded live, or read from FILE or standard input. */
+static char *read_input(struct args *a, size_t *len)
+{
+	FILE *in;
+	char *buf;
 
-	if (duration > 0) {
-		buf = live_read(dev, duration, &len, save);
-		if (!kallsyms)
-			kallsyms = "/proc/kallsyms";
-	} else if (!file && isatty(STDIN_FILENO)) {
-		usage(stderr);
-		return 2;
-	} else if (!file || !strcmp(file, "-")) {
-		buf = read_all(stdin, "stdin", &len);
-	} else {
-		FILE *in = fopen(file, "rb");
-
-		if (!in)
-			die("%s: %s", file, strerror(errno));
-		buf = read_all(in, file, &len);
-		fclose(in);
+	if (a->duration > 0) {
+		if (!a->kallsyms)
+			a->kallsyms = "/proc/kallsyms";
+		return live_read(a->dev, a->duration, len, a->save);
 	}
+	if (!a->file || !strcmp(a->file, "-"))
+		return read_all(stdin, "stdin", len);
+	in = fopen(a->file, "rb");
+	if (!in)
+		die("%s: %s", a->file, strerror(errno));
+	buf = read_all(in, a->file, len);
+	fclose(in);
+	return buf;
+}
 
-	parse_buffer(&r, buf, len);
-	if (event)
-		filter_event(&r, event);
-	filter_apply(&r);
-	join_records(&r, &js);
-	interp_join(&r);
-	if (kallsyms && ksyms_load(kallsyms))
-		warnx_("%s: no usable kernel symbols", kallsyms);
-	ksyms_resolve(&r);
-	symbolize_init(&so);
-	symbolize_open(&r);
+/*
+ * Records from the stream, filtered, joined and symbolized: the files are
+ * opened as root, ELF and DWARF parsed after drop_privileges().
+ */
+static void prepare(struct recs *r, struct join_stats *js,
+		    const struct args *a, char *buf, size_t len)
+{
+	parse_buffer(r, buf, len);
+	if (a->event)
+		filter_event(r, a->event);
+	filter_apply(r);
+	join_records(r, js);
+	interp_join(r);
+	if (a->kallsyms && ksyms_load(a->kallsyms))
+		warnx_("%s: no usable kernel symbols", a->kallsyms);
+	ksyms_resolve(r);
+	symbolize_init(&a->so);
+	symbolize_open(r);
 	drop_privileges();
-	symbolize_all(&r);
+	symbolize_all(r);
+	perfmap_resolve(r);
+}
 
-	switch (mode) {
+static void output(const struct args *a, const struct recs *r,
+		   const struct join_stats *js)
+{
+	switch (a->mode) {
 	case 'f':
-		output_folded(stdout, &r, &oo);
+		output_folded(stdout, r, &a->oo);
 		break;
 	case 's':
-		output_svg(stdout, &r, &oo);
+		output_svg(stdout, r, &a->oo);
 		break;
 	case 'S':
-		output_summary(stdout, &r, &js, &oo);
+		output_summary(stdout, r, js, &a->oo);
 		break;
 	case 'P':
-		output_pprof(stdout, &r, &oo);
+		output_pprof(stdout, r, &a->oo);
 		break;
 	case 'J':
-		output_speedscope(stdout, &r, &oo);
+		output_speedscope(stdout, r, &a->oo);
 		break;
 	default:
-		output_perf(stdout, &r, &oo);
+		output_perf(stdout, r, &a->oo);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { .mode = 'p', .dev = "/dev/ustack", .duration = -1 };
+	struct recs r = { 0 };
+	struct join_stats js = { 0 };
+	size_t len;
+	char *buf;
+	int ret;
+
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	/* a terminal is no place for gzip bytes */
+	if (a.mode == 'P' && isatty(STDOUT_FILENO))
+		die("--pprof writes binary data: redirect standard output");
+	if (a.duration <= 0 && !a.file && isatty(STDIN_FILENO)) {
+		usage(stderr);
+		return 2;
+	}
+	buf = read_input(&a, &len);
+	prepare(&r, &js, &a, buf, len);
+	output(&a, &r, &js);
 	if (fflush(stdout) || ferror(stdout))
 		die("write error");
 	return 0;

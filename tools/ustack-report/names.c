@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 #include "ustack_names.h"
 
 static const char *const method_names[USTACK_METHOD_MAX] = {

@@ -2,7 +2,7 @@
 /* ustack-report: folded stacks, "comm;outer;...;inner count", sorted. */
 #include <inttypes.h>
 
-#include "ur.h"
+#include "report.h"
 
 void output_folded(FILE *f, const struct recs *r, const struct out_opts *o)
 {

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 
 static void kernel_line(FILE *f, const struct kframe *k)
 {

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "ur.h"
+#include "report.h"
 #include "profile.pb-c.h"
 
 
@@ -240,19 +240,19 @@ static void write_gzip(FILE *f, const uint8_t *buf, size_t len)
 	deflateEnd(&z);
 }
 
-void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o)
-{
-	struct Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	struct Perftools__Profiles__ValueType **types = NULL;
-	uint64_t *per_type = NULL, *ids = NULL;
-	struct Perftools__Profiles__Sample **samps = NULL;
-	struct pframe *fr = NULL;
-	size_t nsamp = 0, capsamp = 0, capfr = 0, capids = 0, ntype = 0;
-	size_t capt = 0, i, j, n, best = 0, len;
-	uint8_t *buf;
+/* The profile's sample types (one per event) and its distinct samples. */
+struct pprof_samples {
+	struct Perftools__Profiles__ValueType **types;
+	uint64_t *per_type;	/* samples of each type */
+	size_t ntype, capt, best;	/* best: the type with the most */
+	struct Perftools__Profiles__Sample **samps;
+	size_t nsamp, capsamp;
+};
 
-	str_id("");		/* string_table[0] must be "" */
-	for (i = 0; i < r->ns; i++) {
+/* One sample type per event, in order of first sight. */
+static void sample_types(struct pprof_samples *ps, const struct recs *r)
+{
+	for (size_t i = 0; i < r->ns; i++) {
 		int added;
 		uint32_t t = ktab_id(&typetab, &r->s[i].event,
 				     sizeof(r->s[i].event), &added);
@@ -263,23 +263,54 @@ void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o)
 			*vt = (struct Perftools__Profiles__ValueType)PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
 			vt->type = str_id(r->s[i].event);
 			vt->unit = str_id("count");
-			GROW(types, ntype, capt);
-			per_type = xrealloc(per_type, capt * sizeof(*per_type));
-			per_type[ntype] = 0;
-			types[ntype++] = vt;
+			GROW(ps->types, ps->ntype, ps->capt);
+			ps->per_type = xrealloc(ps->per_type,
+						ps->capt * sizeof(*ps->per_type));
+			ps->per_type[ps->ntype] = 0;
+			ps->types[ps->ntype++] = vt;
 		}
-		per_type[t]++;
+		ps->per_type[t]++;
 	}
-	for (i = 0; i < ntype; i++)
-		if (per_type[i] > per_type[best])
-			best = i;
+	for (size_t i = 0; i < ps->ntype; i++)
+		if (ps->per_type[i] > ps->per_type[ps->best])
+			ps->best = i;
+}
 
-	for (i = 0; i < r->ns; i++) {
+/* A new distinct sample: its locations @loc (@n), a count of type @t. */
+static void new_sample(struct pprof_samples *ps, const struct sample *s,
+		       const uint64_t *loc, size_t n, uint32_t t)
+{
+	struct Perftools__Profiles__Sample *sp = xalloc(sizeof(*sp));
+
+	*sp = (struct Perftools__Profiles__Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
+	sp->n_location_id = n;
+	sp->location_id = xalloc((n ? n : 1) * sizeof(*sp->location_id));
+	memcpy(sp->location_id, loc, n * sizeof(*loc));
+	sp->n_value = ps->ntype;
+	sp->value = xalloc(ps->ntype * sizeof(*sp->value));
+	sp->value[t] = 1;
+	sp->n_label = 3;
+	sp->label = xalloc(3 * sizeof(*sp->label));
+	sp->label[0] = label("pid", NULL, s->pid);
+	sp->label[1] = label("tid", NULL, s->tid);
+	sp->label[2] = label("comm", s->comm, 0);
+	GROW(ps->samps, ps->nsamp, ps->capsamp);
+	ps->samps[ps->nsamp++] = sp;
+}
+
+/* Samples with the same thread, comm and locations are one, counted. */
+static void add_samples(struct pprof_samples *ps, const struct recs *r,
+			int lines)
+{
+	struct pframe *fr = NULL;
+	uint64_t *ids = NULL;
+	size_t capfr = 0, capids = 0, n;
+
+	for (size_t i = 0; i < r->ns; i++) {
 		const struct sample *s = &r->s[i];
 		uint32_t t = ktab_id(&typetab, &s->event, sizeof(s->event), NULL);
 		int added;
 		uint32_t id;
-		struct Perftools__Profiles__Sample *sp;
 
 		n = sample_frames(s, &fr, &capfr);
 		/* key: pid, tid, comm, then the location ids */
@@ -290,35 +321,33 @@ void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o)
 		ids[0] = s->pid;
 		ids[1] = s->tid;
 		ids[2] = (uintptr_t)s->comm;
-		for (j = 0; j < n; j++)
-			ids[3 + j] = location_id(&fr[j], s, o->lines);
+		for (size_t j = 0; j < n; j++)
+			ids[3 + j] = location_id(&fr[j], s, lines);
 		id = ktab_id(&samptab, ids, (n + 3) * sizeof(*ids), &added);
-		if (!added) {
-			samps[id]->value[t]++;
-			continue;
-		}
-		sp = xalloc(sizeof(*sp));
-		*sp = (struct Perftools__Profiles__Sample)PERFTOOLS__PROFILES__SAMPLE__INIT;
-		sp->n_location_id = n;
-		sp->location_id = xalloc((n ? n : 1) * sizeof(*sp->location_id));
-		memcpy(sp->location_id, ids + 3, n * sizeof(*ids));
-		sp->n_value = ntype;
-		sp->value = xalloc(ntype * sizeof(*sp->value));
-		sp->value[t] = 1;
-		sp->n_label = 3;
-		sp->label = xalloc(3 * sizeof(*sp->label));
-		sp->label[0] = label("pid", NULL, s->pid);
-		sp->label[1] = label("tid", NULL, s->tid);
-		sp->label[2] = label("comm", s->comm, 0);
-		GROW(samps, nsamp, capsamp);
-		samps[nsamp++] = sp;
+		if (added)
+			new_sample(ps, s, ids + 3, n, t);
+		else
+			ps->samps[id]->value[t]++;
 	}
+	free(fr);
+	free(ids);
+}
 
+void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o)
+{
+	struct Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	struct pprof_samples ps = { 0 };
+	uint8_t *buf;
+	size_t len;
+
+	str_id("");		/* string_table[0] must be "" */
+	sample_types(&ps, r);
+	add_samples(&ps, r, o->lines);
 	order_mappings();
-	p.n_sample_type = ntype;
-	p.sample_type = types;
-	p.n_sample = nsamp;
-	p.sample = samps;
+	p.n_sample_type = ps.ntype;
+	p.sample_type = ps.types;
+	p.n_sample = ps.nsamp;
+	p.sample = ps.samps;
 	p.n_mapping = nmap;
 	p.mapping = maps;
 	p.n_location = nloc;
@@ -326,7 +355,7 @@ void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o)
 	p.n_function = nfunc;
 	p.function = funcs;
 	if (r->ns) {
-		p.default_sample_type = types[best]->type;
+		p.default_sample_type = ps.types[ps.best]->type;
 		p.duration_nanos = r->s[r->ns - 1].time - r->s[0].time;
 	}
 	p.n_string_table = nstr;
@@ -338,7 +367,5 @@ void output_pprof(FILE *f, const struct recs *r, const struct out_opts *o)
 		die("pprof: encoding failed");
 	write_gzip(f, buf, len);
 	free(buf);
-	free(fr);
-	free(ids);
-	free(per_type);
+	free(ps.per_type);
 }

@@ -14,37 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((len == 3 && c < 0x800) || (len == 4 && c < 0x10000) ||
-	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
-		return 0;
-	return len;
-}
+#include "report.h"
 
 static void json_str(FILE *f, const char *str)
 {
@@ -82,123 +52,165 @@ struct prof {
 	size_t n, cap;
 };
 
+/* The file's tables as they grow: frames, distinct stacks, profiles. */
+struct speedscope {
+	struct ktab frames, stacks, events;
+	struct sframe_key *fk;	/* the frames, by id */
+	size_t nfk, capfk;
+	struct prof *pr;	/* the profiles, by event id */
+	size_t npr;
+	uint32_t **sv, *nsv;	/* the stacks' frame ids (root first), lengths */
+	uint64_t *weight;	/* the stacks' sample counts */
+	size_t nst, capst;
+	struct pframe *fr;	/* one sample's frames */
+	size_t capfr;
+	uint32_t *ids;		/* one sample's key: event, frame ids */
+	size_t capids;
+};
+
+/* The id of frame @k, added to the shared frames when new. */
+static uint32_t frame_id(struct speedscope *ss, const struct sframe_key *k)
+{
+	int added;
+	uint32_t id = ktab_id(&ss->frames, k, sizeof(*k), &added);
+
+	if (added) {
+		if (ss->nfk == ss->capfk) {
+			ss->capfk = ss->capfk ? ss->capfk * 2 : 256;
+			ss->fk = xrealloc(ss->fk, ss->capfk * sizeof(*ss->fk));
+		}
+		ss->fk[ss->nfk++] = *k;
+	}
+	return id;
+}
+
+/* The id of the stack in ss->ids (@n frames), added to profile @e if new. */
+static uint32_t stack_id(struct speedscope *ss, uint32_t e, size_t n)
+{
+	struct prof *pr = &ss->pr[e];
+	int added;
+	uint32_t id = ktab_id(&ss->stacks, ss->ids, (n + 2) * sizeof(*ss->ids),
+			      &added);
+
+	if (!added)
+		return id;
+	if (ss->nst == ss->capst) {
+		ss->capst = ss->capst ? ss->capst * 2 : 256;
+		ss->sv = xrealloc(ss->sv, ss->capst * sizeof(*ss->sv));
+		ss->nsv = xrealloc(ss->nsv, ss->capst * sizeof(*ss->nsv));
+		ss->weight = xrealloc(ss->weight, ss->capst * sizeof(*ss->weight));
+	}
+	ss->sv[ss->nst] = xalloc((n + 1) * sizeof(**ss->sv));
+	memcpy(ss->sv[ss->nst], ss->ids + 1, (n + 1) * sizeof(*ss->ids));
+	ss->nsv[ss->nst] = n + 1;
+	ss->weight[ss->nst++] = 0;
+	if (pr->n == pr->cap) {
+		pr->cap = pr->cap ? pr->cap * 2 : 64;
+		pr->stacks = xrealloc(pr->stacks, pr->cap * sizeof(*pr->stacks));
+	}
+	pr->stacks[pr->n++] = id;
+	return id;
+}
+
+/* One sample: its event's profile, its frames from the root, its stack. */
+static void add_sample(struct speedscope *ss, const struct sample *s)
+{
+	int added;
+	uint32_t e = ktab_id(&ss->events, &s->event, sizeof(s->event), &added);
+	uint32_t id;
+	size_t n;
+
+	if (added) {
+		ss->pr = xrealloc(ss->pr, (ss->npr + 1) * sizeof(*ss->pr));
+		memset(&ss->pr[ss->npr], 0, sizeof(*ss->pr));
+		ss->pr[ss->npr++].event = s->event;
+	}
+	n = sample_frames(s, &ss->fr, &ss->capfr);
+	/* key: the event, then frame ids from the root */
+	if (n + 2 > ss->capids) {
+		ss->capids = n + 2;
+		ss->ids = xrealloc(ss->ids, ss->capids * sizeof(*ss->ids));
+	}
+	ss->ids[0] = e;
+	for (size_t j = 0; j <= n; j++) {
+		struct sframe_key k = { 0 };
+
+		if (j == 0) {
+			k.name = s->comm;
+		} else {
+			const struct pframe *p = &ss->fr[n - j];
+
+			k.name = p->name;
+			k.file = p->file;
+			k.line = p->line;
+		}
+		ss->ids[1 + j] = frame_id(ss, &k);
+	}
+	id = stack_id(ss, e, n);	/* may grow ss->weight */
+	ss->weight[id]++;
+	ss->pr[e].total++;
+}
+
+static void print_frames(FILE *f, const struct speedscope *ss)
+{
+	for (size_t i = 0; i < ss->nfk; i++) {
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
+		json_str(f, ss->fk[i].name);
+		if (ss->fk[i].file) {
+			fputs(",\"file\":", f);
+			json_str(f, ss->fk[i].file);
+			if (ss->fk[i].line > 0)
+				fprintf(f, ",\"line\":%" PRId64, ss->fk[i].line);
+		}
+		fputc('}', f);
+	}
+}
+
+/* One "sampled" profile: its distinct stacks and their weights. */
+static void print_profile(FILE *f, const struct speedscope *ss,
+			  const struct prof *pr)
+{
+	json_str(f, pr->event);
+	fprintf(f, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%"
+		PRIu64 ",\n\"samples\":[", pr->total);
+	for (size_t j = 0; j < pr->n; j++) {
+		uint32_t *st = ss->sv[pr->stacks[j]], k;
+
+		fputs(j ? ",[" : "[", f);
+		for (k = 0; k < ss->nsv[pr->stacks[j]]; k++)
+			fprintf(f, "%s%" PRIu32, k ? "," : "", st[k]);
+		fputc(']', f);
+	}
+	fputs("],\n\"weights\":[", f);
+	for (size_t j = 0; j < pr->n; j++)
+		fprintf(f, "%s%" PRIu64, j ? "," : "", ss->weight[pr->stacks[j]]);
+	fputs("]}", f);
+}
+
 void output_speedscope(FILE *f, const struct recs *r, const struct out_opts *o)
 {
-	struct ktab frames = { 0 }, stacks = { 0 }, events = { 0 };
-	struct sframe_key *fk = NULL;
-	struct prof *pr = NULL;
-	uint32_t **sv = NULL, *ids = NULL, *nsv = NULL;
-	uint64_t *weight = NULL;
-	struct pframe *fr = NULL;
-	size_t nfk = 0, capfk = 0, nst = 0, capst = 0, capfr = 0, capids = 0;
-	size_t npr = 0, i, j, n;
+	struct speedscope ss = { 0 };
 
-	for (i = 0; i < r->ns; i++) {
-		const struct sample *s = &r->s[i];
-		int added;
-		uint32_t e = ktab_id(&events, &s->event, sizeof(s->event), &added);
-		uint32_t id;
-
-		if (added) {
-			pr = xrealloc(pr, (npr + 1) * sizeof(*pr));
-			memset(&pr[npr], 0, sizeof(*pr));
-			pr[npr++].event = s->event;
-		}
-		n = sample_frames(s, &fr, &capfr);
-		/* key: the event, then frame ids from the root */
-		if (n + 2 > capids) {
-			capids = n + 2;
-			ids = xrealloc(ids, capids * sizeof(*ids));
-		}
-		ids[0] = e;
-		for (j = 0; j <= n; j++) {
-			struct sframe_key k = { 0 };
-
-			if (j == 0) {
-				k.name = s->comm;
-			} else {
-				const struct pframe *p = &fr[n - j];
-
-				k.name = p->name;
-				k.file = p->file;
-				k.line = p->line;
-			}
-			id = ktab_id(&frames, &k, sizeof(k), &added);
-			if (added) {
-				if (nfk == capfk) {
-					capfk = capfk ? capfk * 2 : 256;
-					fk = xrealloc(fk, capfk * sizeof(*fk));
-				}
-				fk[nfk++] = k;
-			}
-			ids[1 + j] = id;
-		}
-		id = ktab_id(&stacks, ids, (n + 2) * sizeof(*ids), &added);
-		if (added) {
-			if (nst == capst) {
-				capst = capst ? capst * 2 : 256;
-				sv = xrealloc(sv, capst * sizeof(*sv));
-				nsv = xrealloc(nsv, capst * sizeof(*nsv));
-				weight = xrealloc(weight, capst * sizeof(*weight));
-			}
-			sv[nst] = xalloc((n + 1) * sizeof(**sv));
-			memcpy(sv[nst], ids + 1, (n + 1) * sizeof(*ids));
-			nsv[nst] = n + 1;
-			weight[nst++] = 0;
-			if (pr[e].n == pr[e].cap) {
-				pr[e].cap = pr[e].cap ? pr[e].cap * 2 : 64;
-				pr[e].stacks = xrealloc(pr[e].stacks,
-						pr[e].cap * sizeof(*pr[e].stacks));
-			}
-			pr[e].stacks[pr[e].n++] = id;
-		}
-		weight[id]++;
-		pr[e].total++;
-	}
-
+	for (size_t i = 0; i < r->ns; i++)
+		add_sample(&ss, &r->s[i]);
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 	      "\"exporter\":\"ustack-report\",\"name\":", f);
 	json_str(f, o->title ? o->title : "ustack");
 	fputs(",\"activeProfileIndex\":0,\n\"shared\":{\"frames\":[", f);
-	for (i = 0; i < nfk; i++) {
-		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		json_str(f, fk[i].name);
-		if (fk[i].file) {
-			fputs(",\"file\":", f);
-			json_str(f, fk[i].file);
-			if (fk[i].line > 0)
-				fprintf(f, ",\"line\":%" PRId64, fk[i].line);
-		}
-		fputc('}', f);
-	}
+	print_frames(f, &ss);
 	fputs("]},\n\"profiles\":[", f);
-	for (i = 0; i < npr; i++) {
+	for (size_t i = 0; i < ss.npr; i++) {
 		fputs(i ? ",\n{\"type\":\"sampled\",\"name\":" :
 			  "\n{\"type\":\"sampled\",\"name\":", f);
-		json_str(f, pr[i].event);
-		fprintf(f, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%"
-			PRIu64 ",\n\"samples\":[", pr[i].total);
-		for (j = 0; j < pr[i].n; j++) {
-			uint32_t *st = sv[pr[i].stacks[j]], k;
-
-			fputs(j ? ",[" : "[", f);
-			for (k = 0; k < nsv[pr[i].stacks[j]]; k++)
-				fprintf(f, "%s%" PRIu32, k ? "," : "", st[k]);
-			fputc(']', f);
-		}
-		fputs("],\n\"weights\":[", f);
-		for (j = 0; j < pr[i].n; j++)
-			fprintf(f, "%s%" PRIu64, j ? "," : "",
-				weight[pr[i].stacks[j]]);
-		fputs("]}", f);
-		free(pr[i].stacks);
+		print_profile(f, &ss, &ss.pr[i]);
+		free(ss.pr[i].stacks);
 	}
 	fputs("]}\n", f);
-	free(pr);
-	free(fk);
-	free(sv);
-	free(nsv);
-	free(weight);
-	free(ids);
-	free(fr);
+	free(ss.pr);
+	free(ss.fk);
+	free(ss.sv);
+	free(ss.nsv);
+	free(ss.weight);
+	free(ss.ids);
+	free(ss.fr);
 }

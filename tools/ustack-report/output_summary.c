@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 #include "uapi/ustack.h"
 
 #define TOP 15
@@ -180,96 +180,113 @@ static void print_processes(FILE *f, const struct recs *r)
 	free(v);
 }
 
-void output_summary(FILE *f, const struct recs *r,
-		    const struct join_stats *js, const struct out_opts *o)
+/* What the summary counts, in one pass over the records. */
+struct summary {
+	struct counts events, ends, methods, self, uleaf, uends;
+	uint64_t complete, joined, kthread, uframes, resolved;
+	uint64_t answered, unanswered, guessed, guessed_samples;
+	const char **vself, **vleaf;	/* one name per sample */
+	size_t nself, nleaf;
+};
+
+/* Events, end reasons, self and user-leaf names: sample by sample. */
+static void count_samples(struct summary *m, const struct recs *r)
 {
-	struct counts events = { 0 }, ends = { 0 }, methods = { 0 };
-	struct counts self = { 0 }, uleaf = { 0 }, uends = { 0 };
-	uint64_t complete = 0, joined = 0, kthread = 0, uframes = 0;
-	uint64_t resolved = 0, answered = 0, unanswered = 0;
-	uint64_t guessed = 0, guessed_samples = 0;
-	int unknown = 0;
 	const char *outermost = end_name(USTACK_END_OUTERMOST);
 	const char *kth = end_name(USTACK_END_KTHREAD);
-	size_t i, nobj = symbolize_nobj(), nself = 0, nleaf = 0;
-	const char **vself = xrealloc(NULL, (r->ns + 1) * sizeof(char *));
-	const char **vleaf = xrealloc(NULL, (r->ns + 1) * sizeof(char *));
-	uint32_t j;
 
-	for (i = 0; i < r->ns; i++) {
+	for (size_t i = 0; i < r->ns; i++) {
 		const struct sample *s = &r->s[i];
 		const struct user *u = s->u;
 
-		add(&events, s->event, 1);
+		add(&m->events, s->event, 1);
 		if (!u) {
-			add(&ends, internz("[no user stack]"), 1);
-			vself[nself++] = s->nk ? kernel_frame_name(&s->k[0]) :
+			add(&m->ends, internz("[no user stack]"), 1);
+			m->vself[m->nself++] = s->nk ? kernel_frame_name(&s->k[0]) :
 				internz("[no user stack]");
 			continue;
 		}
-		joined++;
-		add(&ends, u->end, 1);
-		complete += u->end == outermost;
-		kthread += u->end == kth;
+		m->joined++;
+		add(&m->ends, u->end, 1);
+		m->complete += u->end == outermost;
+		m->kthread += u->end == kth;
 		if (s->nk)
-			vself[nself++] = kernel_frame_name(&s->k[0]);
+			m->vself[m->nself++] = kernel_frame_name(&s->k[0]);
 		else if (u->nr)
-			vself[nself++] = user_frame_name(&u->f[0]);
+			m->vself[m->nself++] = user_frame_name(&u->f[0]);
 		if (u->nr)
-			vleaf[nleaf++] = user_frame_name(&u->f[0]);
-		for (j = 0; j < u->nr; j++)
+			m->vleaf[m->nleaf++] = user_frame_name(&u->f[0]);
+		for (uint32_t j = 0; j < u->nr; j++)
 			if (frame_guessed(&u->f[j])) {
-				guessed_samples++;
+				m->guessed_samples++;
 				break;
 			}
 	}
-	for (i = 0; i < r->nu; i++) {
-		add(&uends, r->u[i].end, 1);
-		for (j = 0; j < r->u[i].nr; j++) {
+}
+
+/* End reasons of the user records, their frames by method. */
+static void count_user_frames(struct summary *m, const struct recs *r)
+{
+	for (size_t i = 0; i < r->nu; i++) {
+		add(&m->uends, r->u[i].end, 1);
+		for (uint32_t j = 0; j < r->u[i].nr; j++) {
 			const struct uframe *fr = &r->u[i].f[j];
 
-			add(&methods, fr->method, 1);
-			uframes++;
-			guessed += frame_guessed(fr);
-			resolved += fr->res && fr->res->name;
+			add(&m->methods, fr->method, 1);
+			m->uframes++;
+			m->guessed += frame_guessed(fr);
+			m->resolved += fr->res && fr->res->name;
 		}
 	}
+}
 
-	/*
-	 * Interpreter answers: of the samples of processes that answered at
-	 * least once, those whose answer never came show native frames only.
-	 */
-	for (i = 0; i < r->ns; i++) {
+/*
+ * Interpreter answers: of the samples of processes that answered at
+ * least once, those in the interpreter's own code (an evaluator frame
+ * of its language in the native stack) whose answer never came show
+ * native frames only.  Elsewhere (start-up, compiling, exit) it has
+ * no frames of its own to answer with.
+ */
+static void count_answers(struct summary *m, const struct recs *r)
+{
+	for (size_t i = 0; i < r->ns; i++) {
 		const struct user *u = r->s[i].u;
 		size_t k;
+		uint32_t j;
 
 		if (u && u->interp && u->interp->nr) {
-			answered++;
+			m->answered++;
 			continue;
 		}
 		for (k = 0; k < r->nin; k++)
 			if (r->in[k].pid == r->s[i].pid)
 				break;
-		unanswered += k < r->nin;
+		for (j = 0; k < r->nin && u && j < u->nr; j++)
+			if (is_evaluator(r->in[k].lang, &u->f[j])) {
+				m->unanswered++;
+				break;
+			}
 	}
+}
 
-	count_names(&self, vself, nself);
-	count_names(&uleaf, vleaf, nleaf);
-	free(vself);
-	free(vleaf);
+/* The totals: samples, joins, interpreter answers, losses, the format. */
+static void print_totals(FILE *f, const struct summary *m,
+			 const struct recs *r, const struct join_stats *js)
+{
 	fprintf(f, "samples: %zu\n", r->ns);
 	fprintf(f, "user records: %zu (%" PRIu64 " without a sample)\n", r->nu,
 		js->orphan_users);
-	fprintf(f, "joined: %" PRIu64 " (%.2f%%)\n", joined, pct(joined, r->ns));
-	fprintf(f, "complete user stacks: %" PRIu64 " (%.2f%%)\n", complete,
-		pct(complete, r->ns));
+	fprintf(f, "joined: %" PRIu64 " (%.2f%%)\n", m->joined,
+		pct(m->joined, r->ns));
+	fprintf(f, "complete user stacks: %" PRIu64 " (%.2f%%)\n", m->complete,
+		pct(m->complete, r->ns));
 	fprintf(f, "no user stack: %" PRIu64 " (%.2f%%)\n", js->missing,
 		pct(js->missing, r->ns));
-	fprintf(f, "kernel threads: %" PRIu64 "\n", kthread);
+	fprintf(f, "kernel threads: %" PRIu64 "\n", m->kthread);
 	if (r->nin)
 		fprintf(f, "interpreter frames: %" PRIu64 " samples, %" PRIu64
-			" unanswered (native frames only)\n", answered,
-			unanswered);
+			" unanswered in its code (native frames only)\n",
+			m->answered, m->unanswered);
 	fprintf(f, "lost: %" PRIu64 " samples, %" PRIu64 " user records "
 		"(%" PRIu64 " lost records)\n", r->lost_samples, r->lost_users,
 		r->lost_records);
@@ -277,21 +294,15 @@ void output_summary(FILE *f, const struct recs *r,
 		fprintf(f, "skipped records: %" PRIu64 "\n", r->skipped);
 	fprintf(f, "format: %s\n", r->binary ? "binary" :
 		r->trace ? "trace events" : "text");
-	print_unknown(f, "event", NAME_EVENT, &events, &unknown);
-	print_unknown(f, "end", NAME_END, &uends, &unknown);
-	print_unknown(f, "method", NAME_METHOD, &methods, &unknown);
-	if (unknown)
-		fprintf(f, "\n");
-	print_counts(f, "events", &events, r->ns, (size_t)-1, 1);
-	print_counts(f, "end reasons", &ends, r->ns, (size_t)-1, 1);
-	fprintf(f, "user frames: %" PRIu64 ", symbolized %" PRIu64
-		" (%.2f%%)\n", uframes, resolved, pct(resolved, uframes));
-	print_counts(f, "frames by method", &methods, uframes, (size_t)-1, 1);
-	fprintf(f, "guessed frames (stack scan): %" PRIu64 " (%.2f%%), in %"
-		PRIu64 " samples (%.2f%%)\n", guessed, pct(guessed, uframes),
-		guessed_samples, pct(guessed_samples, r->ns));
+}
+
+/* The objects: frames, symbolization rate, build-id, found or not. */
+static void print_objects(FILE *f)
+{
+	size_t nobj = symbolize_nobj();
+
 	fprintf(f, "objects:\n");
-	for (i = 0; i < nobj; i++) {
+	for (size_t i = 0; i < nobj; i++) {
 		const struct objstat *ob = symbolize_obj(i);
 
 		fprintf(f, "  %8" PRIu64 " frames %6.2f%% symbolized  %s%s%s%s\n",
@@ -301,14 +312,56 @@ void output_summary(FILE *f, const struct recs *r,
 			ob->build_id ? ob->build_id : "",
 			ob->opened || ob->name[0] != '/' ? "" : " (not found)");
 	}
-	print_counts(f, "top functions (self)", &self, r->ns, TOP, 0);
-	print_counts(f, "top user functions (innermost user frame)", &uleaf,
+}
+
+/* The tables: unknown names, events, end reasons, methods, top functions. */
+static void print_tables(FILE *f, struct summary *m, const struct recs *r)
+{
+	int unknown = 0;
+
+	print_unknown(f, "event", NAME_EVENT, &m->events, &unknown);
+	print_unknown(f, "end", NAME_END, &m->uends, &unknown);
+	print_unknown(f, "method", NAME_METHOD, &m->methods, &unknown);
+	if (unknown)
+		fprintf(f, "\n");
+	print_counts(f, "events", &m->events, r->ns, (size_t)-1, 1);
+	print_counts(f, "end reasons", &m->ends, r->ns, (size_t)-1, 1);
+	fprintf(f, "user frames: %" PRIu64 ", symbolized %" PRIu64
+		" (%.2f%%)\n", m->uframes, m->resolved,
+		pct(m->resolved, m->uframes));
+	print_counts(f, "frames by method", &m->methods, m->uframes,
+		     (size_t)-1, 1);
+	fprintf(f, "guessed frames (stack scan): %" PRIu64 " (%.2f%%), in %"
+		PRIu64 " samples (%.2f%%)\n", m->guessed,
+		pct(m->guessed, m->uframes), m->guessed_samples,
+		pct(m->guessed_samples, r->ns));
+	print_objects(f);
+	print_counts(f, "top functions (self)", &m->self, r->ns, TOP, 0);
+	print_counts(f, "top user functions (innermost user frame)", &m->uleaf,
 		     r->ns, TOP, 0);
 	print_processes(f, r);
-	free(events.v);
-	free(ends.v);
-	free(methods.v);
-	free(uends.v);
-	free(self.v);
-	free(uleaf.v);
+}
+
+void output_summary(FILE *f, const struct recs *r,
+		    const struct join_stats *js, const struct out_opts *o)
+{
+	struct summary m = { 0 };
+
+	m.vself = xrealloc(NULL, (r->ns + 1) * sizeof(char *));
+	m.vleaf = xrealloc(NULL, (r->ns + 1) * sizeof(char *));
+	count_samples(&m, r);
+	count_user_frames(&m, r);
+	count_answers(&m, r);
+	count_names(&m.self, m.vself, m.nself);
+	count_names(&m.uleaf, m.vleaf, m.nleaf);
+	free(m.vself);
+	free(m.vleaf);
+	print_totals(f, &m, r, js);
+	print_tables(f, &m, r);
+	free(m.events.v);
+	free(m.ends.v);
+	free(m.methods.v);
+	free(m.uends.v);
+	free(m.self.v);
+	free(m.uleaf.v);
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 
 #define FRAME_H		16
 #define FONT_SIZE	12
@@ -29,29 +29,6 @@ struct node {
 	uint64_t count;
 	struct node *child, *last, *next;
 };
-
-/* Length of a valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2)
-		len = 2;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3;
-	else if ((s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
 
 static const char *entity(char c)
 {

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
-#include "../../include/uapi/ustack.h"
+#include "report.h"
+#include "uapi/ustack.h"
 
 #define MAX_FRAMES 4096		/* per record; more is dropped */
 
@@ -48,7 +48,7 @@ static struct kframe *tk;
 static struct uframe *tu;
 static size_t ntk, ntu, captk, captu;
 
-enum cur { CUR_NONE, CUR_SAMPLE, CUR_USER, CUR_INTERP };
+enum cur { CUR_NONE, CUR_SAMPLE, CUR_USER, CUR_INTERP, CUR_PERFMAP };
 
 static void flush(struct recs *r, enum cur cur)
 {
@@ -68,29 +68,6 @@ static void flush(struct recs *r, enum cur cur)
 			memcpy(u->f, tu, ntu * sizeof(*tu));
 	}
 	ntk = ntu = 0;
-}
-
-static char *skip_ws(char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-/* Next whitespace-separated word; NUL-terminates it.  NULL at the end. */
-static char *word(char **pp)
-{
-	char *p = skip_ws(*pp), *w;
-
-	if (!*p)
-		return NULL;
-	w = p;
-	while (*p && *p != ' ' && *p != '\t')
-		p++;
-	if (*p)
-		*p++ = '\0';
-	*pp = p;
-	return w;
 }
 
 /* Does p start a " key=" word? */
@@ -132,26 +109,6 @@ static char *comm_value(char **pp)
 	return v;
 }
 
-/* Decode the kernel's "\ooo" escapes in place; other backslashes stay. */
-static char *unescape(char *v)
-{
-	char *r = v, *w = v;
-
-	while (*r) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
-		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7' &&
-		    (r[1] != '0' || r[2] != '0' || r[3] != '0')) {
-			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
-				      (r[3] - '0'));
-			r += 4;
-		} else {
-			*w++ = *r++;
-		}
-	}
-	*w = '\0';
-	return v;
-}
-
 /* An empty comm (prctl(PR_SET_NAME, "")) would start a perf line blank. */
 static const char *comm_of(const char *v, size_t n)
 {
@@ -170,7 +127,7 @@ static void text_sample(struct recs *r, char *p)
 
 	s->event = internz("unknown");
 	s->comm = internz("[unknown]");
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -189,11 +146,11 @@ static void text_sample(struct recs *r, char *p)
 		else if (!strcmp(w, "event"))
 			s->event = internz(v);
 		else if (!strcmp(w, "comm")) {
-			/* word() cut the value at the first blank: undo */
+			/* next_word() cut the value at the first blank: undo */
 			if (p > v + strlen(v) && p[-1] == '\0')
 				p[-1] = ' ';
 			p = v;
-			v = unescape(comm_value(&p));
+			v = text_unescape(comm_value(&p));
 			s->comm = comm_of(v, strlen(v));
 		}
 	}
@@ -205,7 +162,7 @@ static void text_user(struct recs *r, char *p)
 	char *w;
 
 	u->end = internz("unknown");
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -227,7 +184,7 @@ static void text_lost(struct recs *r, char *p)
 	char *w;
 
 	r->lost_records++;
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		char *v = strchr(w, '=');
 
 		if (!v)
@@ -242,12 +199,12 @@ static void text_lost(struct recs *r, char *p)
 
 static void text_frame(enum cur cur, char *p)
 {
-	char *kind = word(&p), *a, *rest;
+	char *kind = next_word(&p), *a, *rest;
 
 	if (!kind)
 		return;
 	if (cur == CUR_SAMPLE && !strcmp(kind, "kernel")) {
-		a = word(&p);
+		a = next_word(&p);
 		if (!a || ntk >= MAX_FRAMES)
 			return;
 		if (ntk == captk) {
@@ -263,8 +220,8 @@ static void text_frame(enum cur cur, char *p)
 		char *m, *plus;
 		struct uframe *f;
 
-		a = word(&p);
-		m = word(&p);
+		a = next_word(&p);
+		m = next_word(&p);
 		if (!a || !m || ntu >= MAX_FRAMES)
 			return;
 		if (ntu == captu) {
@@ -285,7 +242,7 @@ static void text_frame(enum cur cur, char *p)
 		} else {
 			f->off = f->ip;
 		}
-		unescape(rest);
+		text_unescape(rest);
 		f->obj = internz(*rest ? rest : "[unknown]");
 	}
 }
@@ -303,13 +260,15 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 			le[-1] = '\0';
 		if ((*p == ' ' || *p == '\t') && cur == CUR_INTERP) {
 			interp_frame(r, p);
+		} else if ((*p == ' ' || *p == '\t') && cur == CUR_PERFMAP) {
+			perfmap_text_line(p);
 		} else if (*p == ' ' || *p == '\t') {
 			text_frame(cur, p);
 		} else if (*p) {
 			char *q = p;
 
 			flush(r, cur);
-			k = word(&q);
+			k = next_word(&q);
 			if (!strcmp(k, "sample")) {
 				text_sample(r, q);
 				cur = CUR_SAMPLE;
@@ -322,6 +281,9 @@ static void parse_text(struct recs *r, char *buf, size_t len)
 			} else if (!strcmp(k, "lost")) {
 				text_lost(r, q);
 				cur = CUR_NONE;
+			} else if (!strcmp(k, "perfmap")) {
+				perfmap_text_record(q);
+				cur = CUR_PERFMAP;
 			} else {
 				r->skipped++;
 				cur = CUR_NONE;
@@ -429,6 +391,12 @@ static void parse_binary(struct recs *r, const char *buf, size_t len)
 			break;
 		case USTACK_REC_USER:
 			err = bin_user(r, p, h.size);
+			break;
+		case USTACK_REC_INTERP:
+			err = interp_binary(r, p, h.size);
+			break;
+		case USTACK_REC_PERFMAP:
+			err = perfmap_record(p, h.size);
 			break;
 		case USTACK_REC_LOST: {
 			struct ustack_rec_lost rl;
@@ -560,7 +528,7 @@ static void trace_prefix(char *pre, struct sample *s)
 		return;
 	s->cpu = strtoul(br + 1, NULL, 10);
 	p = strchr(br, ']') + 1;
-	while ((w = word(&p))) {
+	while ((w = next_word(&p))) {
 		size_t n = strlen(w);
 
 		if (n > 1 && w[n - 1] == ':' && trace_time(w))
@@ -727,20 +695,89 @@ static void trace_comm_fill(struct recs *r)
 	}
 }
 
+/*
+ * The arrays of one trace line (kstack or ips, methods), into the static
+ * buffers of trace_line(); perf script continues the last array named
+ * with bare numbers.
+ */
+struct trace_arrays {
+	uint64_t *a, *m;
+	size_t na, nm;
+	size_t *more;		/* the array being continued, or NULL */
+	uint64_t *more_to;
+};
+
+/* One key=value of a sample @s or a user stack @u. */
+static void trace_field(struct trace_arrays *ta, struct sample *s,
+			struct user *u, const char *w, char *v)
+{
+	if (!strcmp(w, "cookie")) {
+		if (s)
+			s->cookie = num(v, 16);
+		else
+			u->cookie = num(v, 16);
+	} else if (!strcmp(w, "pid") || !strcmp(w, "tid")) {
+		uint32_t x = num(v, 10);
+
+		if (s && w[0] == 'p')
+			s->pid = x;
+		else if (s)
+			s->tid = x;
+		else if (w[0] == 'p')
+			u->pid = x;
+		else
+			u->tid = x;
+	} else if (s && !strcmp(w, "event")) {
+		s->event = internz(v);
+	} else if ((s && !strcmp(w, "kstack")) || (u && !strcmp(w, "ips"))) {
+		ta->na = trace_array(v, ta->a, MAX_FRAMES);
+		ta->more = &ta->na, ta->more_to = ta->a;
+	} else if (u && !strcmp(w, "end")) {
+		u->end = internz(v);
+	} else if (u && !strcmp(w, "methods")) {
+		ta->nm = trace_array(v, ta->m, MAX_FRAMES);
+		ta->more = &ta->nm, ta->more_to = ta->m;
+	}
+}
+
+/* The words after the event name: key=value, or an array's next number. */
+static void trace_fields(struct trace_arrays *ta, struct sample *s,
+			 struct user *u, char *p)
+{
+	char *w, *e;
+
+	while ((w = next_word(&p))) {
+		char *v = strchr(w, '=');
+
+		if (!v) {
+			/* perf script: the next number of the last array */
+			if (ta->more && *ta->more && *ta->more < MAX_FRAMES &&
+			    isdigit((unsigned char)*w)) {
+				ta->more_to[*ta->more] = strtoull(w, &e, 0);
+				if (!*e)
+					++*ta->more;
+			}
+			continue;
+		}
+		*v++ = '\0';
+		ta->more = NULL;
+		trace_field(ta, s, u, w, v);
+	}
+}
+
 static void trace_line(struct recs *r, char *line, char *ev, int kind)
 {
 	static uint64_t a[MAX_FRAMES], m[MAX_FRAMES];
-	size_t na = 0, nm = 0, i, *more = NULL;
-	uint64_t *more_to = NULL;
+	struct trace_arrays ta = { .a = a, .m = m };
 	struct sample *s = NULL, pre = { .comm = "[unknown]" };
 	struct user *u = NULL;
 	const struct tpid *t;
-	char *p, *w, *pre_end = ev;
+	char *pre_end = ev;
+	size_t i;
 
 	/* "ustack:sample:" in perf: the prefix ends before "ustack:" */
 	if (ev - line >= 7 && !strncmp(ev - 7, "ustack:", 7))
 		pre_end = ev - 7;
-	p = strchr(ev, ':') + 1;
 	if (kind == TRACE_EV_SAMPLE) {
 		s = new_sample(r);
 		s->event = internz("unknown");
@@ -749,74 +786,28 @@ static void trace_line(struct recs *r, char *line, char *ev, int kind)
 		u = new_user(r);
 		u->end = internz("unknown");
 	}
-	while ((w = word(&p))) {
-		char *v = strchr(w, '='), *e;
-
-		if (!v) {
-			/* perf script: the next number of the last array */
-			if (more && *more && *more < MAX_FRAMES &&
-			    isdigit((unsigned char)*w)) {
-				more_to[*more] = strtoull(w, &e, 0);
-				if (!*e)
-					++*more;
-			}
-			continue;
-		}
-		*v++ = '\0';
-		more = NULL;
-		if (!strcmp(w, "cookie")) {
-			if (s)
-				s->cookie = num(v, 16);
-			else
-				u->cookie = num(v, 16);
-		} else if (!strcmp(w, "pid") || !strcmp(w, "tid")) {
-			uint32_t x = num(v, 10);
-
-			if (s && w[0] == 'p')
-				s->pid = x;
-			else if (s)
-				s->tid = x;
-			else if (w[0] == 'p')
-				u->pid = x;
-			else
-				u->tid = x;
-		} else if (s && !strcmp(w, "event")) {
-			s->event = internz(v);
-		} else if (s && !strcmp(w, "kstack")) {
-			na = trace_array(v, a, MAX_FRAMES);
-			more = &na, more_to = a;
-		} else if (u && !strcmp(w, "end")) {
-			u->end = internz(v);
-		} else if (u && !strcmp(w, "ips")) {
-			na = trace_array(v, a, MAX_FRAMES);
-			more = &na, more_to = a;
-		} else if (u && !strcmp(w, "methods")) {
-			nm = trace_array(v, m, MAX_FRAMES);
-			more = &nm, more_to = m;
-		}
-	}
+	trace_fields(&ta, s, u, strchr(ev, ':') + 1);
+	*pre_end = '\0';
 	if (s) {
-		*pre_end = '\0';
 		trace_prefix(line, s);
 		trace_comm_seen(s->tid, s->comm);
-		s->nk = na;
-		s->k = xalloc(na * sizeof(*s->k));
-		for (i = 0; i < na; i++) {
+		s->nk = ta.na;
+		s->k = xalloc(ta.na * sizeof(*s->k));
+		for (i = 0; i < ta.na; i++) {
 			s->k[i].addr = a[i];
 			s->k[i].sym = NULL;
 		}
 		return;
 	}
-	*pre_end = '\0';
 	trace_prefix(line, &pre);
 	trace_comm_seen(u->tid, pre.comm);
 	t = trace_maps(u->pid);
-	u->nr = na;
-	u->f = xalloc(na * sizeof(*u->f));
-	for (i = 0; i < na; i++) {
+	u->nr = ta.na;
+	u->f = xalloc(ta.na * sizeof(*u->f));
+	for (i = 0; i < ta.na; i++) {
 		memset(&u->f[i], 0, sizeof(u->f[i]));
 		trace_uframe(&u->f[i], a[i], t);
-		u->f[i].method = method_name(i < nm ? m[i] : USTACK_METHOD_MAX);
+		u->f[i].method = method_name(i < ta.nm ? m[i] : USTACK_METHOD_MAX);
 	}
 }
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 #include "uapi/ustack.h"
 
 static int cmp_stack(const void *a, const void *b)

@@ -27,7 +27,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
-#include "ur.h"
+#include "report.h"
 #include "uapi/ustack.h"
 
 /* libstdc++'s demangler, as perf uses (C++ names; Rust's legacy scheme) */
@@ -41,6 +41,7 @@ struct obj {
 	Dwfl_Module *mod;
 	GElf_Phdr *load;
 	size_t nload;
+	uint64_t split_lo, split_hi;	/* the evaluator's other part */
 };
 
 static struct sym_opts opts;
@@ -175,6 +176,44 @@ static void obj_fd(struct obj *ob)
 		       "a symbolic link" : strerror(errno));
 }
 
+/*
+ * A Python evaluator (_PyEval_EvalFrameDefault) that GCC split in two:
+ * Debian's 3.14 and 3.15 run its loop in the part no symbol names
+ * (ehsplit.c).  Its frames get the name the split part has where the
+ * symbol table is kept, "_PyEval_EvalFrameDefault.cold", for frames.c to
+ * put the interpreter's own frames in their place.
+ */
+#define EVAL_NAME "_PyEval_EvalFrameDefault"
+
+static void find_split_evaluator(struct obj *ob, Elf *elf, GElf_Addr bias)
+{
+	int i, n = dwfl_module_getsymtab(ob->mod);
+	uint64_t lo, hi;
+	GElf_Off soff;
+
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *name = dwfl_module_getsym_info(ob->mod, i, &sym, &a,
+							   NULL, NULL, NULL);
+
+		if (!name || strcmp(name, EVAL_NAME))
+			continue;
+		/* split: its first part is only its entry */
+		if (!sym.st_size || sym.st_size >= 8192 ||
+		    eh_next_fde(elf, sym.st_value, &lo, &hi))
+			return;
+		/* ... and the next FDE's start has no name of its own */
+		name = dwfl_module_addrinfo(ob->mod, lo + bias, &soff, &sym,
+					    NULL, NULL, NULL);
+		if (name && !soff)
+			return;
+		ob->split_lo = lo;
+		ob->split_hi = hi;
+		return;
+	}
+}
+
 static void obj_open(struct obj *ob)
 {
 	char path[4096];
@@ -212,6 +251,7 @@ static void obj_open(struct obj *ob)
 		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
 			ob->load[ob->nload++] = ph;
 	}
+	find_split_evaluator(ob, elf, bias);
 	len = dwfl_module_build_id(ob->mod, &bits, &bvaddr);
 	if (len > 0 && len <= 64) {
 		char *h = xalloc(2 * len + 1);
@@ -372,6 +412,10 @@ static const struct symres *lookup(struct obj *ob, uint64_t off, int adj)
 		res->name = internz(dm && !st ? dm : name);
 		res->symoff = soff + adj;
 		free(dm);
+	} else if (addr - bias - adj >= ob->split_lo &&
+		   addr - bias - adj < ob->split_hi) {
+		res->name = internz(EVAL_NAME ".cold");
+		res->symoff = addr - bias - ob->split_lo;
 	}
 	if (opts.lines) {
 		Dwfl_Line *l = dwfl_module_getsrc(ob->mod, addr - adj);

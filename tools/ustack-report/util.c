@@ -5,22 +5,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ur.h"
+#include "report.h"
 
 #define CHUNK (1u << 20)
 
 static char *arena_cur;
 static size_t arena_left;
 
+static void vwarn(const char *fmt, va_list ap)
+{
+	fputs("ustack-report: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ustack-report: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 
@@ -28,11 +33,9 @@ void warnx_(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("ustack-report: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vwarn(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void *xalloc(size_t n)
@@ -183,7 +186,7 @@ void memo_put(struct memo *m, const void *key, const void *val)
  * UTF-8, overlong, a surrogate, or a C1 control (U+0080..U+009F, which
  * some terminals obey).
  */
-static size_t u8len(const unsigned char *s, size_t n)
+size_t utf8_len(const unsigned char *s, size_t n)
 {
 	size_t len, i;
 
@@ -222,7 +225,7 @@ size_t esc_bytes(const char *s, size_t n, char *out)
 	size_t i = 0, j = 0, l;
 
 	while (i < n) {
-		l = u8len(u + i, n - i);
+		l = utf8_len(u + i, n - i);
 		if (!l || u[i] < 0x20 || u[i] == 0x7f || u[i] == '\\') {
 			j += sprintf(out + j, "\\%03o", u[i]);
 			i++;
@@ -254,4 +257,47 @@ const char *esc_text(const char *s)
 	free(b);
 	memo_put(&escaped, s, r);
 	return r;
+}
+
+char *skip_ws(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Next whitespace-separated word; NUL-terminates it.  NULL at the end. */
+char *next_word(char **pp)
+{
+	char *p = skip_ws(*pp), *w;
+
+	if (!*p)
+		return NULL;
+	w = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (*p)
+		*p++ = '\0';
+	*pp = p;
+	return w;
+}
+
+/* Decode the kernel's "\ooo" escapes in place; other backslashes stay. */
+char *text_unescape(char *v)
+{
+	char *r = v, *w = v;
+
+	while (*r) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' &&
+		    r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7' &&
+		    (r[1] != '0' || r[2] != '0' || r[3] != '0')) {
+			*w++ = (char)((r[1] - '0') << 6 | (r[2] - '0') << 3 |
+				      (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return v;
 }

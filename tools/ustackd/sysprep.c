@@ -107,12 +107,13 @@ static void send_path(int out, const char *path)
 static bool unwritten(const struct obj *o)
 {
 	return o->state == OBJ_REFUSED && o->what &&
-	       !strcmp(o->what, "cannot write the store entry");
+	       strstr(o->what, "cannot write the store entry");
 }
 
 /* One file: prepared (entry written or found) and sent to the daemon. */
 static void prepare_file(int dirfd, const char *name, const char *path, int out)
 {
+	char shown[SHOWN_MAX];
 	unsigned char magic[4];
 	struct stat st;
 	struct obj *o;
@@ -139,10 +140,12 @@ static void prepare_file(int dirfd, const char *name, const char *path, int out)
 		return;
 	}
 	if (!o)
-		o = tab_add(st.st_dev, st.st_ino);
+		o = tab_add(st.st_dev, st.st_ino,
+			    !store_trusted_object(&st));
 	if (o) {
 		cache_src_of(&o->src, &st);
-		cover_fd(fd, &st, path, o, true);
+		cover_fd(fd, &st, path_shown(path, shown, sizeof(shown)),
+			 o, true);
 		if (o->state == OBJ_PREPARED)
 			send_path(out, path);
 	}
@@ -315,6 +318,7 @@ static void end_pass(const char *counts)
 /* One path from the preparer: its entry exists now; register it. */
 static void register_path(const char *path)
 {
+	char shown[SHOWN_MAX];
 	struct stat st;
 	struct obj *o;
 	int fd;
@@ -341,10 +345,12 @@ static void register_path(const char *path)
 		}
 	}
 	if (!o)
-		o = tab_add(st.st_dev, st.st_ino);
+		o = tab_add(st.st_dev, st.st_ino,
+			    !store_trusted_object(&st));
 	if (o) {
 		cache_src_of(&o->src, &st);
-		cover_fd(fd, &st, path, o, true);
+		cover_fd(fd, &st, path_shown(path, shown, sizeof(shown)),
+			 o, true);
 		if (o->state == OBJ_COVERED)
 			pass.registered++;
 		else

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ustackd.h - what ustackd's files share: ustackd.c (options, modes, the
- * objects, covering one, the generator child, the scans, the miss queue,
- * the status file), notify.c (sd_notify) and sysprep.c (the system's
- * programs and libraries, in the background).
- * The generator and the store's rules are ../sframe-register's (shared
- * with sframe-register and root's shim).
+ * ustackd.h - what ustackd's files share.  One concept per file, each
+ * calling only those below it:
+ *   ustackd.c   the options, the modes (daemon, --prepare, --flush,
+ *               --status) and the daemon's main loop
+ *   scan.c      every process's executable mappings (/proc), and
+ *               --prepare's paths
+ *   misses.c    the module's miss queue (objects walked without unwind info)
+ *   cover.c     one object covered: from a mapping, examined (in a
+ *               limited child: the daemon never maps a user's file), its store
+ *               entry reused or generated, registered (STORE_ADD); the vDSO
+ *   generate.c  the limited children (bounded memory and time), and
+ *               the generation child
+ *   status.c    the status file, --status, the log
+ *   state.c     the options, descriptors, objects seen and counts
+ * The generator, the store's rules and the /dev/sframe requests are
+ * tools/lib's (shared with sframe-register and root's shim).
  */
 #ifndef USTACKD_H
 #define USTACKD_H
@@ -15,20 +25,34 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include "store.h"
+#include "sframe_store.h"
 
 /* Bounds: what one object, the table and the generator may cost. */
 #define MAX_OBJ_SIZE	(1ull << 30)
 #define MAX_PHDRS	4096
+#ifndef MAX_OBJECTS	/* smaller in a test */
 #define MAX_OBJECTS	65536
+#endif
+/*
+ * Of those, users' objects (someone other than root may write them: a
+ * user makes new ones at will): reaching this many forgets them all, so
+ * that no user can fill the table and root's objects keep their room.
+ */
+#ifndef MAX_USER_OBJECTS
+#define MAX_USER_OBJECTS	(MAX_OBJECTS / 2)
+#endif
 #define MAX_MAPS_LINES	100000
+#define MAX_SECTIONS	65536
 #define GEN_AS_LIMIT	(4ull << 30)
 #define GEN_SECONDS	60
+/* The examining child: the file mapped whole, libelf's tables beside it. */
+#define EXAMINE_AS_LIMIT	(MAX_OBJ_SIZE + (512ull << 20))
+#define EXAMINE_SECONDS	10
 #define MISS_BATCH	64
 /* A miss for an object registered longer ago than this registers it again. */
 #define RECOVER_MS	10000
 
-/* ---- ustackd.c: options and the daemon's state ---------------------------- */
+/* ---- state.c -------------------------------------------------------------- */
 
 extern struct ustackd_opt {
 	const char *store;
@@ -38,10 +62,10 @@ extern struct ustackd_opt {
 extern int store_fd, dev_fd;	/* the store's directory, /dev/sframe */
 extern bool registering;	/* the daemon (not --prepare): STORE_ADD */
 extern volatile sig_atomic_t stopping;	/* SIGTERM or SIGINT */
+extern bool status_dirty;	/* the status file is behind */
+extern uint64_t misses_dropped;	/* by the module's queue, in all */
 
 uint64_t now_ms(void);		/* CLOCK_MONOTONIC, as the records' time= */
-
-/* ---- objects.c -------------------------------------------------------------- */
 
 enum obj_state { OBJ_COVERED, OBJ_OWN, OBJ_REFUSED, OBJ_PREPARED };
 extern const char *const state_names[];
@@ -56,6 +80,7 @@ struct obj {
 	 * for the path it was made for.
 	 */
 	bool alias;
+	bool user;		/* an object someone other than root may write */
 	uint64_t when_ms;	/* of the last outcome */
 	struct cache_src src;	/* the file as it was then */
 	char *path;		/* as a process mapped it, for the logs */
@@ -64,20 +89,25 @@ struct obj {
 
 /* The table (open addressing, a power of two), and the vDSO apart. */
 extern struct obj *tab;
-extern size_t tab_cap, tab_used;
+extern size_t tab_cap, tab_used, tab_users;
 extern struct obj vdso_obj;
 /* What happened to the objects (the log's and the status file's counts). */
 extern struct ustackd_counts {
 	unsigned long generated, reused, own, refused, prepared, covered;
+	unsigned long superseded;	/* users' entries removed, replaced */
+	unsigned long forgotten;	/* users' objects dropped from the table */
 } cnt;
 
 struct obj *tab_find(uint64_t dev, uint64_t ino);
-/* A new slot for @dev/@ino, or NULL when the table is full. */
-struct obj *tab_add(uint64_t dev, uint64_t ino);
+/*
+ * A new slot for @dev/@ino (@user: a user's object), or NULL when the
+ * table is full.  Moves the table: every struct obj * held is stale.
+ */
+struct obj *tab_add(uint64_t dev, uint64_t ino, bool user);
 /* Record @o's outcome (@what: its entry, or why it was refused). */
 void set_state(struct obj *o, int state, const char *path, const char *what);
 
-/* ---- cover.c, generate.c ------------------------------------------------------ */
+/* ---- cover.c, generate.c -------------------------------------------------- */
 
 /* What is known of an object once examined. */
 struct objinfo {
@@ -104,7 +134,23 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 	      struct obj *o, bool quiet_non_elf);
 /* The vDSO's entry, named by kernel release and build-id. */
 void cover_vdso(void);
+/*
+ * One executable mapping [start, end) of @pid, of the object @dev/@ino
+ * (@path as the maps say, or NULL; @miss: the module walked it without
+ * unwind info).
+ */
+void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
+		   uint64_t ino, const char *path, bool miss);
 
+/*
+ * A child with its address space bounded to @as bytes and its life to
+ * @secs seconds (SIGALRM): 0 in the child, its pid in the parent, -1
+ * with @why if fork failed.
+ */
+int limited_fork(unsigned long long as, unsigned int secs, char *why,
+		 size_t whylen);
+/* Wait for the child @pid: 0 if it exited with 0, else -1 with @why. */
+int limited_wait(int pid, char *why, size_t whylen);
 /*
  * Write the entry @oi->name of @src in a child process with bounded memory
  * and time: 0, or -1 with @why.
@@ -112,26 +158,28 @@ void cover_vdso(void);
 int generate(const struct gen_src *src, const struct objinfo *oi,
 	     const char *path, char *why, size_t whylen);
 
-/* ---- scan.c, misses.c ---------------------------------------------------------- */
+/* ---- scan.c, misses.c ------------------------------------------------------ */
 
-/* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
-void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
-		   uint64_t ino, const char *path, bool miss);
 void scan_all(void);
 /* --prepare PATH: a file, or a directory's files. */
 void prepare_path(const char *path);
 
-extern uint64_t misses_dropped;	/* by the module's queue, in all */
 extern bool rescan_wanted;	/* the miss queue overflowed: scan again */
 extern uint64_t last_poll;	/* when the miss queue was last read, ms */
 /* Read the miss queue until empty; false if the module has no store. */
 bool poll_misses(void);
 
-/* ---- status.c -------------------------------------------------------------------- */
-
-extern bool status_dirty;	/* the status file is behind */
+/* ---- status.c -------------------------------------------------------------- */
 
 void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Room for any path escaped: four bytes for each of PATH_MAX, and a NUL. */
+#define SHOWN_MAX	(4 * 4096 + 1)
+/*
+ * @path as the daemon prints it (log, status file) into @out: every byte
+ * below 0x21, DEL and the backslash as a backslash and three octal digits,
+ * as the module's text records and /proc/mounts do; cut short to fit.
+ */
+const char *path_shown(const char *path, char *out, size_t outlen);
 /* The peak resident memory of the daemon and of its largest generator. */
 void log_rss(void);
 /* Write the status file (@phase: "ready", "stopped") into the store. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The stack scan (SFRAME_WALK_GUESS) of module/ustack_sframe.c on a
+ * The stack scan (SFRAME_WALK_GUESS) of module/sframe_scan.c on a
  * hidden-truth corpus: corpus.c's call chains, each stack walked in
  * place as if its program had no unwind information (no section, no
  * frame pointers), and compared with backtrace()'s answer from .eh_frame.

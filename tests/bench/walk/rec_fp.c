@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The benchmark's call chain built with frame pointers, and its leaf. */
+/* The leaf of the benchmark's call chain built with frame pointers. */
 #include <stdint.h>
-
-#define REC_FP
-#include "rec_nofp.c"
 
 int leaf_fp(void);
 int fp_leaf_body(uint64_t ip, uint64_t sp, uint64_t fp);

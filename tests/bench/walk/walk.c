@@ -2,7 +2,7 @@
 /*
  * Per-frame cost of walking the same 64-deep call stack (64 distinct
  * functions), in one process:
- *   sframe     module/ustack_sframe.c's ustack_sframe_walk() over this program's own
+ *   sframe     the SFrame core's ustack_sframe_walk() over this program's own
  *              .sframe (gas --gsframe, v1), chain built without frame pointers
  *   sframe_indexed  the same, uncached, as if PCs found their FDE in O(1):
  *              each function's FDE in a section of its own, found through

@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <uapi/ustack.h>
-#include "cache_fmt.h"
+#include "sframe_entry.h"
 
 static int dev_fd(void)
 {

@@ -8,6 +8,9 @@
  *                             prints the count of each type
  *   ustack_read batched SECS  blocking reads return batches of records
  *   ustack_read text SECS     text reads of 4 KiB end between records
+ *   ustack_read dump FILE [COMM]  binary records to FILE until SIGTERM;
+ *                             counts (COMM: that command's user records,
+ *                             and those walked through a signal frame)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -223,12 +226,55 @@ static void on_term(int sig)
 	stop = sig;
 }
 
-/* Binary records to FILE until SIGTERM; prints samples and bytes. */
-static int dump(const char *path)
+/*
+ * The processes whose samples name a command starting with @comm: their
+ * user records are counted, and those walked through a signal frame (the
+ * sample came while a signal handler ran: for an interpreter under the
+ * shim, its answering handler).
+ */
+#define DUMP_PIDS 64
+static __u32 dump_pids[DUMP_PIDS];
+static unsigned int nr_dump_pids;
+
+static void dump_note_sample(const struct ustack_rec_sample *s, const char *comm)
+{
+	unsigned int i;
+
+	if (!comm || strncmp(s->comm, comm, strlen(comm)))
+		return;
+	for (i = 0; i < nr_dump_pids; i++)
+		if (dump_pids[i] == s->pid)
+			return;
+	if (nr_dump_pids < DUMP_PIDS)
+		dump_pids[nr_dump_pids++] = s->pid;
+}
+
+/* 0: not a watched process, 1: watched, 2: watched, under a signal frame. */
+static int dump_user(const struct ustack_rec_user *u)
+{
+	const struct ustack_frame *f = (const void *)(u + 1);
+	unsigned int i;
+
+	for (i = 0; i < nr_dump_pids && dump_pids[i] != u->pid; i++)
+		;
+	if (i == nr_dump_pids)
+		return 0;
+	for (i = 0; i < u->nr_frames; i++)
+		if (f[i].method == USTACK_METHOD_SIGNAL)
+			return 2;
+	return 1;
+}
+
+/*
+ * Binary records to FILE until SIGTERM; prints samples and bytes, and
+ * with COMM the user records of that command and those under a signal.
+ */
+static int dump(const char *path, const char *comm)
 {
 	static char buf[1 << 20];
 	unsigned int fmt = USTACK_FORMAT_BINARY;
 	unsigned long samples = 0, bytes = 0, interps = 0, ibytes = 0, iframes = 0;
+	unsigned long cusers = 0, csignal = 0;
 	int fd = open("/dev/ustack", O_RDONLY);
 	FILE *out = fopen(path, "w");
 
@@ -249,6 +295,14 @@ static int dump(const char *path)
 			struct ustack_rec_hdr *h = (void *)(buf + off);
 
 			samples += h->type == USTACK_REC_SAMPLE;
+			if (h->type == USTACK_REC_SAMPLE)
+				dump_note_sample((void *)h, comm);
+			if (h->type == USTACK_REC_USER) {
+				int k = dump_user((void *)h);
+
+				cusers += k > 0;
+				csignal += k == 2;
+			}
 			if (h->type == USTACK_REC_INTERP) {
 				interps++;
 				ibytes += h->size;
@@ -259,8 +313,8 @@ static int dump(const char *path)
 	}
 	fclose(out);
 	/* bytes= last: readers take it with a greedy match */
-	printf("dump interps=%lu interp_bytes=%lu interp_frames=%lu samples=%lu bytes=%lu\n",
-	       interps, ibytes, iframes, samples, bytes);
+	printf("dump interps=%lu interp_bytes=%lu interp_frames=%lu comm_users=%lu comm_in_signal=%lu samples=%lu bytes=%lu\n",
+	       interps, ibytes, iframes, cusers, csignal, samples, bytes);
 	return 0;
 }
 
@@ -270,8 +324,8 @@ int main(int argc, char **argv)
 		return perm();
 	if (argc == 2 && !strcmp(argv[1], "nonblock"))
 		return nonblock();
-	if (argc == 3 && !strcmp(argv[1], "dump"))
-		return dump(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "dump"))
+		return dump(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 3 && !strcmp(argv[1], "batched"))
 		return batched(atof(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "binary"))

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Store entries of objects a user may write, charged to the object's owner.
+ *
+ * ustackd registers SFrame for every object a process maps, a user's own
+ * programs included, and a user makes new objects at will: every copy is
+ * another inode, every touch another key.  So that no user can fill the
+ * store for everyone, the entry of an object that someone other than root
+ * may write (owned by another uid, or writable by group or others: a user
+ * can give it any contents) is charged to the object's owner.  An owner
+ * holds at most store_user_max such entries, a new one evicting the
+ * owner's oldest; and a full store (store_max) evicts the oldest of all
+ * users' entries before it refuses anything, so that the system's objects
+ * (root's, that only root may write) are never refused for room that
+ * users took.  An entry evicted so is a miss again when walked: ustackd
+ * registers it again if its object is still mapped.
+ *
+ * Owners are counted in an xarray keyed by uid (init user namespace); the
+ * users' entries are on one list, oldest first.  The store's lock
+ * (store.c) serialises every function here.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/moduleparam.h>
+#include <linux/seq_file.h>
+#include <linux/xarray.h>
+#include "store_owner.h"
+
+static unsigned int store_user_max = 256;
+module_param(store_user_max, uint, 0644);
+MODULE_PARM_DESC(store_user_max,
+		 "most store entries for the objects of one owner that others than root may write (the oldest is evicted)");
+
+static DEFINE_XARRAY(store_owners);	/* uid -> xa_mk_value(entries) */
+static LIST_HEAD(store_users);		/* oldest first */
+static unsigned long store_users_n;
+
+static unsigned long owner_index(kuid_t uid)
+{
+	return from_kuid(&init_user_ns, uid);
+}
+
+static unsigned long owner_count(kuid_t uid)
+{
+	void *v = xa_load(&store_owners, owner_index(uid));
+
+	return v ? xa_to_value(v) : 0;
+}
+
+void ustack_store_owner_of(struct inode *inode, struct store_owner *o)
+{
+	o->uid = inode->i_uid;
+	o->user = !uid_eq(inode->i_uid, GLOBAL_ROOT_UID) ||
+		  (inode->i_mode & 0022);	/* group or others may write */
+	o->charged = false;
+}
+
+int ustack_store_owner_charge(struct store_owner *o)
+{
+	unsigned long n = owner_count(o->uid);
+	int err;
+
+	err = xa_err(xa_store(&store_owners, owner_index(o->uid),
+			      xa_mk_value(n + 1), GFP_KERNEL));
+	if (err)
+		return err;
+	list_add_tail(&o->node, &store_users);
+	store_users_n++;
+	o->charged = true;
+	return 0;
+}
+
+void ustack_store_owner_release(struct store_owner *o)
+{
+	unsigned long n;
+
+	if (!o->charged)
+		return;
+	o->charged = false;
+	list_del(&o->node);
+	store_users_n--;
+	n = owner_count(o->uid);
+	if (n <= 1)
+		xa_erase(&store_owners, owner_index(o->uid));
+	else	/* the slot exists: a value replaced allocates nothing */
+		xa_store(&store_owners, owner_index(o->uid), xa_mk_value(n - 1),
+			 GFP_KERNEL);
+}
+
+struct store_owner *ustack_store_owner_victim(const struct store_owner *o,
+					      bool *refuse)
+{
+	unsigned int max = READ_ONCE(store_user_max);
+	struct store_owner *v;
+
+	*refuse = !max;
+	if (!max || owner_count(o->uid) < max)
+		return NULL;
+	list_for_each_entry(v, &store_users, node)
+		if (uid_eq(v->uid, o->uid))
+			return v;
+	return NULL;
+}
+
+struct store_owner *ustack_store_owner_oldest(void)
+{
+	return list_first_entry_or_null(&store_users, struct store_owner, node);
+}
+
+void ustack_store_owner_show(struct seq_file *m)
+{
+	seq_printf(m, "store_user_entries %lu\n", store_users_n);
+}

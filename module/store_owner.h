@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Store entries of objects a user may write, charged to the object's
+ * owner (store_owner.c).  Every function runs under the store's lock.
+ */
+#ifndef USTACK_STORE_OWNER_H
+#define USTACK_STORE_OWNER_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+
+struct inode;
+struct seq_file;
+
+/* Embedded in a store entry: whose it is, and its place among users'. */
+struct store_owner {
+	struct list_head node;	/* users' entries, oldest first */
+	kuid_t uid;
+	bool user;		/* an object someone other than root may write */
+	bool charged;		/* counted for uid, on the list */
+};
+
+/* Whose object @inode is, into @o (not charged). */
+void ustack_store_owner_of(struct inode *inode, struct store_owner *o);
+/* Count @o for its owner, as the newest of users' entries: 0 or -ENOMEM. */
+int ustack_store_owner_charge(struct store_owner *o);
+/* Forget @o (removed from the store). */
+void ustack_store_owner_release(struct store_owner *o);
+/*
+ * Room for @o, a user's entry: the entry to evict first (the owner's
+ * oldest, the owner being at store_user_max), or NULL.  *@refuse when
+ * the owner may hold none (store_user_max 0).
+ */
+struct store_owner *ustack_store_owner_victim(const struct store_owner *o,
+					      bool *refuse);
+/* The oldest of users' entries, or NULL: what a full store evicts. */
+struct store_owner *ustack_store_owner_oldest(void);
+void ustack_store_owner_show(struct seq_file *m);
+
+#endif /* USTACK_STORE_OWNER_H */

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# buildroot.sh SUITE [CMD...]: a Debian SUITE build root for kernel modules,
+# for the kernels of a suite whose headers need that suite's compiler and
+# kbuild (trixie's gcc-14, sid's gcc-16) on this Debian 12 host, where they
+# are never installed.
+#
+# The root is made once with mmdebstrap (Debian's packages only, from the
+# mirror this machine's apt uses, through scripts/apt-suite.sh) under
+# USTACK_CACHE/buildroot/SUITE: essential packages, make, libc6-dev, the
+# compiler named by the Depends of the suite's current linux-headers-amd64
+# (gcc-14, gcc-16-for-host, ...) and its linux-kbuild (whose programs load
+# the suite's libelf, libssl and zlib; pahole for BTF).  It is made again
+# when that list changes (sid moving to a new compiler).  The headers
+# themselves stay where scripts/kernel.sh unpacks them, in the cache.
+#
+# With CMD, runs CMD in the root (chroot) in a mount namespace of its own,
+# where /proc, /dev and the cache (at its own path) are mounted: a command
+# line that names files in the cache means the same files inside.  Without
+# CMD, prints the root's path.  Everything else goes to stderr.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+suite=${1:?usage: buildroot.sh SUITE [CMD...]}
+shift
+cache=${USTACK_CACHE:-/var/cache/ustack}
+cache=$(realpath -m "$cache")
+root=$cache/buildroot/$suite
+
+log() { echo "buildroot: $*" >&2; }
+
+mkdir -p "$cache/buildroot"
+exec 8>"$cache/buildroot/.$suite.lock"
+flock 8
+
+conf=$("$here/apt-suite.sh" "$suite")
+# What the root needs: read from the suite's current headers package.
+wanted() {
+	local h
+	h=$(APT_CONFIG=$conf apt-cache depends linux-headers-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-headers-[0-9][^ ]*\)$/\1/p' | head -n1)
+	[ -n "$h" ] || return 1
+	echo make libc6-dev bc kmod xz-utils zstd
+	APT_CONFIG=$conf apt-cache depends "$h" 2>/dev/null |
+		sed -n 's/^ *|\{0,1\}Depends: \(gcc-[0-9][^ ]*\|linux-kbuild-[0-9][^ ]*\)$/\1/p'
+}
+if ! want=$(wanted | sort -u | paste -sd' ') || [ -z "$want" ]; then
+	log "cannot read $suite's linux-headers-amd64"
+	exit 1
+fi
+
+if [ ! -f "$root/.done" ] || [ "$(cat "$root/.wanted" 2>/dev/null)" != "$want" ]; then
+	command -v mmdebstrap >/dev/null ||
+		{ log "mmdebstrap is missing (scripts/deps.sh check)"; exit 1; }
+	log "making the $suite build root in $root: $want"
+	rm -rf "$root.new"
+	aptd=$(dirname "$conf")
+	if ! mmdebstrap --mode=root --variant=essential --quiet \
+		--include="$(echo "$want" | tr ' ' ,)" \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		--aptopt='Acquire::Languages "none"' \
+		--dpkgopt='path-exclude=/usr/share/{doc,man,locale,info}/*' \
+		"$suite" "$root.new" "$aptd/etc/sources.list" >"$cache/buildroot/$suite.log" 2>&1; then
+		log "mmdebstrap failed: $(tail -n 3 "$cache/buildroot/$suite.log" | tr '\n' ' ')"
+		rm -rf "$root.new"
+		exit 1
+	fi
+	echo "$want" >"$root.new/.wanted"
+	chroot "$root.new" dpkg-query -W -f='${Package} ${Version}\n' >"$root.new/.packages"
+	touch "$root.new/.done"
+	rm -rf "$root"
+	mv "$root.new" "$root"
+fi
+flock -u 8
+
+if [ $# -eq 0 ]; then
+	echo "$root"
+	exit 0
+fi
+mkdir -p "$root$cache"
+exec unshare --mount --propagation private -- /bin/sh -ec '
+	root=$1 cache=$2
+	shift 2
+	mount -t proc proc "$root/proc"
+	mount --bind /dev "$root/dev"
+	mount --bind "$cache" "$root$cache"
+	exec chroot "$root" /usr/bin/env PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C.UTF-8 "$@"
+' sh "$root" "$cache" "$@"

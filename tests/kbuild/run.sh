@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# tests/kbuild: the module builds, without a warning, against every
+# linux-headers version of each supported kernel series that Debian's
+# archive still offers, as a user's DKMS would build it: Debian 12's 6.1.0-*
+# (bookworm and bookworm-security differ) and 6.12.*+deb12, Debian 13's
+# 6.12.*+deb13, sid's; the generic flavour of each version, and the rt
+# flavour of each series' newest (USTACK_KBUILD_RT=all: every rt too).
+# make check builds the edges of each series (its oldest and newest generic
+# version and its rt: what compat.h's probes must tell apart); make
+# check-full (USTACK_VM_ALL=1) or USTACK_KBUILD_ALL=1 builds every version.
+# USTACK_KBUILD_NOT_VM=1 (make check, with the whole matrix): the versions
+# its VM lanes build anyway (warnings fail there too) are not built twice,
+# nor the rt flavour (its 6.12-rt lane builds one): what remains is the
+# oldest version of each series.
+# Headers are unpacked into the cache by scripts/kernel.sh --headers, never
+# installed; another suite's are built in its build root
+# (scripts/buildroot.sh) with the compiler they name.
+# bash tests/kbuild/run.sh [NAME...]: NAME is the kernel release
+# (6.1.0-50-amd64) or the suite's list (suite-trixie: it was read).
+#   USTACK_KBUILD_JOBS=2       builds side by side (one make job each)
+#   USTACK_KBUILD_SUITES="bookworm trixie sid"
+# A version already built from exactly these sources, headers and compiler
+# passes from the record of that build (cache/kbuild/ok/); the first run
+# after a change builds everything.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/select.sh" kbuild "$@"
+cache=${USTACK_CACHE:-/var/cache/ustack}
+cache=$(realpath -m "$cache")
+jobs=${USTACK_KBUILD_JOBS:-2}
+suites=${USTACK_KBUILD_SUITES:-bookworm trixie sid}
+host_suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+mkdir -p "$cache/kbuild/ok"
+work=$(mktemp -d "$cache/kbuild/run.XXXXXX")
+on_exit 'rm -rf "$work"'
+t0=$SECONDS
+
+# headers_of SUITE: every concrete amd64 headers package of the suite, the
+# generic flavour of each version and the newest rt of each series (a
+# series: the kernel's major.minor, and Debian's +debN).
+headers_of() {
+	local conf=
+	if [ "$1" != "$host_suite" ]; then
+		conf=$("$top/scripts/apt-suite.sh" "$1") || return 1
+	fi
+	APT_CONFIG=${conf:-${APT_CONFIG:-}} apt-cache search --names-only \
+		'^linux-headers-[0-9][0-9a-z.+-]*-amd64$' 2>/dev/null | cut -d' ' -f1 |
+		grep -E '^linux-headers-[0-9]+\.[0-9]+\.[0-9]' |
+		grep -v -e '-cloud-amd64$' -e '-common' | sort -V |
+		awk -v all="${USTACK_KBUILD_RT:-}" '
+			{ v = $0; sub(/^linux-headers-/, "", v)
+			  match(v, /^[0-9]+\.[0-9]+/); s = substr(v, 1, RLENGTH)
+			  if (match(v, /\+deb[0-9]+/)) s = s substr(v, RSTART, RLENGTH) }
+			/-rt-amd64$/ { rt[s] = $0; if (all == "all") print; next }
+			{ print }
+			END { if (all != "all") for (s in rt) print rt[s] }' | sort -V |
+		edges
+}
+
+# edges: of each series' generic versions the oldest and the newest, unless
+# every version is asked for.
+edges() {
+	if [ -n "${USTACK_KBUILD_ALL:-}${USTACK_VM_ALL:-}" ]; then
+		cat
+		return
+	fi
+	awk '{ v = $0; sub(/^linux-headers-/, "", v)
+	       match(v, /^[0-9]+\.[0-9]+/); s = substr(v, 1, RLENGTH)
+	       if (match(v, /\+deb[0-9]+/)) s = s substr(v, RSTART, RLENGTH)
+	       if (/-rt-amd64$/) { print; next }
+	       if (!(s in first)) { first[s] = $0; order[++n] = s }
+	       last[s] = $0 }
+	     END { for (i = 1; i <= n; i++) { print first[order[i]]
+	           if (last[order[i]] != first[order[i]]) print last[order[i]] } }' |
+		sort -V
+}
+
+# The sources, as vm-test.sh copies them, and their fingerprint.
+src=$work/src
+mkdir -p "$src"
+(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
+	cpio --null -pdm --quiet "$src")
+srcsum=$(cd "$src" && find . -type f | sort | xargs cat | sha256sum | cut -c1-16)
+
+# The kernels the VM lanes build the module against, when asked.
+vm_krels=" "
+if [ -n "${USTACK_KBUILD_NOT_VM:-}" ] && [ -z "${USTACK_KBUILD_ALL:-}${USTACK_VM_ALL:-}" ]; then
+	. "$top/scripts/kernels.conf"
+	for n in "${KERNEL_NAMES[@]}"; do
+		vm_krels+="$("$top/scripts/kernel.sh" "$n" 2>/dev/null | sed -n 's/^KREL=//p') "
+	done
+fi
+
+# Every version: unpacked (one at a time: kernel.sh locks the cache).
+: >"$work/list"
+for s in $suites; do
+	if ! pkgs=$(headers_of "$s") || [ -z "$pkgs" ]; then
+		echo "FAIL: kbuild/suite-$s: no linux-headers packages listed for $s"
+		continue
+	fi
+	want "suite-$s" && echo "PASS: kbuild/suite-$s: $(echo "$pkgs" | wc -l) headers packages"
+	for p in $pkgs; do
+		krel=${p#linux-headers-}
+		want "$krel" "suite-$s" || continue
+		if [[ $vm_krels == *" $krel "* ]]; then
+			echo "kbuild: $krel is built by make check's VM lane"
+			continue
+		fi
+		# (and the rt flavour by the 6.12-rt lane; every rt in check-full)
+		if [ "$vm_krels" != " " ] && [[ $krel == *-rt-amd64 ]]; then
+			echo "kbuild: $krel: the rt flavour is built by make check's 6.12-rt lane"
+			continue
+		fi
+		if ! info=$("$top/scripts/kernel.sh" --headers "$p" "$s" 2>"$work/$krel.err"); then
+			echo "FAIL: kbuild/$krel: cannot unpack $p: $(tail -n1 "$work/$krel.err")"
+			continue
+		fi
+		echo "$krel $s $(echo "$info" | sed -n 's/^KDIR=//p') $(echo "$info" | sed -n 's/^BUILDROOT=//p')" >>"$work/list"
+	done
+done
+
+# build KREL SUITE KDIR [BUILDROOT]: one version, its verdict on stdout.
+build() {
+	local krel=$1 kdir=$3 root=${4:-} d=$work/$1 t=$SECONDS key cc
+	# what decides the result: the sources, the headers, the compiler
+	cc=$( (cat "$kdir/../../../.packages" 2>/dev/null
+	       if [ -n "$root" ]; then cat "$cache/buildroot/$root/.packages"
+	       else dpkg-query -W 'gcc-*' 'binutils*' 'libc6-dev' 2>/dev/null; fi) |
+		sha256sum | cut -c1-16)
+	key=$cache/kbuild/ok/$krel.$srcsum.$cc
+	if [ -f "$key" ]; then
+		echo "PASS: kbuild/$krel (built from the same sources in $(cat "$key") s before)"
+		return
+	fi
+	cp -a "$src" "$d"
+	if [ -n "$root" ]; then
+		set -- "$top/scripts/buildroot.sh" "$root" make
+	else
+		set -- make
+	fi
+	if ! nice "$@" -C "$kdir" M="$d/module" USTACK_TEST_HOOKS=y modules >"$d.log" 2>&1; then
+		echo "FAIL: kbuild/$krel: does not build ($(grep -m1 -E 'error|Error' "$d.log"))"
+	elif grep -q 'warning:' "$d.log"; then
+		echo "FAIL: kbuild/$krel: $(grep -m1 'warning:' "$d.log")"
+	elif [ ! -f "$d/module/ustack.ko" ]; then
+		echo "FAIL: kbuild/$krel: no ustack.ko"
+	else
+		echo "PASS: kbuild/$krel ($((SECONDS - t)) s)"
+		echo "$((SECONDS - t))" >"$key"
+	fi
+	# a failed build's log stays for reading
+	mkdir -p "$top/build/logs"
+	cp "$d.log" "$top/build/logs/kbuild-$krel.log"
+	rm -rf "$d"
+}
+
+# Side by side, $jobs at a time (waiting for these builds alone: the
+# selection's results filter is a child too).
+pids=()
+while read -r krel s kdir root; do
+	build "$krel" "$s" "$kdir" "$root" &
+	pids+=($!)
+	if [ ${#pids[@]} -ge "$jobs" ]; then
+		wait -n "${pids[@]}"
+		alive=()
+		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive+=("$p"); done
+		pids=(${alive[@]+"${alive[@]}"})
+	fi
+done <"$work/list"
+for p in ${pids[@]+"${pids[@]}"}; do wait "$p"; done
+echo "kbuild: $(wc -l <"$work/list") versions in $((SECONDS - t0)) s"

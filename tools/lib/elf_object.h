@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * elf_object.h - what every tool asks of an ELF object first (libelf):
+ * is it one the tools unwind (ELF64 of the machine module/arch.h names),
+ * and what is its GNU build-id.
+ */
+#ifndef TOOLS_ELF_OBJECT_H
+#define TOOLS_ELF_OBJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <gelf.h>
+
+/* Is @elf an ELF64 object of the machine the tools unwind?  @eh: its header. */
+bool elf_object_supported(Elf *elf, GElf_Ehdr *eh);
+
+/* Notes read in one section when looking for the build-id (a linker's
+ * note sections hold a handful). */
+#define ELF_NOTES_MAX	256
+
+/*
+ * The GNU build-id of @elf (from its SHT_NOTE sections) as lowercase hex
+ * into @hex (at least 2 * length + 1 bytes); returns its length in bytes,
+ * 0 if there is none.
+ */
+size_t elf_object_build_id(Elf *elf, char *hex, size_t hexlen);
+
+#endif

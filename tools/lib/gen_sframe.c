@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gen_sframe.c - turn .eh_frame row tables (cfi_rules.c) into SFrame.
+ *
+ * One .eh_frame FDE gives one SFrame FDE whose FREs are its rows, except:
+ *   - a function with a row SFrame cannot express (cfi_rules.h CFI_ROW_BAD)
+ *     is left out whole and counted: the walker falls back there;
+ *   - RA-undefined rows become outermost FREs (no data words) in v2/v3; v1
+ *     has no way to say it, so such functions are left out of v1;
+ *   - ld's .plt FDE (PLT0 rows, then the "rsp + 8 + ((rip & 15) >= k) * 8"
+ *     expression for the entries) becomes a PCINC FDE for PLT0 and a PCMASK
+ *     FDE with rep_size 16 for the entries, exactly what ld emits;
+ *   - an executable .plt/.plt.sec/.plt.got section that no .eh_frame FDE
+ *     covers (ld --no-ld-generated-unwind-info) is synthesized from the
+ *     standard x86-64 PLT layouts, after checking the instruction bytes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include "gen_sframe.h"
+#include "sframe_encode.h"
+
+struct fde_list {
+	struct sfe_fde *fdes;
+	size_t n, cap;
+	struct sfe_fre *fres;	/* one pool; fdes[i].fres fixed up at the end */
+	size_t nfres, frecap;
+	size_t *first;		/* first FRE index of each FDE */
+};
+
+static int add_fde(struct fde_list *l, uint64_t start, uint64_t size,
+		   bool pcmask)
+{
+	if (size == 0 || size > UINT32_MAX)
+		return 1;
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 1024;
+		struct sfe_fde *f = realloc(l->fdes, nc * sizeof(*f));
+		size_t *fi;
+
+		if (!f)
+			return -1;
+		l->fdes = f;
+		fi = realloc(l->first, nc * sizeof(*fi));
+		if (!fi)
+			return -1;
+		l->first = fi;
+		l->cap = nc;
+	}
+	l->fdes[l->n] = (struct sfe_fde){
+		.start = start, .size = (u32)size, .pcmask = pcmask,
+		.rep_size = pcmask ? 16 : 0,
+	};
+	l->first[l->n] = l->nfres;
+	l->n++;
+	return 0;
+}
+
+static int add_fre(struct fde_list *l, const struct sfe_fre *fre)
+{
+	if (l->nfres == l->frecap) {
+		size_t nc = l->frecap ? l->frecap * 2 : 4096;
+		struct sfe_fre *f = realloc(l->fres, nc * sizeof(*f));
+
+		if (!f)
+			return -1;
+		l->fres = f;
+		l->frecap = nc;
+	}
+	l->fres[l->nfres++] = *fre;
+	l->fdes[l->n - 1].nfres++;
+	return 0;
+}
+
+static void drop_last_fde(struct fde_list *l)
+{
+	l->nfres = l->first[--l->n];
+}
+
+static struct sfe_fre row_fre(const struct cfi_row *r, uint64_t base)
+{
+	struct sfe_fre f = {
+		.start = (u32)(r->start - base),
+		.cfa_base = r->cfa_reg == 7 ? SFE_BASE_SP : SFE_BASE_FP,
+		.cfa_off = r->cfa_off,
+		.fp_saved = r->fp_saved,
+		.fp_off = r->fp_off,
+		.outermost = r->kind == CFI_ROW_OUTERMOST,
+	};
+	return f;
+}
+
+/* PCINC FDE over rows [a, b) of a function. */
+static int emit_rows(struct fde_list *l, const struct cfi_row *rows,
+		     size_t a, size_t b)
+{
+	uint64_t start = rows[a].start;
+	int rc = add_fde(l, start, rows[b - 1].end - start, false);
+
+	if (rc)
+		return rc;
+	for (size_t i = a; i < b; i++) {
+		struct sfe_fre f = row_fre(&rows[i], start);
+
+		if (add_fre(l, &f))
+			return -1;
+	}
+	return 0;
+}
+
+/* PCMASK FDE, rep_size 16, over [start, end): CFA rsp+8 then rsp+16 from k. */
+static int emit_plt_entries(struct fde_list *l, uint64_t start, uint64_t end,
+			    unsigned int k, const struct cfi_row *fp_from)
+{
+	struct sfe_fre f = { .cfa_base = SFE_BASE_SP, .cfa_off = 8 };
+	int rc;
+
+	if (fp_from) {
+		f.fp_saved = fp_from->fp_saved;
+		f.fp_off = fp_from->fp_off;
+	}
+	rc = add_fde(l, start, end - start, true);
+	if (rc)
+		return rc;
+	if (k == 0)
+		f.cfa_off = 16;
+	if (add_fre(l, &f))
+		return -1;
+	if (k > 0 && k < 16) {
+		f.start = k;
+		f.cfa_off = 16;
+		if (add_fre(l, &f))
+			return -1;
+	}
+	return 0;
+}
+
+/* Returns 0 emitted, 1 left out (counted), -1 out of memory. */
+static int emit_func(struct fde_list *l, const struct cfi_table *t,
+		     const struct cfi_func *fn, int version,
+		     struct gen_stats *st)
+{
+	const struct cfi_row *rows = t->rows + fn->first_row;
+	size_t p;
+	int rc;
+
+	if (!fn->nrows)
+		return 1;
+	switch (fn->worst) {
+	case CFI_ROW_OK:
+		return emit_rows(l, rows, 0, fn->nrows);
+	case CFI_ROW_OUTERMOST:
+		if (version == SFRAME_VERSION_1) {
+			st->outermost_v1++;
+			return 1;
+		}
+		return emit_rows(l, rows, 0, fn->nrows);
+	case CFI_ROW_PLT:
+		for (p = 0; p < fn->nrows && rows[p].kind != CFI_ROW_PLT; p++)
+			;
+		for (size_t i = p; i < fn->nrows; i++)
+			if (rows[i].kind != CFI_ROW_PLT ||
+			    rows[i].plt_k != rows[p].plt_k ||
+			    rows[i].fp_saved != rows[p].fp_saved)
+				goto odd;
+		for (size_t i = 0; i < p; i++)
+			if (rows[i].kind != CFI_ROW_OK)
+				goto odd;
+		/* (pc & 15) == (pc - start) % 16 only for aligned blocks */
+		if (rows[p].start & 15)
+			goto odd;
+		if (p) {
+			rc = emit_rows(l, rows, 0, p);
+			if (rc)
+				return rc;
+		}
+		rc = emit_plt_entries(l, rows[p].start, fn->end, rows[p].plt_k,
+				      &rows[p]);
+		if (rc && p)
+			drop_last_fde(l);
+		return rc;
+	default:
+		st->bad[fn->bad]++;
+		return 1;
+	}
+odd:
+	st->plt_odd++;
+	return 1;
+}
+
+static bool covered(const struct cfi_table *t, uint64_t lo, uint64_t hi)
+{
+	for (uint64_t pc = lo; pc < hi; pc += 16)
+		if (cfi_find_func(t, pc))
+			return true;
+	return false;
+}
+
+/*
+ * Synthesize FDEs for a PLT section without CFI.  Layouts (x86-64 ld):
+ *   .plt, lazy:      PLT0 "ff 35 push GOT+8; ff 25 jmp *GOT+16" (16 bytes),
+ *                    entries "ff 25 jmp *GOT[n]; 68 push $n; e9 jmp PLT0"
+ *                    (push ends at 11) or with IBT "f3 0f 1e fa endbr64;
+ *                    68 push $n; ..." (push ends at 9);
+ *   .plt.sec, .plt.got: each entry only jumps: CFA = rsp+8 throughout.
+ */
+static int synth_plt(struct fde_list *l, const char *name, const uint8_t *b,
+		     uint64_t addr, uint64_t size)
+{
+	struct sfe_fre f = { .cfa_base = SFE_BASE_SP, .cfa_off = 8 };
+	unsigned int k;
+	int rc;
+
+	if (!strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got")) {
+		rc = add_fde(l, addr, size, false);
+		if (rc)
+			return rc;
+		return add_fre(l, &f);
+	}
+	if (strcmp(name, ".plt") || size < 32 || (size & 15) || (addr & 15) ||
+	    !b)
+		return 1;
+	if (b[0] != 0xff || b[1] != 0x35)
+		return 1;
+	if (b[16] == 0xff && b[17] == 0x25 && b[22] == 0x68)
+		k = 11;
+	else if (b[16] == 0xf3 && b[17] == 0x0f && b[18] == 0x1e &&
+		 b[19] == 0xfa && b[20] == 0x68)
+		k = 9;
+	else
+		return 1;
+	rc = add_fde(l, addr, 16, false);
+	if (rc)
+		return rc;
+	f.cfa_off = 16;
+	if (add_fre(l, &f))
+		return -1;
+	f.start = 6;
+	f.cfa_off = 24;
+	if (add_fre(l, &f))
+		return -1;
+	return emit_plt_entries(l, addr + 16, addr + size, k, NULL);
+}
+
+static int synth_plts(Elf *elf, const struct cfi_table *t,
+		      struct fde_list *l, struct gen_stats *st)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		int rc;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strncmp(name, ".plt", 4) ||
+		    covered(t, sh.sh_addr, sh.sh_addr + sh.sh_size))
+			continue;
+		d = elf_getdata(scn, NULL);
+		rc = synth_plt(l, name, d && d->d_size == sh.sh_size ?
+			       d->d_buf : NULL, sh.sh_addr, sh.sh_size);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			st->synth_plt++;
+	}
+	return 0;
+}
+
+int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
+		     void **out, size_t *len, struct gen_stats *st,
+		     char *err, size_t errlen)
+{
+	struct cfi_table t;
+	struct fde_list l = { 0 };
+	int ret = -1, rc;
+
+	memset(st, 0, sizeof(*st));
+	if (version < SFRAME_VERSION_1 || version > SFRAME_VERSION_3) {
+		snprintf(err, errlen, "bad version %d", version);
+		return -1;
+	}
+	if (cfi_rules_load(elf, &t, err, errlen))
+		return -1;
+	st->funcs = t.nfuncs;
+	st->dup_fdes = t.dup_fdes;
+	st->bad_range = t.bad_range;
+	for (size_t i = 0; i < t.nfuncs; i++) {
+		rc = emit_func(&l, &t, &t.funcs[i], version, st);
+		if (rc < 0)
+			goto oom;
+		if (rc > 0)
+			st->left_out++;
+	}
+	if (synth_plts(elf, &t, &l, st))
+		goto oom;
+	for (size_t i = 0; i < l.n; i++) {
+		l.fdes[i].fres = l.fres + l.first[i];
+		if (l.fdes[i].pcmask)
+			st->pcmask++;
+	}
+	st->fdes = l.n;
+	st->fres = l.nfres;
+	rc = sframe_encode(version,
+			   version == SFRAME_VERSION_3 ?
+			   SFRAME_F_FDE_FUNC_START_PCREL : 0,
+			   section_vaddr, l.fdes, l.n, out, len);
+	if (rc) {
+		snprintf(err, errlen, "sframe_encode: %s", strerror(-rc));
+		goto out;
+	}
+	ret = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	free(l.fdes);
+	free(l.fres);
+	free(l.first);
+	cfi_rules_free(&t);
+	return ret;
+}
+
+void gen_stats_print(FILE *f, const char *what, const struct gen_stats *st)
+{
+	fprintf(f, "%s: %zu functions, %zu FDEs (%zu PCMASK), %zu FREs; "
+		"left out %zu (cfa %zu, ra %zu, fp %zu, signal %zu, libdw %zu, "
+		"outermost-v1 %zu, plt %zu); synthesized PLTs %zu%s\n",
+		what, st->funcs, st->fdes, st->pcmask, st->fres, st->left_out,
+		st->bad[CFI_BAD_CFA], st->bad[CFI_BAD_RA], st->bad[CFI_BAD_FP],
+		st->bad[CFI_BAD_SIGNAL], st->bad[CFI_BAD_LIBDW],
+		st->outermost_v1, st->plt_odd, st->synth_plt,
+		st->dup_fdes || st->bad_range ? "; bad .eh_frame FDEs dropped" :
+		"");
+}
+
+int gen_sframe_entry(Elf *elf, const struct cache_src *src, void **out,
+		     size_t *len, struct cache_hdr *h, char *err, size_t errlen)
+{
+	struct gen_stats st;
+	int ret;
+
+	*out = NULL;
+	*len = 0;
+	ret = gen_sframe_build(elf, CACHE_SFRAME_VERSION, 0, out, len, &st,
+			       err, errlen);
+	if (ret) {
+		*out = NULL;
+		*len = 0;
+	}
+	entry_hdr_init(h, *len, (uint32_t)st.funcs, (uint32_t)st.left_out, src);
+	return ret;
+}
