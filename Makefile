@@ -38,7 +38,8 @@ check-full:
 # The whole-system tests (tests/system/) in all their variants, alone:
 # reboot, kernel upgrade, container, full /var, read-only root.
 check-system:
-	AREAS=none KERNELS=none SYSTEM_TESTS=all bash scripts/check.sh
+	AREAS=none KERNELS=none SYSTEMS="bookworm trixie" SYSTEM_TESTS=all \
+		bash scripts/check.sh
 
 demo:
 	bash scripts/demo.sh
