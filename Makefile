@@ -35,6 +35,12 @@ check:
 check-full:
 	USTACK_VM_ALL=1 USTACK_CHECK_BUDGET=$${USTACK_CHECK_BUDGET:-14400} bash scripts/check.sh
 
+# The whole-system tests (tests/system/) in all their variants, alone:
+# reboot, kernel upgrade, container, full /var, read-only root.
+check-system:
+	AREAS=none KERNELS=none SYSTEMS="bookworm trixie" SYSTEM_TESTS=all \
+		bash scripts/check.sh
+
 demo:
 	bash scripts/demo.sh
 
@@ -65,10 +71,12 @@ install-man:
 		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; done
 
 # Debian packages ustack-dkms and ustack-tools (debian/), built from a clean
-# copy of the sources, as a release tarball would hold them, into build/deb/.
-DEBSRC := build/deb/ustack-$(VERSION)
+# copy of the sources, as a release tarball would hold them, into build/deb/
+# (DEBDIR=: elsewhere, for a test running beside another).
+DEBDIR ?= build/deb
+DEBSRC := $(DEBDIR)/ustack-$(VERSION)
 deb:
-	rm -rf build/deb && mkdir -p $(DEBSRC)
+	rm -rf $(DEBDIR) && mkdir -p $(DEBSRC)
 	git ls-files -z --cached --others --exclude-standard | \
 		xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
 		cpio --null -pdm --quiet $(DEBSRC)
@@ -76,7 +84,7 @@ deb:
 	sed -i 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' $(DEBSRC)/dkms.conf
 	cd $(DEBSRC) && dpkg-buildpackage -us -uc -b
 	rm -rf $(DEBSRC)
-	ls build/deb/*.deb
+	ls $(DEBDIR)/*.deb
 
 clean-tools:
 	for d in $(TOOLS); do $(MAKE) -C $$d clean; done
@@ -86,4 +94,4 @@ clean: clean-tools
 	$(MAKE) -C tests/vm clean
 	rm -rf build
 
-.PHONY: all module tools check check-full demo bench install install-tools install-man deb clean clean-tools
+.PHONY: all module tools check check-full check-system demo bench install install-tools install-man deb clean clean-tools

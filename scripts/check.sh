@@ -13,6 +13,11 @@
 #                           tests: add AREAS=none, or KERNELS=none for host
 #                           names).  An area that TESTS names no test of is
 #                           not run.
+#   SYSTEMS="bookworm trixie"  whole Debian systems (tests/system/, default:
+#                           check_systems below; "none" for none): one boot
+#                           each, the packages installed as a user would
+#   SYSTEM_TESTS="user"     the tests of that boot (make check-system: every
+#                           variant, in a second boot of each system)
 #   USTACK_CHECK_BUDGET=4200 seconds after which no further kernel is started
 #   USTACK_CHECK_LANES=1    one step at a time (default: two lanes, below)
 set -uo pipefail
@@ -95,6 +100,45 @@ vm_kernels() {	# vm_kernels KERNEL...: one after another
 	done
 }
 
+# The whole-system images (scripts/system-image.sh: downloads and
+# mmdebstrap) are made at once, in the background, while the host areas
+# and kernels run; their tests wait for them (the image's lock).
+# The releases whose whole-system test (`user`, one boot each) make check
+# runs.  None yet: to put one in, name its release here (bookworm, trixie);
+# make check-system runs every release and every variant regardless.
+check_systems=()
+systems=(${SYSTEMS:-${check_systems[*]:-none}})
+[ "${systems[0]}" != none ] || systems=()
+set -f
+system_names=()
+for t in ${TESTS:-}; do
+	case $t in system/*) system_names+=("${t#system/}") ;; esac
+done
+set +f
+[ -z "${TESTS:-}" ] || [ ${#system_names[@]} -gt 0 ] || systems=()
+for r in ${systems[@]+"${systems[@]}"}; do
+	nice -n 10 bash scripts/system-image.sh "$r" >"build/logs/system-image-$r.log" 2>&1
+done &
+images=$!
+system_tests() {	# system_tests RELEASE...: one boot each (two for check-system)
+	local r
+	for r in "$@"; do
+		if [ $SECONDS -gt "$budget" ]; then
+			echo "FAIL: system/$r: not run: make check has used its ${budget} s budget (USTACK_CHECK_BUDGET)" |
+				tee -a "$log" "$results"
+		elif [ ${#system_names[@]} -gt 0 ]; then
+			USTACK_LOG_SUFFIX= run "system: $r" bash scripts/system-test.sh "$r" "${system_names[@]}"
+		elif [ "${SYSTEM_TESTS:-user}" = all ]; then
+			USTACK_LOG_SUFFIX= run "system: $r" bash scripts/system-test.sh "$r" user
+			USTACK_LOG_SUFFIX=.variants run "system: $r, the variants" \
+				bash scripts/system-test.sh "$r" container fullvar reboot upgrade rootro
+		else
+			# shellcheck disable=SC2086
+			USTACK_LOG_SUFFIX= run "system: $r" bash scripts/system-test.sh "$r" ${SYSTEM_TESTS:-user}
+		fi
+	done
+}
+
 default_kernels="${KERNEL_NAMES[*]}"
 [ -x scripts/debug-kernel.sh ] && default_kernels="$default_kernels debug"
 kernels=(${KERNELS:-$default_kernels})
@@ -107,6 +151,7 @@ kernels=(${KERNELS:-$default_kernels})
 if [ "${USTACK_CHECK_LANES:-2}" = 1 ]; then
 	host_areas
 	vm_kernels "${kernels[@]}"
+	system_tests ${systems[@]+"${systems[@]}"}
 else
 	lane1=() lane2=()
 	for k in "${kernels[@]}"; do
@@ -115,11 +160,13 @@ else
 	{
 		(renice -n 10 -p $BASHPID >/dev/null 2>&1; host_areas)
 		vm_kernels ${lane1[@]+"${lane1[@]}"}
+		system_tests ${systems[@]+"${systems[@]}"}
 	} &
 	lane=$!
 	vm_kernels ${lane2[@]+"${lane2[@]}"}
 	wait "$lane"
 fi
+wait "$images" 2>/dev/null
 
 passed=$(grep -c '^PASS: ' "$results")
 failed=$(grep -c '^FAIL: ' "$results")

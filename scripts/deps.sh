@@ -7,8 +7,10 @@
 #          clang/libFuzzer, chromium, linux-source-6.1 for the debug kernel,
 #          dkms, the Debian packaging tools, perf, trace-cmd, bpftrace,
 #          btrfs-progs (a VM test's guest makes a btrfs), mmdebstrap (the
-#          trixie and sid build roots), openjdk-17 (the JVM agent's headers,
-#          and the JVM its VM test runs), ...
+#          trixie and sid build roots, the whole Debian systems of
+#          scripts/system-image.sh), qemu-utils (their disk images),
+#          openjdk-17 (the JVM agent's headers, and the JVM its VM test
+#          runs), ...
 # Kernel images and headers are never installed: scripts/kernel.sh downloads
 # and unpacks them into the cache.  Neither is Debian sid's binutils (the
 # SFrame v3 tests): scripts/sid-binutils.sh unpacks it into the cache,
@@ -31,7 +33,8 @@ check)	pkgs=("${demo[@]}"
 		linux-source-6.1 chromium linux-perf libxml2-utils
 		dkms debhelper dh-dkms lintian devscripts
 		debian-archive-keyring golang-go python3-jsonschema strace
-		trace-cmd bpftrace btrfs-progs mmdebstrap openjdk-17-jdk-headless)
+		trace-cmd bpftrace btrfs-progs mmdebstrap qemu-utils
+		openjdk-17-jdk-headless)
 	# npm fetches speedscope's schema for the report tests; a Node.js
 	# installed from elsewhere brings its own npm, which Debian's would
 	# conflict with.

@@ -233,6 +233,8 @@ user frames: 30, symbolized 30 (100.00%)
          5  45.45%  leaf
          3  27.27%  lib_func
          2  18.18%  lib_inner
+processes (samples, complete user stacks):
+        11  72.73%  prog [100]
 EOF
 	local bid
 	bid=$(readelf -n "$T/prog" | awk '/Build ID/ { print $3 }')

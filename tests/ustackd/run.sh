@@ -402,7 +402,8 @@ in_pidns() {
 
 # The daemon against a stand-in for the module's store ioctls (fakestore.c:
 # the kernel's decoder validates each section), in a PID namespace of its
-# own so that it sees only the processes started here: every object of a
+# own so that it sees only the processes started here (--no-system: not
+# the objects on this machine's disk, which the VM and system tests do): every object of a
 # running program registered before `ustackd: ready`, --status, an object
 # named by the miss queue covered within a second, SIGTERM, a restart that
 # generates nothing, an entry the kernel refuses made again.
@@ -429,7 +430,7 @@ ready() { # LOG: wait up to 60 s for ready
 }
 key() { stat -L -c '%d %i' "$1"; }
 "$W/sleepy" 100 & S=$!
-"$D" --store "$W/dstore" --interval 50 2>"$W/d1.log" & UD=$!
+"$D" --store "$W/dstore" --interval 50 --no-system 2>"$W/d1.log" & UD=$!
 if ! ready "$W/d1.log"; then
 	res "FAIL: ustackd/daemon-ready: $(tail -n3 "$W/d1.log" | paste -sd' ')"
 	kill $UD $S; exit
@@ -555,7 +556,7 @@ size=$(stat -c %s "$e")
 dd if=/dev/urandom of="$e" bs=1 seek=200 count=$((size - 200)) conv=notrunc status=none
 ls "$W/dstore" | grep -vx "${e##*/}" >"$W/stored"
 : >"$W/adds"
-"$D" --store "$W/dstore" --interval 50 2>"$W/d2.log" & UD=$!
+"$D" --store "$W/dstore" --interval 50 --no-system 2>"$W/d2.log" & UD=$!
 if ! ready "$W/d2.log"; then
 	res "FAIL: ustackd/daemon-restart: $(tail -n3 "$W/d2.log" | paste -sd' ')"
 elif sed -n 's/^ustackd: .*: generated \([^ ]*\) .*/\1/p' "$W/d2.log" |
@@ -602,7 +603,7 @@ after() { tail -n +$((n + 1)) "$L"; }	# the stand-in's lines since the overflow
 seen() { after | grep -q "^$1"; }
 key() { stat -L -c '%d %i' "$1"; }
 LD_PRELOAD=$W/fakestore.so FAKESTORE_LOG=$L FAKESTORE_MISSES=$W/scan.misses \
-FAKESTORE_SCAN_DELAY_MS=50 "$D" --store "$W/sstore" --rescan 0 2>"$W/scan.log" & UD=$!
+FAKESTORE_SCAN_DELAY_MS=50 "$D" --store "$W/sstore" --rescan 0 --no-system 2>"$W/scan.log" & UD=$!
 if ! waitfor grep -q '^ustackd: ready$' "$W/scan.log"; then
 	res "FAIL: ustackd/scan-miss: not ready: $(tail -n3 "$W/scan.log" | paste -sd' ')"
 	kill $UD; exit

@@ -1,8 +1,10 @@
 # make demo, the whole system, in the guest: programs started before the
 # module and without the shim (a C++ program built without frame pointers,
-# bash, python3.11) are sampled without ustackd, then with it; for each, the
-# share of its sampled stacks that reach the outermost frame, side by side;
-# then the flame graph of every process with ustackd.
+# bash, python3.11) are sampled with frame pointers alone (no ustackd, no
+# store, nothing registered: what perf --call-graph fp sees), then with
+# ustackd; for each, the share of its sampled stacks that reach the
+# outermost frame, side by side; then the flame graph of every process
+# with ustackd.
 # python: yes
 # bash: yes
 # timeout: 600
@@ -27,11 +29,13 @@ sleep 1
 ustack_load sample_hz=999 buffer_kb=16384
 echo
 echo "== the whole system: orders (C++, -O2, no frame pointers), bash and"
-echo "   python3.11 started before the module, no shim; sampled 4 s without"
-echo "   ustackd, then 4 s with it"
+echo "   python3.11 started before the module, no shim; sampled 4 s with"
+echo "   frame pointers alone, then 4 s with ustackd"
 record_start /tmp/sys0.rec
 sleep 4
 record_stop
+[ "$(stat_of store_hits)" = 0 ] && [ "$(stat_of sections_registered)" = 0 ] ||
+	fail "not frame pointers alone: store hits $(stat_of store_hits), sections registered $(stat_of sections_registered)"
 
 t0=$(cut -d' ' -f1 /proc/uptime)
 : >/tmp/ustackd.log
@@ -65,7 +69,7 @@ row() {	# row NAME [COMM]
 }
 echo
 echo "== complete user stacks (the walk reached the outermost frame)"
-printf "  %-16s %20s %20s\n" "" "without ustackd" "with ustackd"
+printf "  %-16s %20s %20s\n" "" "frame pointers" "with ustackd"
 row orders orders
 row bash bash
 row python3.11 python3.11

@@ -124,6 +124,12 @@ for o in /mnt/b/sv1/prog /mnt/b/sv1/libc.so.6 /mnt/b/sv2/prog /mnt/b/sv2/libc.so
 	echo "$o: registered $n time(s)"
 	[ "$n" = 1 ] || fail "$o registered $n times: $(grep " $o" /tmp/ud.log)"
 done
+# (once its pass over the programs and libraries on disk has registered them)
+i=0
+until grep -q '^ustackd: system objects:' /tmp/ud.log; do
+	i=$((i + 1)); [ $i -lt 600 ] || fail "ustackd's pass over the system did not end"
+	sleep 0.5
+done
 entries=$(stat_of store_entries)
 lines=$(wc -l </tmp/ud.log)
 record_start /tmp/rec4

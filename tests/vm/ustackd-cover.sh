@@ -120,7 +120,11 @@ ustackd 2>/tmp/ud2.log & UD=$!
 wait_ready /tmp/ud2.log
 grep -E 'objects:' /tmp/ud2.log
 grep -q ' (0 generated, [0-9]* reused)' /tmp/ud2.log || fail "restart generated again: $(grep objects: /tmp/ud2.log)"
-grep -q ': generated' /tmp/ud2.log && fail "restart generated: $(grep ': generated' /tmp/ud2.log)"
+# (up to ready: after it, the pass over the programs and libraries on
+# disk may generate what the killed one's pass had not reached)
+sed -n '1,/^ustackd: ready$/p' /tmp/ud2.log | grep ': generated' &&
+	fail "restart generated"
+
 record_start /tmp/rec4
 sleep 3
 record_stop

@@ -7,7 +7,8 @@
  * user leaf (innermost user frame, the code that ran or made the call);
  * frames found by stack scanning (method guess) and the samples with one.
  * With interp records: the samples with an interpreter's own frames, and
- * those of the same processes whose answer never came.
+ * those of the same processes whose answer never came.  Last, each
+ * process's samples and the share of them with a complete user stack.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -119,6 +120,64 @@ static void print_counts(FILE *f, const char *title, struct counts *c,
 		fprintf(f, "  %8" PRIu64 " %6.2f%%  %s\n", c->v[i].n,
 			pct(c->v[i].n, total),
 			raw ? esc_text(c->v[i].name) : c->v[i].name);
+}
+
+struct proc {
+	uint32_t pid;
+	const char *comm;	/* its main thread's, else the first sampled */
+	uint64_t n, complete;
+};
+
+static int cmp_proc(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/*
+ * Every user-space process sampled (kernel threads and the idle task
+ * left out): its samples, and the share of them whose user stack reached
+ * the outermost frame.
+ */
+static void print_processes(FILE *f, const struct recs *r)
+{
+	const char *outermost = end_name(USTACK_END_OUTERMOST);
+	const char *kth = end_name(USTACK_END_KTHREAD);
+	struct proc *v = NULL;
+	size_t i, k = 0, n = 0, cap = 0;
+
+	for (i = 0; i < r->ns; i++) {
+		const struct sample *s = &r->s[i];
+
+		if (!s->pid || (s->u && s->u->end == kth))
+			continue;
+		/* a process's samples mostly come in runs: the last one first */
+		if (k >= n || v[k].pid != s->pid)
+			for (k = 0; k < n && v[k].pid != s->pid; k++)
+				;
+		if (k == n) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
+			v[n++] = (struct proc){ .pid = s->pid, .comm = s->comm };
+		}
+		if (s->tid == s->pid)
+			v[k].comm = s->comm;
+		v[k].n++;
+		v[k].complete += s->u && s->u->end == outermost;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_proc);
+	fprintf(f, "processes (samples, complete user stacks):\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "  %8" PRIu64 " %6.2f%%  %s [%u]\n", v[i].n,
+			pct(v[i].complete, v[i].n),
+			v[i].comm ? esc_text(v[i].comm) : "?", v[i].pid);
+	free(v);
 }
 
 /* What the summary counts, in one pass over the records. */
@@ -280,6 +339,7 @@ static void print_tables(FILE *f, struct summary *m, const struct recs *r)
 	print_counts(f, "top functions (self)", &m->self, r->ns, TOP, 0);
 	print_counts(f, "top user functions (innermost user frame)", &m->uleaf,
 		     r->ns, TOP, 0);
+	print_processes(f, r);
 }
 
 void output_summary(FILE *f, const struct recs *r,

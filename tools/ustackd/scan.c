@@ -57,7 +57,12 @@ void scan_all(void)
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0 || pid == getpid())
+		/*
+		 * Our own objects too: the misses of our short-lived children
+		 * (examining, generating; the same files) name pids gone by
+		 * the time the queue is read.
+		 */
+		if (*end || pid <= 0)
 			continue;
 		scan_pid((int)pid);
 		/*

@@ -51,6 +51,8 @@ static int run_daemon(void)
 	/* no SA_RESTART: a signal ends the sleep and the wait at once */
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = sysprep_on_hup;		/* sysprep.c */
+	sigaction(SIGHUP, &sa, NULL);
 	/* misses queued before the scan are for objects the scan covers */
 	if (!poll_misses())
 		return 1;
@@ -65,13 +67,16 @@ static int run_daemon(void)
 	log_rss();
 	write_status("ready");
 	logmsg("ready");
+	notify("READY=1\nSTATUS=ready: %lu objects covered", cnt.covered);
+	sysprep_start();	/* the programs and libraries on disk, in the background */
 	while (!stopping) {
 		struct timespec ts = {
 			opt.interval_ms / 1000, (opt.interval_ms % 1000) * 1000000
 		};
 		uint64_t now;
 
-		nanosleep(&ts, NULL);
+		if (!sysprep_step(opt.interval_ms))
+			nanosleep(&ts, NULL);
 		if (stopping)
 			break;
 		if (!poll_misses())
@@ -90,6 +95,8 @@ static int run_daemon(void)
 		}
 	}
 out:
+	notify("STOPPING=1");
+	sysprep_stop();
 	write_status("stopped");
 	/*
 	 * Entries stay registered: the kernel keeps serving them without us,
@@ -138,7 +145,7 @@ static int run_flush(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ustackd [--store DIR] [--interval MS] [--rescan SEC] [-v]\n"
+		"usage: ustackd [--store DIR] [--interval MS] [--rescan SEC] [--no-system] [-v]\n"
 		"       ustackd --status [--store DIR]\n"
 		"       ustackd --prepare [--store DIR] [PATH...]\n"
 		"       ustackd --flush\n"
@@ -151,6 +158,8 @@ static void usage(FILE *f)
 		"  --store DIR     the store: a root-owned directory, no symbolic link\n"
 		"  --interval MS   how often the module's miss queue is read (100)\n"
 		"  --rescan SEC    how often every process's maps are read (10; 0: never)\n"
+		"  --no-system     do not cover the programs and libraries on disk\n"
+		"                  (in the background, once ready; SIGHUP: again)\n"
 		"  -v, --verbose   also log reused entries\n"
 		"  --status        print what is covered and what was refused\n"
 		"  --prepare       write the store's entries for the running processes,\n"
@@ -179,6 +188,7 @@ static int parse_args(int argc, char **argv, enum mode *mode)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "rescan", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-system", no_argument, NULL, 'N' },
 		{ "status", no_argument, NULL, 'S' },
 		{ "prepare", no_argument, NULL, 'P' },
 		{ "flush", no_argument, NULL, 'F' },
@@ -206,6 +216,9 @@ static int parse_args(int argc, char **argv, enum mode *mode)
 			break;
 		case 'v':
 			opt.verbose++;
+			break;
+		case 'N':
+			sysprep_off = true;	/* sysprep.c */
 			break;
 		case 'S': case 'P': case 'F':
 			*mode = c == 'S' ? MODE_STATUS :

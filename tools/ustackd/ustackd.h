@@ -187,4 +187,26 @@ void write_status(const char *phase);
 /* --status: print the status file and the module's store counts. */
 int show_status(void);
 
+/* ---- notify.c, sysprep.c ------------------------------------------------------ */
+
+/*
+ * Send the assignments @fmt ("READY=1\nSTATUS=...") to the service
+ * manager, if ustackd runs under one ($NOTIFY_SOCKET).  0 or -errno.
+ */
+int notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+extern bool sysprep_off;	/* --no-system: no pass */
+/* A pass over the system's directories (another once this one ends). */
+void sysprep_start(void);
+/* SIGHUP's handler: sysprep_start() at the next step. */
+void sysprep_on_hup(int sig);
+/*
+ * Register what the preparer has prepared, for at most @budget_ms (waiting
+ * for it within that time): true while a pass runs (the caller need not
+ * sleep), false when idle.
+ */
+bool sysprep_step(uint64_t budget_ms);
+/* Stop the preparer. */
+void sysprep_stop(void);
+
 #endif

@@ -1,0 +1,132 @@
+# Helpers of the whole-system tests (sourced by tests/system/*.sh, bash, in
+# the Debian guest, as root, from the test disk /run/ustack-test).
+T=/run/ustack-test
+S=/var/lib/ustack-test
+mkdir -p "$S"
+NAME=${0##*/}
+NAME=${NAME%.sh}
+KREL=$(uname -r)
+
+# fail WHY: the test's result says WHY (guest-run.sh).
+fail() {
+	echo "FAIL: $*"
+	echo "$*" 2>/dev/null >"$S/why.$NAME" || echo "$*" >"/run/why.$NAME"
+	exit 1
+}
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v t0="$1" '{ printf "%.1f", $1 - t0 }' /proc/uptime; }
+step() { echo; echo "== $* (at $(now) s)"; }
+
+# phase: where this test was before a reboot (0 at first).
+phase() { cat "$S/phase.$NAME" 2>/dev/null || echo 0; }
+reboot_into() {	# reboot_into PHASE [kexec]: the runner reboots (into
+	# the kernel loaded with kexec) and runs us again
+	echo "$1" >"$S/phase.$NAME"
+	sync
+	[ "${2:-}" = kexec ] && exit 101
+	exit 100
+}
+
+# The system is up: systemd says so, and the services answer.
+wait_system() {
+	local st u
+	st=$(timeout 600 systemctl is-system-running --wait)
+	echo "systemd: $st"
+	[ "$st" = running ] || {
+		systemctl --failed --no-legend | sed 's/^/  failed: /'
+		[ "$st" = degraded ] || fail "the system is $st"
+	}
+	for u in nginx postgresql webapp cron ssh systemd-journald systemd-udevd apparmor; do
+		systemctl is-active -q "$u" || fail "$u is $(systemctl is-active "$u")"
+	done
+	i=0
+	until curl -sf http://127.0.0.1/app/?n=100 >/dev/null &&
+	      runuser -u postgres -- psql -qAtc 'SELECT 1' >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -lt 120 ] || fail "nginx, the web application or postgresql do not answer"
+		sleep 1
+	done
+	[ "$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null)" = Y ] ||
+		fail "AppArmor is not enabled"
+	echo "up: nginx, webapp (python3 http.server), postgresql, cron, ssh; AppArmor: $(aa-status --profiled 2>/dev/null) profiles"
+}
+
+# Work for the services, as a machine in use has: a python3 client keeps
+# nginx and the web application behind it busy, a database session runs a
+# long query.  Their pids: LOAD_PIDS.
+start_load() {
+	python3 "$T/load_web.py" >/dev/null 2>&1 &
+	LOAD_PIDS=$!
+	# (PL/pgSQL: a planned query that costly would be JIT-compiled, and
+	# code made at run time has no unwind information ustack can read)
+	PGAPPNAME=ustack-load runuser -u postgres -- psql -qAt -c "SET statement_timeout = '30min'" \
+		-c 'DO $$ DECLARE s bigint := 0; BEGIN FOR i IN 1 .. 2000000000 LOOP s := s + i % 7; END LOOP; END $$' \
+		>/dev/null 2>&1 &
+	LOAD_PIDS="$LOAD_PIDS $!"
+	sleep 2
+}
+stop_load() {
+	kill $LOAD_PIDS 2>/dev/null
+	runuser -u postgres -- psql -qAt -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+		WHERE application_name = 'ustack-load'" >/dev/null 2>&1
+	wait $LOAD_PIDS 2>/dev/null
+}
+
+# The names of every file of the root file system but those a running
+# system changes by itself (logs, databases, apt's and dpkg's state, the
+# tests' own files, users' homes).
+file_list() {
+	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
+		-o -path /var/tmp -o -path /var/log -o -path /var/lib/postgresql -o -path "$S" \
+		-o -path /var/cache/apt -o -path /var/lib/apt -o -path /var/cache/man -o -path /root \
+		-o -path /home -o -path /var/lib/systemd/timers -o -path /var/lib/systemd/coredump \
+		-o -path /var/cache/debconf -o -path /var/lib/dpkg/updates \) -prune -o -print |
+		grep -v -e '^/var/lib/dpkg/[^/]*-old$' -e '^/var/lib/systemd/random-seed$' \
+			-e '^/var/lib/dpkg/triggers/' -e '^/var/lib/dpkg/lock' | sort
+}
+
+# coverage SUMMARY MIN: the processes of ustack-report --summary's table;
+# fails unless each with at least MIN samples has >= 99% complete stacks.
+coverage() {
+	local bad
+	awk '/^processes \(samples, complete user stacks\):/ { on = 1; next }
+	     on && /^  / { printf "  %8d samples %7s complete  %s %s\n", $1, $2, $3, $4; next }
+	     on { on = 0 }' "$1" | head -n 40
+	bad=$(awk -v min="$2" '/^processes \(samples, complete user stacks\):/ { on = 1; next }
+	     on && /^  / { p = $2; sub(/%/, "", p); if ($1 >= min && p + 0 < 99) printf "%s %s (%d samples, %s); ", $3, $4, $1, $2; next }
+	     on { on = 0 }' "$1")
+	[ -n "$(awk -v min="$2" '/^processes/ { on = 1; next } on && /^  / && $1 >= min { n++ } END { print n + 0 }' "$1" | grep -v '^0$')" ] ||
+		fail "no process has $2 samples"
+	[ -z "$bad" ] || fail "under 99% complete: $bad"
+}
+
+# The journal of the unit since it started, for the log.
+unit_log() { journalctl -q -o cat -u "$1" --no-pager | tail -n "${2:-20}" | sed 's/^/  | /'; }
+
+# ustack installed from the test disk's packages and ustackd enabled, as
+# user.sh does step by step (for the tests of what comes after).
+ensure_installed() {
+	if ! dpkg -s ustack-tools >/dev/null 2>&1; then
+		mkdir -p /tmp/debs && cp "$T"/debs/*.deb /tmp/debs/
+		( cd /tmp/debs && apt install -y ./ustack-dkms_*.deb ./ustack-tools_*.deb ) \
+			>"$S/apt-install.log" 2>&1 ||
+			fail "apt install: $(grep -E '^E: ' "$S/apt-install.log" | head -n 2 | paste -sd' ')"
+	fi
+	systemctl enable --now ustackd 2>/dev/null || { unit_log ustackd; fail "systemctl enable --now ustackd"; }
+}
+
+# Until ustackd's pass over the system's programs and libraries is done
+# (its log's "system objects:" line after START, a journal cursor), at
+# most 30 minutes; prints that line.
+wait_sysprep() {
+	local i=0 line
+	until line=$(journalctl -q -o cat -u ustackd --no-pager ${1:+--after-cursor="$1"} |
+		     grep -E '^ustackd: system objects:|^ustackd: system objects: the preparer' | tail -n1) &&
+	      [ -n "$line" ]; do
+		i=$((i + 1)); [ $i -lt 1800 ] || fail "ustackd's pass over the system did not end in 30 min"
+		systemctl is-active -q ustackd || { unit_log ustackd; fail "ustackd stopped"; }
+		sleep 1
+	done
+	echo "$line"
+}
+# A journal cursor: what is logged after it is new.
+cursor() { journalctl -q -n 0 --show-cursor --no-pager | sed -n 's/^-- cursor: //p'; }
