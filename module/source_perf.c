@@ -9,6 +9,7 @@
 
 #include <linux/cpuhotplug.h>
 #include <linux/perf_event.h>
+#include "fault_test.h"
 #include "source.h"
 
 unsigned int ustack_sources_hz = 99;
@@ -36,6 +37,8 @@ static struct perf_event *sample_counter(unsigned int cpu, u32 type, u64 config)
 		.pinned = 1,
 	};
 
+	if (ustack_fault_test())
+		return ERR_PTR(-ENOMEM);
 	return perf_event_create_kernel_counter(&attr, cpu, NULL, on_sample, NULL);
 }
 

@@ -8,6 +8,7 @@
 
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
+#include "fault_test.h"
 #include "source.h"
 #include "syscalls.h"
 #include "tracepoint_lookup.h"
@@ -32,6 +33,8 @@ int ustack_source_syscalls_start(void)
 	lockdep_assert_held(&ustack_sources_lock);
 	if (bitmap_empty(syscall_set, USTACK_SYSCALL_SLOTS) || !tp_sys_enter)
 		return 0;
+	if (ustack_fault_test())
+		return -ENOMEM;
 	ret = tracepoint_probe_register(tp_sys_enter, probe_sys_enter, NULL);
 	if (!ret)
 		sys_enter_on = true;
