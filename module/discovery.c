@@ -21,6 +21,7 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "file_id.h"
 #include "ustack_limits.h"
@@ -53,6 +54,17 @@ static DEFINE_MUTEX(disc_lock);
 static DEFINE_MUTEX(disc_check_lock);
 static struct disc_ent *disc_tab;
 static unsigned int disc_next;
+static atomic_long_t disc_checks, disc_checks_system;	/* stats */
+
+/*
+ * A system object: owned by root and writable by no one else, so no user
+ * can make a new identity of it (a new ctime, inode or size).
+ */
+static bool disc_system(const struct inode *inode)
+{
+	return uid_eq(inode->i_uid, GLOBAL_ROOT_UID) &&
+	       !(inode->i_mode & (S_IWGRP | S_IWOTH));
+}
 
 static bool disc_same(const struct disc_ent *a, const struct disc_ent *b)
 {
@@ -238,6 +250,9 @@ static int disc_check(struct file *file, struct disc_ent *key, u64 sf,
 		goto out;
 	}
 	err = disc_validate_file(file, key, sf, lo, hi);
+	atomic_long_inc(&disc_checks);
+	if (disc_system(file_inode(file)))
+		atomic_long_inc(&disc_checks_system);
 	if (err != SFRAME_E_INTR)
 		disc_set_checked(key, !err);
 	if (err && err != SFRAME_E_INTR)
@@ -312,6 +327,17 @@ int ustack_discovery_lookup(const struct ustack_text_map *t,
 		err = ustack_sframe_sec_init(sec, sf, key.sf_size, sf, start,
 					     end);
 	return err ? -ENOENT : 0;
+}
+
+/**
+ * ustack_discovery_show() - discovery's counters, for the stats
+ * @m: the stats file
+ */
+void ustack_discovery_show(struct seq_file *m)
+{
+	seq_printf(m, "discovery_checks %ld\n", atomic_long_read(&disc_checks));
+	seq_printf(m, "discovery_checks_system %ld\n",
+		   atomic_long_read(&disc_checks_system));
 }
 
 /**
