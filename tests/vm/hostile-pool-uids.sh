@@ -10,6 +10,9 @@
 ustack_load sample_hz=199 max_tasks=64
 record_start /tmp/pu.rec
 ./bin/uid_spread 20000 300 || fail "uid_spread"
+# A fresh second of self events (100 a second reach the pool): the
+# attacker's threads then ask for more than the pool holds.
+sleep 1.2
 ./bin/hostile pool 200 8 >/tmp/pu.out &
 hp=$!
 i=0
