@@ -78,7 +78,7 @@ static atomic_long_t disc_checks, disc_checks_system;	/* stats */
 static bool disc_system(const struct inode *inode)
 {
 	return uid_eq(inode->i_uid, GLOBAL_ROOT_UID) &&
-	       !(inode->i_mode & (S_IWGRP | S_IWOTH));
+	       !(inode->i_mode & 0022);	/* group, others: no write */
 }
 
 static bool disc_same(const struct disc_ent *a, const struct disc_ent *b)
