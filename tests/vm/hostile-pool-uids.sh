@@ -1,18 +1,16 @@
-# The pool's shares for any number of users (issue 25, item 8): 300
+# The pool's shares for any number of users (issue 25, item 8): 600
 # distinct uids (a root helper drops to each in turn) ask once for their
 # own stack, more than the old share table's 256 slots.  Then the pool
-# attack of hostile-pool.sh: an unprivileged user's 200 threads each ask
-# once and sleep, with a pool of 64.  That user must still be capped at
-# its share (share_refused counts its refusals), and root's sampled
-# program must get a cookie and a user stack for every sample.
+# attack of hostile-pool.sh with off-CPU samples on: an unprivileged
+# user's 200 threads each ask once and sleep, each parking a request (its
+# off-CPU sample) in its stay, with a pool of 64.  That user must still be
+# capped at its share (share_refused counts its refusals), and root's
+# sampled program must get a cookie and a user stack for every sample.
 # kernels: 6.1 debug
 . ./lib.sh
-ustack_load sample_hz=199 max_tasks=64
+ustack_load sample_hz=199 max_tasks=64 offcpu=1
 record_start /tmp/pu.rec
-./bin/uid_spread 20000 300 || fail "uid_spread"
-# A fresh second of self events (100 a second reach the pool): the
-# attacker's threads then ask for more than the pool holds.
-sleep 1.2
+./bin/uid_spread 20000 600 || fail "uid_spread"
 ./bin/hostile pool 200 8 >/tmp/pu.out &
 hp=$!
 i=0
@@ -30,7 +28,7 @@ wait $hp
 ustack_unload
 total=$(grep -c '^sample .* comm=workload_fp' /tmp/pu.rec)
 zero=$(grep -c '^sample cookie=0x0000000000000000 .* comm=workload_fp' /tmp/pu.rec)
-echo "after 300 uids: root's program $total samples, $zero without a cookie; nomem $nomem, share_refused $refused"
+echo "after 600 uids: root's program $total samples, $zero without a cookie; nomem $nomem, share_refused $refused"
 [ "$total" -gt 20 ] || fail "too few samples: $total"
 [ "$refused" -gt 0 ] || fail "the attacker was never held to its share (share_refused 0)"
 [ "$nomem" -eq 0 ] || fail "the pool turned requests away: nomem $nomem"

@@ -29,6 +29,12 @@ static int ask_as(uid_t uid)
 
 	if (setgid(uid) || setuid(uid))
 		return 1;
+	/*
+	 * A pool entry taken while the child still ran as root (a sample
+	 * since the fork) stays charged to root while it runs: a sleep
+	 * gives it back, so that the request below is charged to @uid.
+	 */
+	usleep(2000);
 	sf = open("/dev/sframe", O_RDWR);
 	if (sf < 0 || ioctl(sf, SFRAME_IOC_SELF_STACK, &s) || !s.cookie)
 		return 1;
