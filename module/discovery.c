@@ -5,10 +5,11 @@
  * the mapped image.  The program headers are read once per file with
  * kernel_read() and cached by inode identity (device, inode number,
  * generation, ctime, size; no inode reference is held), in a small table
- * replaced round-robin.  A section is validated (every FDE and FRE) the
- * first time it is used, from the file's own bytes: the verdict is applied
- * to every process mapping the file, so it must not come from one
- * process's private (maybe copy-on-write modified) copy.  A file whose
+ * (disc_slot(): no user's churn evicts a system object's verdict).  A
+ * section is validated (every FDE and FRE) the first time it is used,
+ * from the file's own bytes: the verdict is applied to every process
+ * mapping the file, so it must not come from one process's private
+ * (maybe copy-on-write modified) copy.  A file whose
  * section fails (malformed, truncated, or shaped for linear lookups) is
  * remembered as having none.  Only regular files outside FUSE are read: a
  * FIFO, a device or a FUSE server could block the walk, and rmmod with it.
@@ -21,15 +22,20 @@
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/hash.h>
 #include "file_id.h"
 #include "ustack_limits.h"
 #include "registry.h"
 #include "ustack_sframe.h"
 #include "pc_mapping.h"
 #include "ustack_elf.h"
+#include "user_share.h"
 
 #define UDISC_SLOTS	64
+#define UDISC_USER_MAX	(UDISC_SLOTS / 4)	/* entries one user brings in */
+#define UDISC_LOCK_BITS	3	/* validation locks of users' objects */
 #define UDISC_MAX_PHDRS	64
 #define UDISC_MAX_LOADS	8
 
@@ -39,6 +45,9 @@ struct disc_load {
 
 struct disc_ent {
 	struct ustack_file_id id;
+	u64 who;		/* the user whose walk brought it in */
+	u64 seq;		/* when, in disc_seq */
+	bool system;		/* disc_system() */
 	/* result */
 	bool used;
 	bool has;		/* a PT_GNU_SFRAME, not known bad */
@@ -49,10 +58,28 @@ struct disc_ent {
 };
 
 static DEFINE_MUTEX(disc_lock);
-/* One file's section read and validated at a time: bounded memory. */
-static DEFINE_MUTEX(disc_check_lock);
+/*
+ * Sections are read and validated one at a time per lock: one lock for
+ * system objects, and users' objects hashed by their owner among the
+ * others, so that no user's slow section (up to REG_MAX_BYTES, read and
+ * checked) delays the system's verdicts or most other users'.  Memory:
+ * one section per lock at most, each charged to the reader's memcg.
+ */
+static struct mutex disc_check_locks[(1 << UDISC_LOCK_BITS) + 1];
 static struct disc_ent *disc_tab;
 static unsigned int disc_next;
+static u64 disc_seq;
+static atomic_long_t disc_checks, disc_checks_system;	/* stats */
+
+/*
+ * A system object: owned by root and writable by no one else, so no user
+ * can make a new identity of it (a new ctime, inode or size).
+ */
+static bool disc_system(const struct inode *inode)
+{
+	return uid_eq(inode->i_uid, GLOBAL_ROOT_UID) &&
+	       !(inode->i_mode & 0022);	/* group, others: no write */
+}
 
 static bool disc_same(const struct disc_ent *a, const struct disc_ent *b)
 {
@@ -106,9 +133,53 @@ out:
 	kfree(ph);
 }
 
+/* A system object's good verdict: no user's churn replaces it. */
+static bool disc_protected(const struct disc_ent *e)
+{
+	return e->system && e->checked && e->has;
+}
+
+/*
+ * The slot @key goes into, or -1 (then it is not kept).  A user whose
+ * walks brought in UDISC_USER_MAX entries replaces its own oldest, so a
+ * user's churn through any number of files costs the others at most
+ * UDISC_USER_MAX entries; else a round-robin hand replaces any entry but
+ * a system object's good verdict, which only another system object's
+ * entry may replace.  Under disc_lock.
+ */
+static int disc_slot(const struct disc_ent *key)
+{
+	unsigned int i, own = 0, oldest = UDISC_SLOTS;
+
+	for (i = 0; i < UDISC_SLOTS; i++) {
+		const struct disc_ent *e = &disc_tab[i];
+
+		if (!e->used)
+			return i;
+		if (e->who != key->who || disc_protected(e))
+			continue;
+		own++;
+		if (oldest == UDISC_SLOTS || e->seq < disc_tab[oldest].seq)
+			oldest = i;
+	}
+	if (own >= UDISC_USER_MAX)
+		return oldest;
+	for (i = 0; i < UDISC_SLOTS; i++) {
+		unsigned int j = (disc_next + i) % UDISC_SLOTS;
+
+		if (key->system || !disc_protected(&disc_tab[j])) {
+			disc_next = (j + 1) % UDISC_SLOTS;
+			return j;
+		}
+	}
+	return -1;
+}
+
 /* The cached entry for @key (copied to @key), read if needed. */
 static void disc_get(struct file *file, struct disc_ent *key)
 {
+	int slot;
+
 	unsigned int i;
 
 	scoped_guard(mutex, &disc_lock) {
@@ -122,11 +193,16 @@ static void disc_get(struct file *file, struct disc_ent *key)
 	disc_read(file, key);
 	key->used = true;
 	key->checked = false;
+	key->system = disc_system(file_inode(file));
+	key->who = ustack_user_of(current);
 	guard(mutex)(&disc_lock);
-	if (disc_tab) {
-		disc_tab[disc_next] = *key;
-		disc_next = (disc_next + 1) % UDISC_SLOTS;
-	}
+	if (!disc_tab)
+		return;
+	slot = disc_slot(key);
+	if (slot < 0)
+		return;
+	key->seq = ++disc_seq;
+	disc_tab[slot] = *key;
 }
 
 /* The cached entry for @key, if still cached (copied to @key). */
@@ -228,9 +304,14 @@ out:
 static int disc_check(struct file *file, struct disc_ent *key, u64 sf,
 		      u64 lo, u64 hi)
 {
+	struct inode *inode = file_inode(file);
+	struct mutex *lock;
 	int err;
 
-	if (mutex_lock_killable(&disc_check_lock))
+	lock = key->system ? &disc_check_locks[1 << UDISC_LOCK_BITS] :
+	       &disc_check_locks[hash_32(__kuid_val(inode->i_uid),
+					 UDISC_LOCK_BITS)];
+	if (mutex_lock_killable(lock))
 		return SFRAME_E_INTR;
 	/* Another task may have given the verdict meanwhile. */
 	if (disc_find(key) && key->checked) {
@@ -238,6 +319,9 @@ static int disc_check(struct file *file, struct disc_ent *key, u64 sf,
 		goto out;
 	}
 	err = disc_validate_file(file, key, sf, lo, hi);
+	atomic_long_inc(&disc_checks);
+	if (key->system)
+		atomic_long_inc(&disc_checks_system);
 	if (err != SFRAME_E_INTR)
 		disc_set_checked(key, !err);
 	if (err && err != SFRAME_E_INTR)
@@ -245,7 +329,7 @@ static int disc_check(struct file *file, struct disc_ent *key, u64 sf,
 				    file_dentry(file)->d_name.name,
 				    ustack_sframe_strerror(err));
 out:
-	mutex_unlock(&disc_check_lock);
+	mutex_unlock(lock);
 	return err;
 }
 
@@ -315,12 +399,27 @@ int ustack_discovery_lookup(const struct ustack_text_map *t,
 }
 
 /**
+ * ustack_discovery_show() - discovery's counters, for the stats
+ * @m: the stats file
+ */
+void ustack_discovery_show(struct seq_file *m)
+{
+	seq_printf(m, "discovery_checks %ld\n", atomic_long_read(&disc_checks));
+	seq_printf(m, "discovery_checks_system %ld\n",
+		   atomic_long_read(&disc_checks_system));
+}
+
+/**
  * ustack_discovery_init() - allocate the file table
  *
  * Return: 0 or -ENOMEM.
  */
 int ustack_discovery_init(void)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(disc_check_locks); i++)
+		mutex_init(&disc_check_locks[i]);
 	disc_tab = kcalloc(UDISC_SLOTS, sizeof(*disc_tab), GFP_KERNEL);
 	return disc_tab ? 0 : -ENOMEM;
 }

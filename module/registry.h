@@ -11,6 +11,7 @@
 #include "ustack_sframe.h"
 
 struct mm_struct;
+struct seq_file;
 struct ustack_text_map;
 
 
@@ -63,5 +64,7 @@ int ustack_discovery_lookup(const struct ustack_text_map *t,
 			    struct sframe_sec *sec);
 int ustack_discovery_init(void);
 void ustack_discovery_exit(void);
+/* Stats: sections validated, those of system objects among them. */
+void ustack_discovery_show(struct seq_file *m);
 
 #endif /* USTACK_REGISTRY_H */

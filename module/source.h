@@ -49,6 +49,7 @@ u64 ustack_sources_record(u16 event, int syscall_nr, struct pt_regs *regs,
 /* source_perf.c: cycles or cpu-clock, under ustack_sources_lock. */
 int ustack_source_perf_start(void);
 void ustack_source_perf_stop(void);
+int ustack_source_perf_set_hz(unsigned int hz);
 void ustack_source_perf_counters(int *cycles, int *cpu_clock);
 
 /* source_tp.c: syscall and offcpu, under ustack_sources_lock. */

@@ -8,6 +8,7 @@
 
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
+#include "fault_test.h"
 #include "source.h"
 #include "syscalls.h"
 #include "tracepoint_lookup.h"
@@ -25,17 +26,27 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 		ustack_sources_record(USTACK_EVENT_SYSCALL, id, NULL, 2, NULL);
 }
 
-int ustack_source_syscalls_start(void)
+/* The sys_enter probe in, if it is not. */
+static int sys_enter_in(void)
 {
 	int ret;
 
-	lockdep_assert_held(&ustack_sources_lock);
-	if (bitmap_empty(syscall_set, USTACK_SYSCALL_SLOTS) || !tp_sys_enter)
+	if (sys_enter_on)
 		return 0;
+	if (ustack_fault_test())
+		return -ENOMEM;
 	ret = tracepoint_probe_register(tp_sys_enter, probe_sys_enter, NULL);
 	if (!ret)
 		sys_enter_on = true;
 	return ret;
+}
+
+int ustack_source_syscalls_start(void)
+{
+	lockdep_assert_held(&ustack_sources_lock);
+	if (bitmap_empty(syscall_set, USTACK_SYSCALL_SLOTS) || !tp_sys_enter)
+		return 0;
+	return sys_enter_in();
 }
 
 void ustack_source_syscalls_stop(void)
@@ -47,13 +58,38 @@ void ustack_source_syscalls_stop(void)
 	sys_enter_on = false;
 }
 
+/*
+ * @set replaces the system calls that take samples, whole or not at all:
+ * while the sources run, the probe goes in (if it was out) before the set
+ * changes and out (if the set is empty) after; in between, the probe
+ * reads one set or the other, bit by bit, which costs a sample at most.
+ */
+static int syscalls_replace(const unsigned long *set)
+{
+	bool probe = !bitmap_empty(set, USTACK_SYSCALL_SLOTS) && tp_sys_enter;
+	int ret;
+
+	guard(mutex)(&ustack_sources_lock);
+	if (ustack_sources_running() && probe) {
+		ret = sys_enter_in();
+		if (ret)
+			return ret;
+	}
+	bitmap_copy(syscall_set, set, USTACK_SYSCALL_SLOTS);
+	if (!probe)
+		ustack_source_syscalls_stop();
+	return 0;
+}
+
 /**
  * ustack_sources_set_syscalls - the system calls that take samples
  * @list: "write,read,openat": names or numbers, comma-separated
  *
- * Nothing is applied unless all of @list is valid.
+ * Nothing is applied unless all of @list is valid and, while the sources
+ * run, its probe is in.
  *
- * Return: 0, or -EINVAL naming the bad entry in the kernel log.
+ * Return: 0, -EINVAL naming the bad entry in the kernel log, or the errno
+ * of the probe's registration (the old list still applies).
  */
 int ustack_sources_set_syscalls(const char *list)
 {
@@ -75,13 +111,7 @@ int ustack_sources_set_syscalls(const char *list)
 		}
 		__set_bit(nr, set);
 	}
-	guard(mutex)(&ustack_sources_lock);
-	if (ustack_sources_running())
-		ustack_source_syscalls_stop();
-	bitmap_copy(syscall_set, set, USTACK_SYSCALL_SLOTS);
-	if (ustack_sources_running())
-		ustack_source_syscalls_start();
-	return 0;
+	return syscalls_replace(set);
 }
 
 /* A user task blocks: current == prev, IRQs off, the rq lock held. */

@@ -144,16 +144,19 @@ void ustack_sources_stop(void)
 	ustack_source_perf_stop();
 }
 
-/* sample_hz: restart the counters at the new rate. */
-void ustack_sources_set_hz(unsigned int hz)
+/**
+ * ustack_sources_set_hz - sample_hz: sample at @hz from now on
+ * @hz: the rate per CPU (0: no sampling)
+ *
+ * Process context.  Takes effect whole or not at all.
+ *
+ * Return: 0, or the errno of a counter that could not be made, with the
+ * old rate still sampling and still read from the parameter.
+ */
+int ustack_sources_set_hz(unsigned int hz)
 {
-	WRITE_ONCE(ustack_sources_hz, hz);
 	guard(mutex)(&ustack_sources_lock);
-	if (ustack_sources_running()) {
-		ustack_source_perf_stop();
-		if (ustack_source_perf_start())
-			pr_warn_ratelimited("cannot restart sampling\n");
-	}
+	return ustack_source_perf_set_hz(hz);
 }
 
 /* For the stats: which counters sample, on how many CPUs; self events held back. */

@@ -12,7 +12,7 @@ int ustack_sources_init(void);
 void ustack_sources_exit(void);
 int ustack_sources_start(void);
 void ustack_sources_stop(void);
-void ustack_sources_set_hz(unsigned int hz);
+int ustack_sources_set_hz(unsigned int hz);
 
 u64 ustack_sources_self(void);
 void ustack_sources_counters(int *cycles, int *cpu_clock, long *limited);

@@ -60,6 +60,7 @@ static int stats_show(struct seq_file *m, void *v)
 #undef SHOW
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	ustack_walk_show(m);
+	ustack_discovery_show(m);
 	ustack_store_show(m);
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);

@@ -6,7 +6,8 @@
  * request path, so requests are safe in hard-IRQ context on PREEMPT_RT
  * too; in NMI the pool's lock is only tried.  An entry goes back to the
  * pool after an RCU grace period.  No user holds more than half of the
- * pool (its fair share).
+ * pool, nor more than it leaves free (its fair share, user_share.c),
+ * whatever the number of users.
  */
 #include <linux/hash.h>
 #include <linux/rculist.h>
@@ -15,6 +16,7 @@
 #include <linux/vmalloc.h>
 #include "ustack_limits.h"
 #include "task_pool.h"
+#include "user_share.h"
 
 unsigned int ustack_deferred_max_frames = 256;
 unsigned int ustack_deferred_max_tasks = 2048;
@@ -24,46 +26,20 @@ static u64 *pool_ips;
 static u8 *pool_methods;
 static u32 pool_frames;
 static struct ustack_task *free_list;
+static u32 free_nr;		/* entries on free_list */
 static DEFINE_RAW_SPINLOCK(pool_lock);
 struct hlist_head ustack_task_hash[1 << USTACK_TASK_HASH_BITS];
 static atomic_t live_tasks = ATOMIC_INIT(0);
 
 /*
- * Fair shares of the pool: no user holds more than half of it, so that
- * one user's threads (blocked with walks pending, say) never leave the
- * others without.  An entry counts against its user until it is back in
- * the pool, after its grace period.  Users are counted in a small table,
- * under pool_lock; a user that finds it full is not capped.
+ * Fair shares of the pool (user_share.c): no user holds more than half of
+ * it, nor more than is free besides, so that one user's threads (blocked
+ * with walks pending, say) never leave the others without, nor do a few
+ * uids of one person.  An entry counts against its user until it is
+ * back in the pool, after its grace period.  Under pool_lock.
  */
-#define SHARE_SLOTS	256
-struct share {
-	kuid_t uid;
-	u32 held;
-	bool used;
-};
-static struct share shares[SHARE_SLOTS];
+static struct ustack_shares shares;
 static u32 share_cap;
-
-/* @uid's slot in the share table, made if need be; NULL if it is full. */
-static struct share *share_of(kuid_t uid)
-{
-	u32 i, h = hash_32(__kuid_val(uid), 8);
-
-	lockdep_assert_held(&pool_lock);
-	for (i = 0; i < SHARE_SLOTS; i++) {
-		struct share *s = &shares[(h + i) % SHARE_SLOTS];
-
-		if (!s->used) {
-			s->used = true;
-			s->uid = uid;
-			s->held = 0;
-			return s;
-		}
-		if (uid_eq(s->uid, uid))
-			return s;
-	}
-	return NULL;
-}
 
 /*
  * The state of @t, taken from the pool if it has none.  IRQs off.  In NMI
@@ -72,26 +48,29 @@ static struct share *share_of(kuid_t uid)
 struct ustack_task *ustack_task_get(struct task_struct *t, bool nmi)
 {
 	struct ustack_task *st;
-	struct share *share;
+	struct ustack_share *share;
+	u64 who;
 
 	lockdep_assert_irqs_disabled();
 	st = ustack_task_lookup(t);
 
 	if (st)
 		return st;
+	who = ustack_user_of(t);
 	if (!nmi)
 		raw_spin_lock(&pool_lock);
 	else if (!raw_spin_trylock(&pool_lock))
 		return NULL;
-	share = share_of(task_uid(t));
-	st = share && share->held >= share_cap ? NULL : free_list;
-	/* A user at its share is refused; nomem is an empty pool only. */
-	if (!st) {
-		st = free_list ? ERR_PTR(-EDQUOT) : ERR_PTR(-ENOMEM);
+	/* nomem is an empty pool only; a user at its share is refused. */
+	if (!free_list) {
+		st = ERR_PTR(-ENOMEM);
+	} else if (ustack_share_charge(&shares, who, share_cap, free_nr,
+				       &share)) {
+		st = ERR_PTR(-EDQUOT);
 	} else {
+		st = free_list;
 		free_list = st->next_free;
-		if (share)
-			share->held++;
+		free_nr--;
 		st->share = share;
 		st->task = t;
 		st->cookie = 0;
@@ -119,10 +98,10 @@ static void task_free_rcu(struct rcu_head *rcu)
 	 * sleep and wake in a loop would otherwise park the pool in grace
 	 * periods, uncharged, and leave the other users none.
 	 */
-	if (st->share)
-		st->share->held--;
+	ustack_share_uncharge(&shares, st->share);
 	st->next_free = free_list;
 	free_list = st;
+	free_nr++;
 }
 
 /* Unhash @st and give it back to the pool after a grace period.  IRQs off. */
@@ -167,6 +146,8 @@ int ustack_task_pool_init(void (*on_user_return)(struct user_return_notifier *))
 		pool[i].next_free = i + 1 < n ? &pool[i + 1] : NULL;
 	}
 	free_list = &pool[0];
+	free_nr = n;
+	ustack_shares_init(&shares);
 	share_cap = max(n / 2, 1U);
 	return 0;
 }

@@ -16,7 +16,7 @@
 
 struct task_struct;
 struct mm_struct;
-struct share;
+struct ustack_share;
 
 /*
  * One task's current kernel stay.  Written only by the task itself (or on
@@ -30,7 +30,7 @@ struct ustack_task {
 	struct user_return_notifier urn;
 	struct rcu_head rcu;
 	struct ustack_task *next_free;
-	struct share *share;		/* its user's share of the pool */
+	struct ustack_share *share;	/* its user's share of the pool */
 	struct pt_regs regs;		/* user registers at the first request */
 	u64 cookie;			/* 0: no request in this stay yet */
 	unsigned long clients;		/* clients that asked in this stay */

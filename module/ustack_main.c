@@ -52,8 +52,7 @@ static int set_sample_hz(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (hz > 100000)
 		return -ERANGE;
-	ustack_sources_set_hz(hz);
-	return 0;
+	return ustack_sources_set_hz(hz);
 }
 
 static const struct kernel_param_ops sample_hz_ops = {
