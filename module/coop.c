@@ -32,7 +32,16 @@
  * Processes are keyed by their mm (held with mmgrab(), so the pointer is
  * never reused while listed): fork() does not inherit the opt-in, exec
  * leaves it behind with the old mm; entries of dead mms are reclaimed
- * when the table is full.
+ * when the table is full.  Each opt-in gets a generation that is never
+ * reused, and a thread's entry is keyed by its task, the task's start
+ * time (a task_struct reused later starts later) and that generation:
+ * a stale entry can never match another thread, nor the same thread
+ * after an exec.
+ *
+ * Every entry comes back: an owed or asked
+ * request expires after coop_timeout_ms whether its thread lives or not,
+ * an exiting or exec'ing thread's entry is freed at its last walk, and
+ * an entry whose task_work is queued belongs to that work until it ran.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -40,7 +49,6 @@
 #include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -63,25 +71,34 @@ enum { COOP_FREE, COOP_OWED, COOP_ASKED };
 
 struct coop_proc {
 	struct mm_struct *mm;	/* mmgrab()bed; NULL when free */
+	u64 gen;		/* of this opt-in, never reused */
 	int sig;
+};
+
+/* Who a thread entry is for: nothing in it is ever reused. */
+struct coop_key {
+	const struct task_struct *task;	/* compared only */
+	u64 start;			/* the task's start_time */
+	u64 gen;			/* the process's opt-in */
 };
 
 struct coop_thread {
-	struct hlist_node hnode;
-	const struct task_struct *task;	/* compared only */
-	const struct mm_struct *mm;	/* compared only */
-	pid_t tid;
+	struct hlist_node hnode;	/* hash, free list, or unhashed */
+	struct coop_key key;		/* key.task NULL: free */
 	u8 state;
-	bool work_queued;
+	bool work_queued;		/* the work owns the entry */
+	bool released;			/* freed while its work was queued */
 	int sig;
 	u64 cookie;
-	unsigned long deadline;		/* jiffies, COOP_ASKED */
+	unsigned long deadline;		/* jiffies, COOP_OWED and COOP_ASKED */
 	struct callback_head work;
 };
 
-static DEFINE_MUTEX(procs_lock);
+/* IRQs off: stay_end() looks the process up in the user-return notifier. */
+static DEFINE_RAW_SPINLOCK(procs_lock);
 static struct coop_proc procs[COOP_PROCS];
 static atomic_t nr_procs = ATOMIC_INIT(0);
+static u64 procs_gen;
 
 /* IRQs off: stay_end() runs in the user-return notifier. */
 static DEFINE_RAW_SPINLOCK(threads_lock);
@@ -95,18 +112,29 @@ static void kick_fn(struct irq_work *work)
 
 static DEFINE_PER_CPU(struct irq_work, kick);
 
-/* The current process's signal, or 0.  Lockless: pointers compared only. */
-static int proc_sig(void)
+/*
+ * The current process's signal (0: not opted in) and the key of the
+ * current thread's entry.
+ */
+static int current_key(struct coop_key *key)
 {
 	const struct mm_struct *mm = current->mm;
-	int i;
+	unsigned long flags;
+	int i, sig = 0;
 
 	if (!mm || !atomic_read(&nr_procs))
 		return 0;
+	raw_spin_lock_irqsave(&procs_lock, flags);
 	for (i = 0; i < COOP_PROCS; i++)
-		if (READ_ONCE(procs[i].mm) == mm)
-			return READ_ONCE(procs[i].sig);
-	return 0;
+		if (procs[i].mm == mm) {
+			sig = procs[i].sig;
+			key->gen = procs[i].gen;
+			break;
+		}
+	raw_spin_unlock_irqrestore(&procs_lock, flags);
+	key->task = current;
+	key->start = current->start_time;
+	return sig;
 }
 
 static struct hlist_head *bucket_of(const struct task_struct *t)
@@ -114,45 +142,58 @@ static struct hlist_head *bucket_of(const struct task_struct *t)
 	return &thread_hash[hash_ptr(t, COOP_HASH_BITS)];
 }
 
-static struct coop_thread *thread_lookup(void)
+static struct coop_thread *thread_lookup(const struct coop_key *key)
 {
 	struct coop_thread *e;
 
 	lockdep_assert_held(&threads_lock);
-	hlist_for_each_entry(e, bucket_of(current), hnode)
-		if (e->task == current && e->mm == current->mm &&
-		    e->tid == task_pid_nr(current))
+	hlist_for_each_entry(e, bucket_of(key->task), hnode)
+		if (e->key.task == key->task && e->key.start == key->start &&
+		    e->key.gen == key->gen)
 			return e;
 	return NULL;
 }
 
+/*
+ * Free @e, or leave it to its queued work, which owns it until it ran:
+ * unhashed, it matches no thread meanwhile.
+ */
 static void thread_free_locked(struct coop_thread *e)
 {
-	hlist_del(&e->hnode);
-	e->task = NULL;
+	hlist_del_init(&e->hnode);
+	e->key.task = NULL;
 	e->state = COOP_FREE;
-	hlist_add_head(&e->hnode, &thread_free);
+	if (e->work_queued)
+		e->released = true;
+	else
+		hlist_add_head(&e->hnode, &thread_free);
 }
 
 static bool expired(const struct coop_thread *e)
 {
-	return e->state == COOP_ASKED && time_after(jiffies, e->deadline);
+	return e->state != COOP_FREE && time_after(jiffies, e->deadline);
 }
 
-/* Reclaim every expired request (their threads may be gone). */
+/*
+ * Reclaim every expired request (their threads may be gone, or never
+ * return to user space).
+ */
 static void reclaim_locked(void)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < COOP_THREADS; i++)
-		if (threads[i].task && !threads[i].work_queued &&
-		    expired(&threads[i])) {
+	for (i = 0; i < COOP_THREADS; i++) {
+		struct coop_thread *e = &threads[i];
+
+		if (e->key.task && !e->work_queued && expired(e)) {
 			atomic_long_inc(&ustack_coop_stats.expired);
-			thread_free_locked(&threads[i]);
+			thread_free_locked(e);
 		}
+	}
 }
 
-static struct coop_thread *thread_new_locked(void)
+/* A new entry for @key; NULL if none. */
+static struct coop_thread *thread_new_locked(const struct coop_key *key)
 {
 	struct coop_thread *e;
 
@@ -162,12 +203,9 @@ static struct coop_thread *thread_new_locked(void)
 		return NULL;
 	e = hlist_entry(thread_free.first, struct coop_thread, hnode);
 	hlist_del(&e->hnode);
-	e->task = current;
-	e->mm = current->mm;
-	e->tid = task_pid_nr(current);
+	e->key = *key;
 	e->state = COOP_FREE;
-	e->work_queued = false;
-	hlist_add_head(&e->hnode, bucket_of(current));
+	hlist_add_head(&e->hnode, bucket_of(key->task));
 	return e;
 }
 
@@ -175,7 +213,7 @@ static struct coop_thread *thread_new_locked(void)
  * Raise the request's signal on current, or leave it owed when current
  * is inside a system call whose result is not final yet.
  */
-static void try_send(struct coop_thread *e)
+static void try_send(struct coop_thread *e, const struct coop_key *key)
 {
 	struct kernel_siginfo info;
 	struct sighand_struct *sh = current->sighand;
@@ -190,7 +228,8 @@ static void try_send(struct coop_thread *e)
 		return;
 	}
 	raw_spin_lock_irqsave(&threads_lock, flags);
-	if (e->state != COOP_OWED || e->task != current) {
+	if (e->state != COOP_OWED || e->key.task != key->task ||
+	    e->key.start != key->start || e->key.gen != key->gen) {
 		raw_spin_unlock_irqrestore(&threads_lock, flags);
 		return;
 	}
@@ -230,7 +269,8 @@ static void try_send(struct coop_thread *e)
 	if (send_sig_info(sig, &info, current)) {
 		atomic_long_inc(&ustack_coop_stats.send_failed);
 		raw_spin_lock_irqsave(&threads_lock, flags);
-		if (e->task == current && e->state == COOP_ASKED)
+		if (e->key.task == key->task && e->state == COOP_ASKED &&
+		    e->cookie == cookie)
 			thread_free_locked(e);
 		raw_spin_unlock_irqrestore(&threads_lock, flags);
 		return;
@@ -241,25 +281,39 @@ static void try_send(struct coop_thread *e)
 /* After each walk of a thread of an opted-in process. */
 static void deliver(const struct ustack_task *st)
 {
+	struct coop_key key;
 	struct coop_thread *e;
 	unsigned long flags;
-	int sig = proc_sig();
+	int sig = current_key(&key);
+	bool last;
 
-	if (!sig || st->end == USTACK_END_EXIT || st->end == USTACK_END_EXEC ||
-	    (current->flags & PF_EXITING) ||
-	    !ustack_arch_user_native(task_pt_regs(current)))
+	if (!sig)
 		return;
+	/* An exiting or exec'ing thread's last walk: its entry comes back. */
+	last = st->end == USTACK_END_EXIT || st->end == USTACK_END_EXEC ||
+	       (current->flags & PF_EXITING);
 	raw_spin_lock_irqsave(&threads_lock, flags);
-	e = thread_lookup();
+	e = thread_lookup(&key);
+	if (last || !ustack_arch_user_native(task_pt_regs(current))) {
+		if (e && last)
+			thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		return;
+	}
 	if (e && e->state == COOP_ASKED && !expired(e)) {
 		atomic_long_inc(&ustack_coop_stats.busy);
 		raw_spin_unlock_irqrestore(&threads_lock, flags);
 		return;
 	}
-	if (e && expired(e))
+	/* Unanswered: its slot is not renewed by this walk. */
+	if (e && e->state == COOP_ASKED) {
 		atomic_long_inc(&ustack_coop_stats.expired);
+		thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		return;
+	}
 	if (!e)
-		e = thread_new_locked();
+		e = thread_new_locked(&key);
 	if (!e) {
 		atomic_long_inc(&ustack_coop_stats.full);
 		raw_spin_unlock_irqrestore(&threads_lock, flags);
@@ -269,22 +323,34 @@ static void deliver(const struct ustack_task *st)
 	e->state = COOP_OWED;
 	e->sig = sig;
 	e->cookie = st->cookie;
+	e->deadline = jiffies + msecs_to_jiffies(READ_ONCE(ustack_coop_timeout_ms));
 	raw_spin_unlock_irqrestore(&threads_lock, flags);
-	try_send(e);
+	try_send(e, &key);
 }
 
 static void owed_work(struct callback_head *head)
 {
 	struct coop_thread *e = container_of(head, struct coop_thread, work);
+	struct coop_key key;
 	unsigned long flags;
 	bool owed;
 
 	raw_spin_lock_irqsave(&threads_lock, flags);
 	e->work_queued = false;
-	owed = e->state == COOP_OWED && e->task == current;
+	key = e->key;
+	owed = e->state == COOP_OWED && !e->released;
+	/* Run by the exit path, or released meanwhile: the entry is back. */
+	if (e->released || (current->flags & PF_EXITING)) {
+		e->released = false;
+		if (e->key.task)
+			thread_free_locked(e);
+		else
+			hlist_add_head(&e->hnode, &thread_free);
+		owed = false;
+	}
 	raw_spin_unlock_irqrestore(&threads_lock, flags);
-	if (owed && !(current->flags & PF_EXITING))
-		try_send(e);
+	if (owed)
+		try_send(e, &key);
 	module_put(THIS_MODULE);
 }
 
@@ -292,9 +358,12 @@ static void owed_work(struct callback_head *head)
 static void stay_end(const struct ustack_task *st)
 {
 	struct coop_thread *e;
+	struct coop_key key;
 
+	if (!current_key(&key))
+		return;
 	raw_spin_lock(&threads_lock);
-	e = thread_lookup();
+	e = thread_lookup(&key);
 	if (e && e->state == COOP_OWED && !e->work_queued) {
 		init_task_work(&e->work, owed_work);
 		if (!task_work_add(current, &e->work, TWA_RESUME)) {
@@ -314,60 +383,95 @@ static const struct ustack_client coop_client = {
 
 /* ---- /dev/sframe: opt in, opt out --------------------------------------- */
 
-int ustack_coop_on(int sig)
+/*
+ * Under procs_lock: the slot of @mm, else a free one (-ENOSPC: none).
+ * Entries of dead processes (no mm users left) are cleared on the way;
+ * their mms go to @dead, dropped by the caller once the lock is released
+ * and no lookup can see them.
+ */
+static int proc_slot_locked(const struct mm_struct *mm,
+			    struct mm_struct **dead)
 {
-	struct mm_struct *mm = current->mm;
-	int i, free = -1, ret = 0;
+	int i, free = -1;
 
-	if (sig < SIGRTMIN || sig > SIGRTMAX)
-		return -EINVAL;
-	if (!ustack_arch_user_native(task_pt_regs(current)))
-		return -EOPNOTSUPP;
-	mutex_lock(&procs_lock);
+	lockdep_assert_held(&procs_lock);
 	for (i = 0; i < COOP_PROCS; i++) {
-		if (procs[i].mm == mm) {
-			WRITE_ONCE(procs[i].sig, sig);
-			goto out;
-		}
-		/* A dead process's entry: its mm has no users left. */
+		dead[i] = NULL;
+		if (procs[i].mm == mm)
+			return i;
 		if (procs[i].mm && !atomic_read(&procs[i].mm->mm_users)) {
-			mmdrop(procs[i].mm);
-			WRITE_ONCE(procs[i].mm, NULL);
+			dead[i] = procs[i].mm;
+			procs[i].mm = NULL;
 			atomic_dec(&nr_procs);
 		}
 		if (!procs[i].mm && free < 0)
 			free = i;
 	}
-	if (free < 0) {
-		ret = -ENOSPC;
-		goto out;
-	}
-	mmgrab(mm);
-	WRITE_ONCE(procs[free].sig, sig);
-	WRITE_ONCE(procs[free].mm, mm);
-	atomic_inc(&nr_procs);
-out:
-	mutex_unlock(&procs_lock);
-	return ret;
+	return free < 0 ? -ENOSPC : free;
 }
 
+/**
+ * ustack_coop_on() - opt the current process in to cooperative unwinding
+ * @sig: the real-time signal its handler answers requests on
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP (not a native process) or -ENOSPC (no
+ * slot left).
+ */
+int ustack_coop_on(int sig)
+{
+	struct mm_struct *mm = current->mm;
+	struct mm_struct **dead;
+	unsigned long flags;
+	int i, slot;
+
+	if (sig < SIGRTMIN || sig > SIGRTMAX)
+		return -EINVAL;
+	if (!ustack_arch_user_native(task_pt_regs(current)))
+		return -EOPNOTSUPP;
+	dead = kcalloc(COOP_PROCS, sizeof(*dead), GFP_KERNEL);
+	if (!dead)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&procs_lock, flags);
+	slot = proc_slot_locked(mm, dead);
+	if (slot >= 0 && procs[slot].mm == mm) {
+		procs[slot].sig = sig;
+	} else if (slot >= 0) {
+		mmgrab(mm);
+		procs[slot].mm = mm;
+		procs[slot].gen = ++procs_gen;
+		procs[slot].sig = sig;
+		atomic_inc(&nr_procs);
+	}
+	raw_spin_unlock_irqrestore(&procs_lock, flags);
+	for (i = 0; i < COOP_PROCS; i++)
+		if (dead[i])
+			mmdrop(dead[i]);
+	kfree(dead);
+	return slot < 0 ? slot : 0;
+}
+
+/**
+ * ustack_coop_off() - opt the current process out
+ *
+ * Return: 0, or -ENOENT when it was not opted in.
+ */
 int ustack_coop_off(void)
 {
 	struct mm_struct *mm = current->mm;
+	unsigned long flags;
 	int i;
 
-	mutex_lock(&procs_lock);
+	raw_spin_lock_irqsave(&procs_lock, flags);
 	for (i = 0; i < COOP_PROCS; i++)
 		if (procs[i].mm == mm)
 			break;
 	if (i == COOP_PROCS) {
-		mutex_unlock(&procs_lock);
+		raw_spin_unlock_irqrestore(&procs_lock, flags);
 		return -ENOENT;
 	}
-	WRITE_ONCE(procs[i].mm, NULL);
+	procs[i].mm = NULL;
 	atomic_dec(&nr_procs);
-	mutex_unlock(&procs_lock);
-	/* A walk may still compare the pointer: it is never dereferenced. */
+	raw_spin_unlock_irqrestore(&procs_lock, flags);
 	mmdrop(mm);
 	return 0;
 }
@@ -386,13 +490,16 @@ static int refuse(int err, const char *why)
 /* Is the request @cookie the calling thread's outstanding one? */
 static int check_cookie(u64 cookie, bool consume)
 {
-	struct coop_thread *e;
+	struct coop_thread *e = NULL;
+	struct coop_key key;
 	unsigned long flags;
 	int ret = 0;
 
+	if (!current_key(&key))
+		return -ESTALE;
 	raw_spin_lock_irqsave(&threads_lock, flags);
-	e = thread_lookup();
-	if (e && expired(e) && !e->work_queued) {
+	e = thread_lookup(&key);
+	if (e && e->state == COOP_ASKED && expired(e)) {
 		atomic_long_inc(&ustack_coop_stats.expired);
 		thread_free_locked(e);
 		e = NULL;
@@ -535,6 +642,25 @@ int ustack_coop_answer(const void __user *uarg)
 out:
 	kfree(rec);
 	return ret;
+}
+
+/* Thread entries in use (asked, owed or owned by a queued work). */
+int ustack_coop_threads(void)
+{
+	unsigned long flags;
+	int i, n = 0;
+
+	raw_spin_lock_irqsave(&threads_lock, flags);
+	for (i = 0; i < COOP_THREADS; i++)
+		if (threads[i].key.task || threads[i].work_queued)
+			n++;
+	raw_spin_unlock_irqrestore(&threads_lock, flags);
+	return n;
+}
+
+int ustack_coop_procs(void)
+{
+	return atomic_read(&nr_procs);
 }
 
 void ustack_coop_init(void)

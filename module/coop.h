@@ -31,6 +31,8 @@ extern unsigned int ustack_coop_timeout_ms;
 int ustack_coop_on(int sig);
 int ustack_coop_off(void);
 int ustack_coop_answer(const void __user *uarg);
+int ustack_coop_threads(void);
+int ustack_coop_procs(void);
 void ustack_coop_init(void);
 void ustack_coop_exit(void);
 
