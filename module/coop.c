@@ -38,7 +38,9 @@
  * a stale entry can never match another thread, nor the same thread
  * after an exec.
  *
- * Every entry comes back: an owed or asked
+ * Both tables are shared by every user: a user may take a free slot only
+ * while it holds fewer than remain free, so one user gets at most half
+ * of what others leave, and every entry comes back: an owed or asked
  * request expires after coop_timeout_ms whether its thread lives or not,
  * an exiting or exec'ing thread's entry is freed at its last walk, and
  * an entry whose task_work is queued belongs to that work until it ran.
@@ -46,6 +48,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
+#include <linux/cred.h>
 #include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/module.h>
@@ -71,6 +74,7 @@ enum { COOP_FREE, COOP_OWED, COOP_ASKED };
 
 struct coop_proc {
 	struct mm_struct *mm;	/* mmgrab()bed; NULL when free */
+	kuid_t uid;		/* of the opener */
 	u64 gen;		/* of this opt-in, never reused */
 	int sig;
 };
@@ -85,6 +89,7 @@ struct coop_key {
 struct coop_thread {
 	struct hlist_node hnode;	/* hash, free list, or unhashed */
 	struct coop_key key;		/* key.task NULL: free */
+	kuid_t uid;
 	u8 state;
 	bool work_queued;		/* the work owns the entry */
 	bool released;			/* freed while its work was queued */
@@ -176,12 +181,13 @@ static bool expired(const struct coop_thread *e)
 
 /*
  * Reclaim every expired request (their threads may be gone, or never
- * return to user space).
+ * return to user space) and count @uid's entries.
  */
-static void reclaim_locked(void)
+static unsigned int reclaim_locked(kuid_t uid, unsigned int *nr_free)
 {
-	unsigned int i;
+	unsigned int held = 0, i;
 
+	*nr_free = 0;
 	for (i = 0; i < COOP_THREADS; i++) {
 		struct coop_thread *e = &threads[i];
 
@@ -189,21 +195,30 @@ static void reclaim_locked(void)
 			atomic_long_inc(&ustack_coop_stats.expired);
 			thread_free_locked(e);
 		}
+		if (!e->key.task && !e->work_queued)
+			(*nr_free)++;
+		else if (e->key.task && uid_eq(e->uid, uid))
+			held++;
 	}
+	return held;
 }
 
-/* A new entry for @key; NULL if none. */
+/* A new entry for @key, within its user's share; NULL if none. */
 static struct coop_thread *thread_new_locked(const struct coop_key *key)
 {
+	kuid_t uid = current_uid();
 	struct coop_thread *e;
+	unsigned int nr_free;
 
-	if (hlist_empty(&thread_free))
-		reclaim_locked();
-	if (hlist_empty(&thread_free))
+	if (reclaim_locked(uid, &nr_free) >= nr_free) {
+		if (nr_free)
+			atomic_long_inc(&ustack_coop_stats.share_refused);
 		return NULL;
+	}
 	e = hlist_entry(thread_free.first, struct coop_thread, hnode);
 	hlist_del(&e->hnode);
 	e->key = *key;
+	e->uid = uid;
 	e->state = COOP_FREE;
 	hlist_add_head(&e->hnode, bucket_of(key->task));
 	return e;
@@ -384,14 +399,15 @@ static const struct ustack_client coop_client = {
 /* ---- /dev/sframe: opt in, opt out --------------------------------------- */
 
 /*
- * Under procs_lock: the slot of @mm, else a free one (-ENOSPC: none).
- * Entries of dead processes (no mm users left) are cleared on the way;
- * their mms go to @dead, dropped by the caller once the lock is released
- * and no lookup can see them.
+ * Under procs_lock: the slot of @mm, else a free one within @uid's share
+ * (-ENOSPC: none).  Entries of dead processes (no mm users left) are
+ * cleared on the way; their mms go to @dead, dropped by the caller once
+ * the lock is released and no lookup can see them.
  */
-static int proc_slot_locked(const struct mm_struct *mm,
+static int proc_slot_locked(const struct mm_struct *mm, kuid_t uid,
 			    struct mm_struct **dead)
 {
+	unsigned int held = 0, nr_free = 0;
 	int i, free = -1;
 
 	lockdep_assert_held(&procs_lock);
@@ -404,8 +420,17 @@ static int proc_slot_locked(const struct mm_struct *mm,
 			procs[i].mm = NULL;
 			atomic_dec(&nr_procs);
 		}
-		if (!procs[i].mm && free < 0)
-			free = i;
+		if (!procs[i].mm) {
+			nr_free++;
+			if (free < 0)
+				free = i;
+		} else if (uid_eq(procs[i].uid, uid)) {
+			held++;
+		}
+	}
+	if (free >= 0 && held >= nr_free) {
+		atomic_long_inc(&ustack_coop_stats.share_refused);
+		return -ENOSPC;
 	}
 	return free < 0 ? -ENOSPC : free;
 }
@@ -415,7 +440,7 @@ static int proc_slot_locked(const struct mm_struct *mm,
  * @sig: the real-time signal its handler answers requests on
  *
  * Return: 0, -EINVAL, -EOPNOTSUPP (not a native process) or -ENOSPC (no
- * slot left).
+ * slot within the user's share).
  */
 int ustack_coop_on(int sig)
 {
@@ -432,12 +457,13 @@ int ustack_coop_on(int sig)
 	if (!dead)
 		return -ENOMEM;
 	raw_spin_lock_irqsave(&procs_lock, flags);
-	slot = proc_slot_locked(mm, dead);
+	slot = proc_slot_locked(mm, current_uid(), dead);
 	if (slot >= 0 && procs[slot].mm == mm) {
 		procs[slot].sig = sig;
 	} else if (slot >= 0) {
 		mmgrab(mm);
 		procs[slot].mm = mm;
+		procs[slot].uid = current_uid();
 		procs[slot].gen = ++procs_gen;
 		procs[slot].sig = sig;
 		atomic_inc(&nr_procs);

@@ -22,6 +22,7 @@ struct ustack_coop_stats {
 	atomic_long_t pending;		/* not raised: already pending */
 	atomic_long_t no_handler;	/* not raised: default or ignored */
 	atomic_long_t full;		/* no slot for the thread */
+	atomic_long_t share_refused;	/* a slot refused: the user's share */
 	atomic_long_t send_failed;
 };
 
