@@ -29,18 +29,14 @@
  * handler for it is not signalled either (a real-time signal's default
  * action would kill it).
  *
- * Processes are keyed by their mm (held with mmgrab(), so the pointer is
- * never reused while listed): fork() does not inherit the opt-in, exec
- * leaves it behind with the old mm; entries of dead mms are reclaimed
- * when the table is full.
+ * The tables of processes and of requests are in coop_procs.c and
+ * coop_threads.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
-#include <linux/hash.h>
 #include <linux/irq_work.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -49,45 +45,12 @@
 #include <linux/uaccess.h>
 #include "arch.h"
 #include "coop.h"
+#include "coop_table.h"
 #include "deferred.h"
 #include "ring.h"
 
-#define COOP_PROCS		256
-#define COOP_THREADS		1024
-#define COOP_HASH_BITS		8
-
 unsigned int ustack_coop_timeout_ms = 100;
 struct ustack_coop_stats ustack_coop_stats;
-
-enum { COOP_FREE, COOP_OWED, COOP_ASKED };
-
-struct coop_proc {
-	struct mm_struct *mm;	/* mmgrab()bed; NULL when free */
-	int sig;
-};
-
-struct coop_thread {
-	struct hlist_node hnode;
-	const struct task_struct *task;	/* compared only */
-	const struct mm_struct *mm;	/* compared only */
-	pid_t tid;
-	u8 state;
-	bool work_queued;
-	int sig;
-	u64 cookie;
-	unsigned long deadline;		/* jiffies, COOP_ASKED */
-	struct callback_head work;
-};
-
-static DEFINE_MUTEX(procs_lock);
-static struct coop_proc procs[COOP_PROCS];
-static atomic_t nr_procs = ATOMIC_INIT(0);
-
-/* IRQs off: stay_end() runs in the user-return notifier. */
-static DEFINE_RAW_SPINLOCK(threads_lock);
-static struct coop_thread threads[COOP_THREADS];
-static struct hlist_head thread_hash[1 << COOP_HASH_BITS];
-static HLIST_HEAD(thread_free);
 
 static void kick_fn(struct irq_work *work)
 {
@@ -95,87 +58,11 @@ static void kick_fn(struct irq_work *work)
 
 static DEFINE_PER_CPU(struct irq_work, kick);
 
-/* The current process's signal, or 0.  Lockless: pointers compared only. */
-static int proc_sig(void)
-{
-	const struct mm_struct *mm = current->mm;
-	int i;
-
-	if (!mm || !atomic_read(&nr_procs))
-		return 0;
-	for (i = 0; i < COOP_PROCS; i++)
-		if (READ_ONCE(procs[i].mm) == mm)
-			return READ_ONCE(procs[i].sig);
-	return 0;
-}
-
-static struct hlist_head *bucket_of(const struct task_struct *t)
-{
-	return &thread_hash[hash_ptr(t, COOP_HASH_BITS)];
-}
-
-static struct coop_thread *thread_lookup(void)
-{
-	struct coop_thread *e;
-
-	lockdep_assert_held(&threads_lock);
-	hlist_for_each_entry(e, bucket_of(current), hnode)
-		if (e->task == current && e->mm == current->mm &&
-		    e->tid == task_pid_nr(current))
-			return e;
-	return NULL;
-}
-
-static void thread_free_locked(struct coop_thread *e)
-{
-	hlist_del(&e->hnode);
-	e->task = NULL;
-	e->state = COOP_FREE;
-	hlist_add_head(&e->hnode, &thread_free);
-}
-
-static bool expired(const struct coop_thread *e)
-{
-	return e->state == COOP_ASKED && time_after(jiffies, e->deadline);
-}
-
-/* Reclaim every expired request (their threads may be gone). */
-static void reclaim_locked(void)
-{
-	int i;
-
-	for (i = 0; i < COOP_THREADS; i++)
-		if (threads[i].task && !threads[i].work_queued &&
-		    expired(&threads[i])) {
-			atomic_long_inc(&ustack_coop_stats.expired);
-			thread_free_locked(&threads[i]);
-		}
-}
-
-static struct coop_thread *thread_new_locked(void)
-{
-	struct coop_thread *e;
-
-	if (hlist_empty(&thread_free))
-		reclaim_locked();
-	if (hlist_empty(&thread_free))
-		return NULL;
-	e = hlist_entry(thread_free.first, struct coop_thread, hnode);
-	hlist_del(&e->hnode);
-	e->task = current;
-	e->mm = current->mm;
-	e->tid = task_pid_nr(current);
-	e->state = COOP_FREE;
-	e->work_queued = false;
-	hlist_add_head(&e->hnode, bucket_of(current));
-	return e;
-}
-
 /*
  * Raise the request's signal on current, or leave it owed when current
  * is inside a system call whose result is not final yet.
  */
-static void try_send(struct coop_thread *e)
+static void try_send(struct coop_thread *e, const struct coop_key *key)
 {
 	struct kernel_siginfo info;
 	struct sighand_struct *sh = current->sighand;
@@ -189,14 +76,15 @@ static void try_send(struct coop_thread *e)
 		atomic_long_inc(&ustack_coop_stats.deferred);
 		return;
 	}
-	raw_spin_lock_irqsave(&threads_lock, flags);
-	if (e->state != COOP_OWED || e->task != current) {
-		raw_spin_unlock_irqrestore(&threads_lock, flags);
+	raw_spin_lock_irqsave(&coop_threads_lock, flags);
+	if (e->state != COOP_OWED || e->key.task != key->task ||
+	    e->key.start != key->start || e->key.gen != key->gen) {
+		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
 		return;
 	}
 	sig = e->sig;
 	cookie = e->cookie;
-	raw_spin_unlock_irqrestore(&threads_lock, flags);
+	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
 
 	spin_lock_irq(&sh->siglock);
 	blocked = sigismember(&current->blocked, sig);
@@ -209,18 +97,18 @@ static void try_send(struct coop_thread *e)
 		  sh->action[SIGBUS - 1].sa.sa_handler == handler;
 	spin_unlock_irq(&sh->siglock);
 
-	raw_spin_lock_irqsave(&threads_lock, flags);
+	raw_spin_lock_irqsave(&coop_threads_lock, flags);
 	if (blocked || pending || !handled) {
 		atomic_long_inc(blocked ? &ustack_coop_stats.blocked :
 				pending ? &ustack_coop_stats.pending :
 				&ustack_coop_stats.no_handler);
-		thread_free_locked(e);
-		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		coop_thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
 		return;
 	}
 	e->state = COOP_ASKED;
 	e->deadline = jiffies + msecs_to_jiffies(READ_ONCE(ustack_coop_timeout_ms));
-	raw_spin_unlock_irqrestore(&threads_lock, flags);
+	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
 
 	clear_siginfo(&info);
 	info.si_signo = sig;
@@ -229,10 +117,11 @@ static void try_send(struct coop_thread *e)
 	info.si_ptr = (void __user *)(unsigned long)cookie;
 	if (send_sig_info(sig, &info, current)) {
 		atomic_long_inc(&ustack_coop_stats.send_failed);
-		raw_spin_lock_irqsave(&threads_lock, flags);
-		if (e->task == current && e->state == COOP_ASKED)
-			thread_free_locked(e);
-		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		raw_spin_lock_irqsave(&coop_threads_lock, flags);
+		if (e->key.task == key->task && e->state == COOP_ASKED &&
+		    e->cookie == cookie)
+			coop_thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
 		return;
 	}
 	atomic_long_inc(&ustack_coop_stats.signalled);
@@ -241,50 +130,66 @@ static void try_send(struct coop_thread *e)
 /* After each walk of a thread of an opted-in process. */
 static void deliver(const struct ustack_task *st)
 {
+	struct coop_key key;
 	struct coop_thread *e;
 	unsigned long flags;
-	int sig = proc_sig();
+	int sig = coop_current_key(&key);
+	bool last;
 
-	if (!sig || st->end == USTACK_END_EXIT || st->end == USTACK_END_EXEC ||
-	    (current->flags & PF_EXITING) ||
-	    !ustack_arch_user_native(task_pt_regs(current)))
+	if (!sig)
 		return;
-	raw_spin_lock_irqsave(&threads_lock, flags);
-	e = thread_lookup();
-	if (e && e->state == COOP_ASKED && !expired(e)) {
-		atomic_long_inc(&ustack_coop_stats.busy);
-		raw_spin_unlock_irqrestore(&threads_lock, flags);
+	/* An exiting or exec'ing thread's last walk: its entry comes back. */
+	last = st->end == USTACK_END_EXIT || st->end == USTACK_END_EXEC ||
+	       (current->flags & PF_EXITING);
+	raw_spin_lock_irqsave(&coop_threads_lock, flags);
+	e = coop_thread_lookup(&key);
+	if (last || !ustack_arch_user_native(task_pt_regs(current))) {
+		if (e && last)
+			coop_thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
 		return;
 	}
-	if (e && expired(e))
+	if (e && e->state == COOP_ASKED && !coop_expired(e)) {
+		atomic_long_inc(&ustack_coop_stats.busy);
+		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+		return;
+	}
+	/* Unanswered: its slot is not renewed by this walk. */
+	if (e && e->state == COOP_ASKED) {
 		atomic_long_inc(&ustack_coop_stats.expired);
+		coop_thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+		return;
+	}
 	if (!e)
-		e = thread_new_locked();
+		e = coop_thread_new_locked(&key);
 	if (!e) {
 		atomic_long_inc(&ustack_coop_stats.full);
-		raw_spin_unlock_irqrestore(&threads_lock, flags);
+		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
 		return;
 	}
 	/* An owed request that was never raised gives way to this stay's. */
 	e->state = COOP_OWED;
 	e->sig = sig;
 	e->cookie = st->cookie;
-	raw_spin_unlock_irqrestore(&threads_lock, flags);
-	try_send(e);
+	e->deadline = jiffies + msecs_to_jiffies(READ_ONCE(ustack_coop_timeout_ms));
+	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+	try_send(e, &key);
 }
 
 static void owed_work(struct callback_head *head)
 {
 	struct coop_thread *e = container_of(head, struct coop_thread, work);
+	struct coop_key key;
 	unsigned long flags;
 	bool owed;
 
-	raw_spin_lock_irqsave(&threads_lock, flags);
-	e->work_queued = false;
-	owed = e->state == COOP_OWED && e->task == current;
-	raw_spin_unlock_irqrestore(&threads_lock, flags);
-	if (owed && !(current->flags & PF_EXITING))
-		try_send(e);
+	raw_spin_lock_irqsave(&coop_threads_lock, flags);
+	key = e->key;
+	owed = coop_thread_work_done_locked(e, current->flags & PF_EXITING);
+	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+	if (owed)
+		try_send(e, &key);
 	module_put(THIS_MODULE);
 }
 
@@ -292,9 +197,12 @@ static void owed_work(struct callback_head *head)
 static void stay_end(const struct ustack_task *st)
 {
 	struct coop_thread *e;
+	struct coop_key key;
 
-	raw_spin_lock(&threads_lock);
-	e = thread_lookup();
+	if (!coop_current_key(&key))
+		return;
+	raw_spin_lock(&coop_threads_lock);
+	e = coop_thread_lookup(&key);
 	if (e && e->state == COOP_OWED && !e->work_queued) {
 		init_task_work(&e->work, owed_work);
 		if (!task_work_add(current, &e->work, TWA_RESUME)) {
@@ -303,7 +211,7 @@ static void stay_end(const struct ustack_task *st)
 			irq_work_queue(this_cpu_ptr(&kick));
 		}
 	}
-	raw_spin_unlock(&threads_lock);
+	raw_spin_unlock(&coop_threads_lock);
 }
 
 static const struct ustack_client coop_client = {
@@ -311,66 +219,6 @@ static const struct ustack_client coop_client = {
 	.stay_end = stay_end,
 	.every_walk = true,
 };
-
-/* ---- /dev/sframe: opt in, opt out --------------------------------------- */
-
-int ustack_coop_on(int sig)
-{
-	struct mm_struct *mm = current->mm;
-	int i, free = -1, ret = 0;
-
-	if (sig < SIGRTMIN || sig > SIGRTMAX)
-		return -EINVAL;
-	if (!ustack_arch_user_native(task_pt_regs(current)))
-		return -EOPNOTSUPP;
-	mutex_lock(&procs_lock);
-	for (i = 0; i < COOP_PROCS; i++) {
-		if (procs[i].mm == mm) {
-			WRITE_ONCE(procs[i].sig, sig);
-			goto out;
-		}
-		/* A dead process's entry: its mm has no users left. */
-		if (procs[i].mm && !atomic_read(&procs[i].mm->mm_users)) {
-			mmdrop(procs[i].mm);
-			WRITE_ONCE(procs[i].mm, NULL);
-			atomic_dec(&nr_procs);
-		}
-		if (!procs[i].mm && free < 0)
-			free = i;
-	}
-	if (free < 0) {
-		ret = -ENOSPC;
-		goto out;
-	}
-	mmgrab(mm);
-	WRITE_ONCE(procs[free].sig, sig);
-	WRITE_ONCE(procs[free].mm, mm);
-	atomic_inc(&nr_procs);
-out:
-	mutex_unlock(&procs_lock);
-	return ret;
-}
-
-int ustack_coop_off(void)
-{
-	struct mm_struct *mm = current->mm;
-	int i;
-
-	mutex_lock(&procs_lock);
-	for (i = 0; i < COOP_PROCS; i++)
-		if (procs[i].mm == mm)
-			break;
-	if (i == COOP_PROCS) {
-		mutex_unlock(&procs_lock);
-		return -ENOENT;
-	}
-	WRITE_ONCE(procs[i].mm, NULL);
-	atomic_dec(&nr_procs);
-	mutex_unlock(&procs_lock);
-	/* A walk may still compare the pointer: it is never dereferenced. */
-	mmdrop(mm);
-	return 0;
-}
 
 /* ---- /dev/sframe: the answer --------------------------------------------- */
 
@@ -386,15 +234,18 @@ static int refuse(int err, const char *why)
 /* Is the request @cookie the calling thread's outstanding one? */
 static int check_cookie(u64 cookie, bool consume)
 {
-	struct coop_thread *e;
+	struct coop_thread *e = NULL;
+	struct coop_key key;
 	unsigned long flags;
 	int ret = 0;
 
-	raw_spin_lock_irqsave(&threads_lock, flags);
-	e = thread_lookup();
-	if (e && expired(e) && !e->work_queued) {
+	if (!coop_current_key(&key))
+		return -ESTALE;
+	raw_spin_lock_irqsave(&coop_threads_lock, flags);
+	e = coop_thread_lookup(&key);
+	if (e && e->state == COOP_ASKED && coop_expired(e)) {
 		atomic_long_inc(&ustack_coop_stats.expired);
-		thread_free_locked(e);
+		coop_thread_free_locked(e);
 		e = NULL;
 	}
 	if (!e || e->state != COOP_ASKED)
@@ -402,8 +253,8 @@ static int check_cookie(u64 cookie, bool consume)
 	else if (e->cookie != cookie)
 		ret = -EPERM;
 	else if (consume)
-		thread_free_locked(e);
-	raw_spin_unlock_irqrestore(&threads_lock, flags);
+		coop_thread_free_locked(e);
+	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
 	return ret;
 }
 
@@ -541,8 +392,7 @@ void ustack_coop_init(void)
 {
 	int i;
 
-	for (i = 0; i < COOP_THREADS; i++)
-		hlist_add_head(&threads[i].hnode, &thread_free);
+	coop_threads_init();
 	for_each_possible_cpu(i)
 		per_cpu(kick, i) = IRQ_WORK_INIT_HARD(kick_fn);
 	ustack_deferred_client_register(USTACK_CLIENT_COOP, &coop_client);
@@ -555,7 +405,5 @@ void ustack_coop_exit(void)
 	ustack_deferred_client_unregister(USTACK_CLIENT_COOP);
 	for_each_possible_cpu(i)
 		irq_work_sync(per_cpu_ptr(&kick, i));
-	for (i = 0; i < COOP_PROCS; i++)
-		if (procs[i].mm)
-			mmdrop(procs[i].mm);
+	coop_procs_exit();
 }

@@ -22,6 +22,7 @@ struct ustack_coop_stats {
 	atomic_long_t pending;		/* not raised: already pending */
 	atomic_long_t no_handler;	/* not raised: default or ignored */
 	atomic_long_t full;		/* no slot for the thread */
+	atomic_long_t share_refused;	/* a slot refused: the user's share */
 	atomic_long_t send_failed;
 };
 
@@ -31,6 +32,8 @@ extern unsigned int ustack_coop_timeout_ms;
 int ustack_coop_on(int sig);
 int ustack_coop_off(void);
 int ustack_coop_answer(const void __user *uarg);
+int ustack_coop_threads(void);
+int ustack_coop_procs(void);
 void ustack_coop_init(void);
 void ustack_coop_exit(void);
 

@@ -57,7 +57,10 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(no_handler);
 	SHOW(full);
 	SHOW(send_failed);
+	SHOW(share_refused);
 #undef SHOW
+	seq_printf(m, "coop_threads %d\n", ustack_coop_threads());
+	seq_printf(m, "coop_procs %d\n", ustack_coop_procs());
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	ustack_walk_show(m);
 	ustack_discovery_show(m);

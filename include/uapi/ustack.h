@@ -180,8 +180,9 @@ struct ustack_self {
  * handler of the program instead.
  *
  * COOP_ON errors: EINVAL bad size/flags/reserved or a signal outside
- * SIGRTMIN..SIGRTMAX; ENOSPC too many processes opted in; EOPNOTSUPP a
- * 32-bit caller.  COOP_ON again changes the signal.  COOP_OFF: ENOENT
+ * SIGRTMIN..SIGRTMAX; ENOSPC too many processes opted in, or the
+ * caller's user holds its share already (as many as remain free);
+ * EOPNOTSUPP a 32-bit caller.  COOP_ON again changes the signal.  COOP_OFF: ENOENT
  * when not opted in.
  */
 struct ustack_coop {

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cooperative unwinding's processes: COOP_ON and COOP_OFF of /dev/sframe
+ * and the lookup of the current process, for coop.c.
+ *
+ * Processes are keyed by their mm (held with mmgrab(), so the pointer is
+ * never reused while listed): fork() does not inherit the opt-in, exec
+ * leaves it behind with the old mm; entries of dead mms are reclaimed
+ * when the table is full, cleared before their mm is dropped.  Each
+ * opt-in gets a generation that is never reused, part of the key of its
+ * threads' entries (coop_threads.c).  The table is shared by every
+ * user: a user may take a free slot only while it holds fewer than remain
+ * free, so one user gets at most half of what the others leave.
+ */
+#include <linux/cred.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include "arch.h"
+#include "coop.h"
+#include "coop_table.h"
+
+#define COOP_PROCS		256
+
+struct coop_proc {
+	struct mm_struct *mm;	/* mmgrab()bed; NULL when free */
+	kuid_t uid;		/* of the opener */
+	u64 gen;		/* of this opt-in, never reused */
+	int sig;
+};
+
+/* IRQs off: stay_end() looks the process up in the user-return notifier. */
+static DEFINE_RAW_SPINLOCK(procs_lock);
+static struct coop_proc procs[COOP_PROCS];
+static atomic_t nr_procs = ATOMIC_INIT(0);
+static u64 procs_gen;
+
+/*
+ * The current process's signal (0: not opted in) and the key of the
+ * current thread's entry.
+ */
+int coop_current_key(struct coop_key *key)
+{
+	const struct mm_struct *mm = current->mm;
+	unsigned long flags;
+	int i, sig = 0;
+
+	if (!mm || !atomic_read(&nr_procs))
+		return 0;
+	raw_spin_lock_irqsave(&procs_lock, flags);
+	for (i = 0; i < COOP_PROCS; i++)
+		if (procs[i].mm == mm) {
+			sig = procs[i].sig;
+			key->gen = procs[i].gen;
+			break;
+		}
+	raw_spin_unlock_irqrestore(&procs_lock, flags);
+	key->task = current;
+	key->start = current->start_time;
+	return sig;
+}
+
+/* ---- /dev/sframe: opt in, opt out --------------------------------------- */
+
+/*
+ * Under procs_lock: the slot of @mm, else a free one within @uid's share
+ * (-ENOSPC: none).  Entries of dead processes (no mm users left) are
+ * cleared on the way; their mms go to @dead, dropped by the caller once
+ * the lock is released and no lookup can see them.
+ */
+static int proc_slot_locked(const struct mm_struct *mm, kuid_t uid,
+			    struct mm_struct **dead)
+{
+	unsigned int held = 0, nr_free = 0;
+	int i, free = -1;
+
+	lockdep_assert_held(&procs_lock);
+	for (i = 0; i < COOP_PROCS; i++) {
+		dead[i] = NULL;
+		if (procs[i].mm == mm)
+			return i;
+		if (procs[i].mm && !atomic_read(&procs[i].mm->mm_users)) {
+			dead[i] = procs[i].mm;
+			procs[i].mm = NULL;
+			atomic_dec(&nr_procs);
+		}
+		if (!procs[i].mm) {
+			nr_free++;
+			if (free < 0)
+				free = i;
+		} else if (uid_eq(procs[i].uid, uid)) {
+			held++;
+		}
+	}
+	if (free >= 0 && held >= nr_free) {
+		atomic_long_inc(&ustack_coop_stats.share_refused);
+		return -ENOSPC;
+	}
+	return free < 0 ? -ENOSPC : free;
+}
+
+/**
+ * ustack_coop_on() - opt the current process in to cooperative unwinding
+ * @sig: the real-time signal its handler answers requests on
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP (not a native process) or -ENOSPC (no
+ * slot within the user's share).
+ */
+int ustack_coop_on(int sig)
+{
+	struct mm_struct *mm = current->mm;
+	struct mm_struct **dead;
+	unsigned long flags;
+	int i, slot;
+
+	if (sig < SIGRTMIN || sig > SIGRTMAX)
+		return -EINVAL;
+	if (!ustack_arch_user_native(task_pt_regs(current)))
+		return -EOPNOTSUPP;
+	dead = kcalloc(COOP_PROCS, sizeof(*dead), GFP_KERNEL);
+	if (!dead)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&procs_lock, flags);
+	slot = proc_slot_locked(mm, current_uid(), dead);
+	if (slot >= 0 && procs[slot].mm == mm) {
+		procs[slot].sig = sig;
+	} else if (slot >= 0) {
+		mmgrab(mm);
+		procs[slot].mm = mm;
+		procs[slot].uid = current_uid();
+		procs[slot].gen = ++procs_gen;
+		procs[slot].sig = sig;
+		atomic_inc(&nr_procs);
+	}
+	raw_spin_unlock_irqrestore(&procs_lock, flags);
+	for (i = 0; i < COOP_PROCS; i++)
+		if (dead[i])
+			mmdrop(dead[i]);
+	kfree(dead);
+	return slot < 0 ? slot : 0;
+}
+
+/**
+ * ustack_coop_off() - opt the current process out
+ *
+ * Return: 0, or -ENOENT when it was not opted in.
+ */
+int ustack_coop_off(void)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&procs_lock, flags);
+	for (i = 0; i < COOP_PROCS; i++)
+		if (procs[i].mm == mm)
+			break;
+	if (i == COOP_PROCS) {
+		raw_spin_unlock_irqrestore(&procs_lock, flags);
+		return -ENOENT;
+	}
+	procs[i].mm = NULL;
+	atomic_dec(&nr_procs);
+	raw_spin_unlock_irqrestore(&procs_lock, flags);
+	mmdrop(mm);
+	return 0;
+}
+
+int ustack_coop_procs(void)
+{
+	return atomic_read(&nr_procs);
+}
+
+/* Module exit: no walk looks any more. */
+void coop_procs_exit(void)
+{
+	int i;
+
+	for (i = 0; i < COOP_PROCS; i++)
+		if (procs[i].mm)
+			mmdrop(procs[i].mm);
+}

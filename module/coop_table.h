@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tables of cooperative unwinding, for its protocol (coop.c): the
+ * opted-in processes (coop_procs.c) and the threads' requests
+ * (coop_threads.c).  Both are shared by every user and give each user a
+ * share of them.
+ */
+#ifndef USTACK_COOP_TABLE_H
+#define USTACK_COOP_TABLE_H
+
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+
+enum { COOP_FREE, COOP_OWED, COOP_ASKED };
+
+/* Who a thread entry is for: nothing in it is ever reused. */
+struct coop_key {
+	const struct task_struct *task;	/* compared only */
+	u64 start;			/* the task's start_time */
+	u64 gen;			/* the process's opt-in */
+};
+
+struct coop_thread {
+	struct hlist_node hnode;	/* hash, free list, or unhashed */
+	struct coop_key key;		/* key.task NULL: free */
+	kuid_t uid;
+	u8 state;
+	bool work_queued;		/* the work owns the entry */
+	bool released;			/* freed while its work was queued */
+	int sig;
+	u64 cookie;
+	unsigned long deadline;		/* jiffies, COOP_OWED and COOP_ASKED */
+	struct callback_head work;
+};
+
+/* IRQs off: stay_end() runs in the user-return notifier. */
+extern raw_spinlock_t coop_threads_lock;
+
+int coop_current_key(struct coop_key *key);
+struct coop_thread *coop_thread_lookup(const struct coop_key *key);
+struct coop_thread *coop_thread_new_locked(const struct coop_key *key);
+void coop_thread_free_locked(struct coop_thread *e);
+bool coop_expired(const struct coop_thread *e);
+bool coop_thread_work_done_locked(struct coop_thread *e, bool exiting);
+void coop_threads_init(void);
+void coop_procs_exit(void);
+
+#endif /* USTACK_COOP_TABLE_H */
