@@ -135,12 +135,17 @@ static struct ftrace_ops ku_ops = {
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
-/*
- * unwind_user()'s ftrace location: a disabled kprobe resolves the name
- * (kallsyms_lookup_name() is not exported) and, on x86 with IBT, skips
- * the ENDBR to where the __fentry__ call is.
+/**
+ * ustack_kernel_unwinder_ip() - where unwind_user()'s ftrace location is
+ * @ip: set to it
+ *
+ * A disabled kprobe resolves the name (kallsyms_lookup_name() is not
+ * exported) and, on x86 with IBT, skips the ENDBR to where the
+ * __fentry__ call is.  ku_test.c's hook redirects it too.
+ *
+ * Return: 0, or the kprobe's error (no such function, not probeable).
  */
-static int ku_resolve(unsigned long *ip)
+int ustack_kernel_unwinder_ip(unsigned long *ip)
 {
 	struct kprobe kp = {
 		.symbol_name = KU_FUNC,
@@ -160,7 +165,7 @@ static int ku_start(void)
 	unsigned long ip;
 	int err;
 
-	err = ku_resolve(&ip);
+	err = ustack_kernel_unwinder_ip(&ip);
 	if (err) {
 		pr_warn_ratelimited("kernel_unwinder: cannot find %s() (%d)\n", KU_FUNC, err);
 		return -EOPNOTSUPP;

@@ -169,6 +169,7 @@ MODULE_PARM_DESC(kernel_unwinder, "Walk user stacks for the kernel's own deferre
 
 static int __init ustack_init(void)
 {
+	struct dentry *dir;
 	int ret;
 
 	ustack_ring_init();
@@ -198,7 +199,9 @@ static int __init ustack_init(void)
 	ret = ustack_kernel_unwinder_init();
 	if (ret)
 		goto err_dev;
-	ustack_nmi_test_init(ustack_stats_init());
+	dir = ustack_stats_init();
+	ustack_nmi_test_init(dir);
+	ustack_ku_test_init(dir);
 	ustack_trace_consumer_init();
 	pr_info("version %s loaded\n", USTACK_VERSION);
 	return 0;
@@ -237,6 +240,7 @@ static void __exit ustack_exit(void)
 	ustack_sync_tasks();
 	ustack_stats_exit();
 	ustack_nmi_test_exit();
+	ustack_ku_test_exit();
 	ustack_dev_exit();
 	ustack_sframe_dev_exit();
 	ustack_trace_consumer_exit();
