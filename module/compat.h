@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every difference between the kernels ustack supports (Debian 12's 6.1 and
- * 6.12, generic and PREEMPT_RT) lives here, behind one name each.
+ * 6.12, generic and PREEMPT_RT; trixie's 6.12; sid's 7.2) lives here,
+ * behind one name each.
  *
  * A feature is decided by what the target's headers provide (the
  * USTACK_HAVE_* answers of probes.c, compiled by Kbuild into
@@ -118,6 +119,29 @@ struct ustack_pagetable_move_control {
 };
 #else
 #define USTACK_REG_FOLLOW_UNMAP		0
+#endif
+
+/*
+ * The kernel's own deferred user unwinder (6.17, CONFIG_UNWIND_USER):
+ * kernel/unwind/deferred.c's unwind_user_faultable() walks with
+ * unwind_user(trace, max_entries) (kernel/unwind/user.c), whose one
+ * caller it is, in task context: the task_work at the return to user
+ * space, or do_exit() before exit_mm().  kernel_unwinder.c redirects
+ * unwind_user() with an IPMODIFY ftrace_ops, which needs the trampoline
+ * that saves the registers.  The call crosses files: only LTO could inline
+ * it (sid's 7.2 has one call to unwind_user() in its text, from
+ * unwind_user_faultable(), and a traceable entry).  Where the redirect
+ * cannot work, USTACK_KU_MISSING says why.
+ */
+#if !defined(USTACK_HAVE_UNWIND_USER)
+#define USTACK_KU_MISSING	"no deferred user unwinder (CONFIG_UNWIND_USER, 6.17)"
+#elif !defined(CONFIG_DYNAMIC_FTRACE_WITH_REGS)
+#define USTACK_KU_MISSING	"no register-saving ftrace (DYNAMIC_FTRACE_WITH_REGS)"
+#elif defined(CONFIG_LTO_CLANG)
+#define USTACK_KU_MISSING	"an LTO kernel may have inlined unwind_user()"
+#else
+#define USTACK_KERNEL_UNWINDER	1
+#include <linux/unwind_user.h>
 #endif
 
 #include <linux/rcupdate.h>

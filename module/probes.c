@@ -85,3 +85,27 @@ int ustack_probe(void *arg)
 	return timer_delete_sync(arg);
 }
 #endif
+
+#ifdef USTACK_PROBE_UNWIND_USER
+/*
+ * unwind_user(trace, max_entries): the kernel's own user walk (6.17,
+ * CONFIG_UNWIND_USER), which its deferred unwinder calls at the return to
+ * user space and kernel_unwinder.c redirects: its prototype and the
+ * struct unwind_stacktrace it fills, as the redirect's target has them.
+ */
+#include <linux/unwind_user.h>
+#ifndef CONFIG_UNWIND_USER
+#error "no deferred user unwinder in this kernel"
+#endif
+typedef int (unwind_user_t)(struct unwind_stacktrace *, unsigned int);
+static_assert(__builtin_types_compatible_p(typeof(unwind_user), unwind_user_t));
+static_assert(__builtin_types_compatible_p(typeof(((struct unwind_stacktrace *)0)->nr),
+					   unsigned int));
+static_assert(__builtin_types_compatible_p(typeof(((struct unwind_stacktrace *)0)->entries),
+					   unsigned long *));
+
+int ustack_probe(void *arg)
+{
+	return arg == unwind_user;
+}
+#endif

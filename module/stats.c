@@ -4,6 +4,7 @@
 #include <linux/seq_file.h>
 #include "coop.h"
 #include "deferred.h"
+#include "kernel_unwinder.h"
 #include "registry.h"
 #include "render.h"
 #include "ring.h"
@@ -64,6 +65,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "registry_bytes %ld\n", ustack_registry_memory());
 	ustack_walk_show(m);
 	ustack_discovery_show(m);
+	ustack_kernel_unwinder_show(m);
 	ustack_store_show(m);
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);

@@ -11,7 +11,8 @@
  *   sources   sampling, system calls, off-CPU, self, any tracepoint or
  *             kprobe (sources.c, source_*.c), and the user records and
  *             interpreter frames they are answered with (user_record.c,
- *             coop.c)
+ *             coop.c); the kernel's own deferred unwinder, whose walk
+ *             ustack's can be (kernel_unwinder.c)
  *   engine    cookies, task_work, the stay (deferred.c, task_pool.c)
  *   walk      the user walk (user_walk.c), registry*.c, discovery.c,
  *             store*.c
@@ -29,6 +30,7 @@
 #include <linux/moduleparam.h>
 #include "coop.h"
 #include "deferred.h"
+#include "kernel_unwinder.h"
 #include "ustack_limits.h"
 #include "nmi_test.h"
 #include "registry.h"
@@ -141,8 +143,32 @@ MODULE_PARM_DESC(buffer_kb, "Record buffer size in KiB (applies at the next firs
 module_param_named(coop_timeout_ms, ustack_coop_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(coop_timeout_ms, "A cooperative unwinding request expires after this many ms (100)");
 
+static int set_kernel_unwinder(const char *val, const struct kernel_param *kp)
+{
+	unsigned int on;
+	int ret = kstrtouint(val, 10, &on);
+
+	if (ret || on > 1)
+		return -EINVAL;
+	return ustack_kernel_unwinder_set(on);
+}
+
+static int get_kernel_unwinder(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", ustack_kernel_unwinder_get());
+}
+
+static const struct kernel_param_ops kernel_unwinder_ops = {
+	.set = set_kernel_unwinder,
+	.get = get_kernel_unwinder,
+};
+
+module_param_cb(kernel_unwinder, &kernel_unwinder_ops, NULL, 0644);
+MODULE_PARM_DESC(kernel_unwinder, "Walk user stacks for the kernel's own deferred unwinder, so perf's deferred callchains get ustack's (0/1)");
+
 static int __init ustack_init(void)
 {
+	struct dentry *dir;
 	int ret;
 
 	ustack_ring_init();
@@ -169,11 +195,18 @@ static int __init ustack_init(void)
 	ret = ustack_dev_init();
 	if (ret)
 		goto err_sframe_dev;
-	ustack_nmi_test_init(ustack_stats_init());
+	ret = ustack_kernel_unwinder_init();
+	if (ret)
+		goto err_dev;
+	dir = ustack_stats_init();
+	ustack_nmi_test_init(dir);
+	ustack_ku_test_init(dir);
 	ustack_trace_consumer_init();
 	pr_info("version %s loaded\n", USTACK_VERSION);
 	return 0;
 
+err_dev:
+	ustack_dev_exit();
 err_sframe_dev:
 	ustack_sframe_dev_exit();
 err_sources:
@@ -197,12 +230,16 @@ err_ring:
 
 static void __exit ustack_exit(void)
 {
-	/* Our last task_works have put their module references; let them
-	 * return out of our text before it goes.
+	/* No walk of ours for the kernel's unwinder runs from here on. */
+	ustack_kernel_unwinder_exit();
+	/* Our last task_works have put their module references, the last
+	 * walks for the kernel's unwinder have ended: let them return out of
+	 * our text before it goes.
 	 */
 	ustack_sync_tasks();
 	ustack_stats_exit();
 	ustack_nmi_test_exit();
+	ustack_ku_test_exit();
 	ustack_dev_exit();
 	ustack_sframe_dev_exit();
 	ustack_trace_consumer_exit();

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# buildroot.sh SUITE [CMD...]: a Debian SUITE build root for kernel modules,
-# for the kernels of a suite whose headers need that suite's compiler and
-# kbuild (trixie's gcc-14, sid's gcc-16) on this Debian 12 host, where they
-# are never installed.
+# buildroot.sh [--perf] SUITE [CMD...]: a Debian SUITE build root for kernel
+# modules, for the kernels of a suite whose headers need that suite's
+# compiler and kbuild (trixie's gcc-14, sid's gcc-16) on this Debian 12
+# host, where they are never installed.
+# With --perf, a root of SUITE's linux-perf instead (its perf and the
+# libraries it runs with; vm-test.sh stages them into a guest that runs
+# that suite's kernel), under USTACK_CACHE/buildroot/SUITE-perf.
 #
 # The root is made once with mmdebstrap (Debian's packages only, from the
 # mirror this machine's apt uses, through scripts/apt-suite.sh) under
@@ -19,22 +22,33 @@
 # CMD, prints the root's path.  Everything else goes to stderr.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-suite=${1:?usage: buildroot.sh SUITE [CMD...]}
+kind=modules
+[ "${1:-}" = --perf ] && kind=perf && shift
+suite=${1:?usage: buildroot.sh [--perf] SUITE [CMD...]}
 shift
 cache=${USTACK_CACHE:-/var/cache/ustack}
 cache=$(realpath -m "$cache")
-root=$cache/buildroot/$suite
+name=$suite
+[ $kind = perf ] && name=$suite-perf
+root=$cache/buildroot/$name
 
 log() { echo "buildroot: $*" >&2; }
 
 mkdir -p "$cache/buildroot"
-exec 8>"$cache/buildroot/.$suite.lock"
+exec 8>"$cache/buildroot/.$name.lock"
 flock 8
 
 conf=$("$here/apt-suite.sh" "$suite")
-# What the root needs: read from the suite's current headers package.
+# What the root needs: read from the suite's current headers package (or
+# its current linux-perf, whose dependencies mmdebstrap brings).
 wanted() {
 	local h
+	if [ $kind = perf ]; then
+		h=$(APT_CONFIG=$conf apt-cache policy linux-perf 2>/dev/null |
+			sed -n 's/^ *Candidate: \([0-9].*\)$/\1/p')
+		[ -n "$h" ] && echo "linux-perf=$h"
+		return
+	fi
 	h=$(APT_CONFIG=$conf apt-cache depends linux-headers-amd64 2>/dev/null |
 		sed -n 's/^ *Depends: \(linux-headers-[0-9][^ ]*\)$/\1/p' | head -n1)
 	[ -n "$h" ] || return 1
@@ -50,7 +64,7 @@ fi
 if [ ! -f "$root/.done" ] || [ "$(cat "$root/.wanted" 2>/dev/null)" != "$want" ]; then
 	command -v mmdebstrap >/dev/null ||
 		{ log "mmdebstrap is missing (scripts/deps.sh check)"; exit 1; }
-	log "making the $suite build root in $root: $want"
+	log "making the $name build root in $root: $want"
 	rm -rf "$root.new"
 	aptd=$(dirname "$conf")
 	if ! mmdebstrap --mode=root --variant=essential --quiet \
@@ -58,8 +72,8 @@ if [ ! -f "$root/.done" ] || [ "$(cat "$root/.wanted" 2>/dev/null)" != "$want" ]
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		--aptopt='Acquire::Languages "none"' \
 		--dpkgopt='path-exclude=/usr/share/{doc,man,locale,info}/*' \
-		"$suite" "$root.new" "$aptd/etc/sources.list" >"$cache/buildroot/$suite.log" 2>&1; then
-		log "mmdebstrap failed: $(tail -n 3 "$cache/buildroot/$suite.log" | tr '\n' ' ')"
+		"$suite" "$root.new" "$aptd/etc/sources.list" >"$cache/buildroot/$name.log" 2>&1; then
+		log "mmdebstrap failed: $(tail -n 3 "$cache/buildroot/$name.log" | tr '\n' ' ')"
 		rm -rf "$root.new"
 		exit 1
 	fi

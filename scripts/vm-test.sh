@@ -181,13 +181,46 @@ for t in "${tests[@]}"; do
 done
 
 # Debian's perf, for the benchmarks that compare with it, and for a test
-# that asks with a line "# perf: yes".
+# that asks with a line "# perf: yes".  "# perf: SUITE" asks, on the
+# kernel of that suite (sid's), for the suite's own perf, which knows that
+# kernel's records (deferred callchains): perf-SUITE in the guest runs it
+# with its own loader and libraries, from the suite's perf root
+# (buildroot.sh --perf).  On other kernels the test finds no perf-SUITE.
+perf_suites=()
 for t in "${tests[@]}"; do
-	grep -qs '^# perf: yes' "$top/tests/vm/$t.sh" && USTACK_VM_PERF=1
+	p=$(sed -n 's/^# perf: //p' "$top/tests/vm/$t.sh" | head -n1)
+	case $p in
+	"") ;;
+	yes) USTACK_VM_PERF=1 ;;
+	"${BUILDROOT:-}") perf_suites+=("$p") ;;
+	esac
 done
 if [ "${USTACK_VM_PERF:-0}" = 1 ] && [ -x /usr/bin/perf ]; then
 	cp /usr/bin/perf "$stage/usr/bin/"
 fi
+for p in $(printf '%s\n' "${perf_suites[@]}" | sort -u); do
+	d=$stage/opt/perf-$p
+	# its shared libraries by the names it asks for, the links resolved
+	# in its root
+	if ! proot=$("$top/scripts/buildroot.sh" --perf "$p") ||
+	   ! libs=$("$top/scripts/buildroot.sh" --perf "$p" ldd /usr/bin/perf |
+		awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}') ||
+	   ! files=$("$top/scripts/buildroot.sh" --perf "$p" readlink -f $libs); then
+		echo "FAIL: vm/$name/perf-$p: no perf of $p"
+		exit 0
+	fi
+	mkdir -p "$d/lib"
+	cp "$proot/usr/bin/perf" "$d/perf"
+	paste <(echo "$libs") <(echo "$files") | while read -r l f; do
+		cp "$proot$f" "$d/lib/${l##*/}"
+	done
+	cat >"$stage/usr/bin/perf-$p" <<-EOF
+	#!/bin/sh
+	# $p's perf, with its own libraries (vm-test.sh)
+	exec /opt/perf-$p/lib/ld-linux-x86-64.so.2 --library-path /opt/perf-$p/lib /opt/perf-$p/perf "\$@"
+	EOF
+	chmod 0755 "$stage/usr/bin/perf-$p"
+done
 
 # Debian's trace-cmd and bpftrace, for a test that asks with a line
 # "# trace-cmd: yes" or "# bpftrace: yes"; initramfs.sh brings their

@@ -27,7 +27,8 @@ if [ -n "$modroot" ] && [ -d "$modroot/lib/modules/$krel" ]; then
 	cp "$modroot/lib/modules/$krel"/modules.order "$root/lib/modules/$krel/" 2>/dev/null || true
 fi
 
-# Shared libraries of every dynamic ELF in the tree, from this machine.
+# Shared libraries of every dynamic ELF in the tree, from this machine (but
+# for another suite's perf, which brings its own: vm-test.sh).
 copy_lib() {
 	local lib=$1
 	[ -e "$root$lib" ] && return 0
@@ -38,7 +39,8 @@ while IFS= read -r f; do
 	file -b "$f" | grep -q 'dynamically linked' || continue
 	ldd "$f" 2>/dev/null | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}' |
 		while IFS= read -r lib; do copy_lib "$lib"; done
-done < <(find "$root" -type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.ko')
+done < <(find "$root" -path "$root/opt/perf-*" -prune -o \
+	-type f \( -perm -u+x -o -name '*.so*' \) ! -name '*.ko' -print)
 copy_lib /lib64/ld-linux-x86-64.so.2
 # /lib is a symlink to usr/lib on Debian 12: keep the same layout.
 if [ -d "$root/lib/x86_64-linux-gnu" ] && [ ! -L "$root/lib/x86_64-linux-gnu" ]; then

@@ -30,6 +30,15 @@ int main(int argc, char **argv)
 	/* "wait": stay mapped for a test that reads /proc/PID/maps */
 	if (argc == 2 && !strcmp(argv[1], "wait"))
 		pause();
+	/* "spin N": N calls, for a test that records it with perf */
+	if (argc == 3 && !strcmp(argv[1], "spin")) {
+		long n = atol(argv[2]), sum = 0;
+
+		for (long i = 0; i < n; i++)
+			sum += outer(i);
+		printf("%ld\n", sum);
+		return 0;
+	}
 	printf("%d\n", outer(argc));
 	return 0;
 }

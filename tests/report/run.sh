@@ -1497,6 +1497,83 @@ trace_live_maps() {
 }
 run_test trace-live-maps trace_live_maps
 
+# ---- perf script: perf's own samples and callchains ------------------------
+# perf-script.txt holds every header and frame form by hand: its folded
+# stacks, summary, pprof and speedscope profiles.
+PS=$D/perf-script.txt
+cat >"$T/ps.expected" <<'EOF'
+cxx;_start;__libc_start_main;main;(anonymous namespace)::fill;std::vector<int, std::allocator<int> >::push_back 1
+kworker/0:1;[no user stack];worker_thread 1
+my_worker_2;clone3;start_thread;lib_func;lib_inner;task_work_run;ustack_walk_user 1
+prog;[incomplete: unknown];[unknown];leaf 1
+prog;[incomplete: unknown];leaf 1
+prog;_start;__libc_start_main;[libc.so.6];main;middle;leaf;asm_sysvec_apic_timer_interrupt 1
+EOF
+perf_script_forms() {
+	local l
+	$R --folded "$PS" >"$T/ps.out" || return 1
+	diff -u "$T/ps.expected" "$T/ps.out" || return 1
+	$R --summary "$PS" >"$T/ps.sum" || return 1
+	for l in 'samples: 6' 'skipped records: 1' 'format: perf script' \
+		 'complete user stacks: 3 (50.00%)'; do
+		grep -qxF "$l" "$T/ps.sum" || { echo "summary lacks '$l'"; return 1; }
+	done
+	! grep -q 'names unknown' "$T/ps.sum" || { echo "perf's names flagged"; return 1; }
+	# pid/tid, [cpu] and time of the header; the object's offset (dsoff)
+	$R -v "$PS" >"$T/ps.v" || return 1
+	grep -qx 'my worker 2 100/101 \[002\] 10.000200: 1 .*cpu-clock:' "$T/ps.v" ||
+		{ echo "header: $(grep '^my' "$T/ps.v")"; return 1; }
+	grep -qP '^\t +5555000020f0 main\+0x0 \(/opt/t/cxx\) .*offset=0x20f0$' "$T/ps.v" ||
+		{ echo "dsoff"; return 1; }
+	grep -qP '^\t +5555000020f0 \(anonymous namespace\)::fill\(int\)\+0x0 \(/opt/t/cxx\) ' \
+		"$T/ps.v" || { echo "inlined frame's object"; return 1; }
+	# pprof: the same stacks, per event (prog's: pprof keeps C++ names
+	# whole, pprof_fold.py cuts a comm at its first blank)
+	$R --pprof "$PS" >"$T/ps.pb.gz" && pprof_dump "$T/ps.pb.gz" >"$T/ps.pd" || return 1
+	python3 $D/pprof_fold.py <"$T/ps.pd" | grep ' prog;' >"$T/ps.pf" || return 1
+	diff -u <(folded_by_event "$PS" | grep ' prog;') "$T/ps.pf"
+}
+run_test perf-script-forms perf_script_forms
+
+# speedscope's schema validates the profile of perf script's text, which
+# holds --folded --event's stacks (prog's, as for pprof).
+perf_script_speedscope() {
+	speedscope_schema_fetch || return 1
+	$R --speedscope "$PS" >"$T/ps.json" || return 1
+	/usr/bin/python3 $D/speedscope_check.py "$SS_SCHEMA" "$T/ps.json" >"$T/ps.ss" || return 1
+	diff -u <(folded_by_event "$PS" | grep ' prog;') <(grep ' prog;' "$T/ps.ss")
+}
+run_test perf-script-speedscope perf_script_speedscope
+
+# A real recording: perf record --call-graph dwarf of prog (no frame
+# pointers); perf script's text folds as FlameGraph's stackcollapse-perf.pl
+# rules fold it (but for our marks of walks that did not reach _start), and
+# nearly every sample of prog in outer() reaches main and _start.
+perf_script_real() {
+	LD_LIBRARY_PATH=$T perf record -q -o "$T/pr.data" -F 999 --call-graph dwarf,16384 \
+		"$T/prog" spin 40000000 >/dev/null 2>"$T/pr.err" ||
+		{ echo "perf record: $(tail -n 2 "$T/pr.err")"; return 1; }
+	perf script -i "$T/pr.data" >"$T/pr.txt" 2>"$T/pr.err" || { cat "$T/pr.err"; return 1; }
+	$R --folded "$T/pr.txt" >"$T/pr.f" || return 1
+	sed -E 's/;\[(incomplete: [^]]*|no user stack)\]//' "$T/pr.f" | sort >"$T/pr.fu"
+	python3 $D/collapse.py <"$T/pr.txt" 2>"$T/pr.cerr" | sort >"$T/pr.c" || return 1
+	[ -s "$T/pr.cerr" ] && { head -n 2 "$T/pr.cerr"; return 1; }
+	diff -u "$T/pr.c" "$T/pr.fu" || return 1
+	# the samples in outer() and below, whose stacks perf walked from there
+	awk '$1 ~ /^prog;.*(outer|middle|leaf|lib_func|lib_inner)(;|$)/ { t += $NF }
+		$1 ~ /^prog;_start;.*;main;outer(;|$)/ { n += $NF }
+		END { print n " of " t " samples in outer() reach main and _start"
+		      exit !(t >= 100 && n * 100 >= t * 95) }' "$T/pr.f"
+}
+# perf may not be allowed to record here (a container, perf_event_paranoid)
+if ! want perf-script-real; then
+	:
+elif perf record -q -o "$T/probe.data" -- true >/dev/null 2>&1; then
+	run_test perf-script-real perf_script_real
+else
+	skip perf-script-real "perf cannot record here"
+fi
+
 # JIT code named from perf maps
 . $D/perfmap.sh
 

@@ -293,7 +293,7 @@ static void print_totals(FILE *f, const struct summary *m,
 	if (r->skipped)
 		fprintf(f, "skipped records: %" PRIu64 "\n", r->skipped);
 	fprintf(f, "format: %s\n", r->binary ? "binary" :
-		r->trace ? "trace events" : "text");
+		r->trace ? "trace events" : r->perf ? "perf script" : "text");
 }
 
 /* The objects: frames, symbolization rate, build-id, found or not. */
@@ -319,9 +319,12 @@ static void print_tables(FILE *f, struct summary *m, const struct recs *r)
 {
 	int unknown = 0;
 
-	print_unknown(f, "event", NAME_EVENT, &m->events, &unknown);
-	print_unknown(f, "end", NAME_END, &m->uends, &unknown);
-	print_unknown(f, "method", NAME_METHOD, &m->methods, &unknown);
+	/* perf's events are its own; it says neither ends nor methods */
+	if (!r->perf) {
+		print_unknown(f, "event", NAME_EVENT, &m->events, &unknown);
+		print_unknown(f, "end", NAME_END, &m->uends, &unknown);
+		print_unknown(f, "method", NAME_METHOD, &m->methods, &unknown);
+	}
 	if (unknown)
 		fprintf(f, "\n");
 	print_counts(f, "events", &m->events, r->ns, (size_t)-1, 1);

@@ -20,7 +20,8 @@
 
 #define MAX_FRAMES 4096		/* per record; more is dropped */
 
-static struct sample *new_sample(struct recs *r)
+/* The next record of the stream, zeroed (parse_perf.c's too). */
+struct sample *recs_new_sample(struct recs *r)
 {
 	if (r->ns == r->cap_s) {
 		r->cap_s = r->cap_s ? r->cap_s * 2 : 1024;
@@ -31,7 +32,7 @@ static struct sample *new_sample(struct recs *r)
 	return &r->s[r->ns++];
 }
 
-static struct user *new_user(struct recs *r)
+struct user *recs_new_user(struct recs *r)
 {
 	if (r->nu == r->cap_u) {
 		r->cap_u = r->cap_u ? r->cap_u * 2 : 1024;
@@ -122,7 +123,7 @@ static uint64_t num(const char *v, int base)
 
 static void text_sample(struct recs *r, char *p)
 {
-	struct sample *s = new_sample(r);
+	struct sample *s = recs_new_sample(r);
 	char *w;
 
 	s->event = internz("unknown");
@@ -158,7 +159,7 @@ static void text_sample(struct recs *r, char *p)
 
 static void text_user(struct recs *r, char *p)
 {
-	struct user *u = new_user(r);
+	struct user *u = recs_new_user(r);
 	char *w;
 
 	u->end = internz("unknown");
@@ -307,7 +308,7 @@ static int bin_sample(struct recs *r, const char *p, size_t size)
 	memcpy(&rs, p, sizeof(rs));
 	if ((size - sizeof(rs)) / 8 < rs.nr_kernel || rs.nr_kernel > MAX_FRAMES)
 		return -1;
-	s = new_sample(r);
+	s = recs_new_sample(r);
 	s->cookie = rs.cookie;
 	s->time = rs.time_ns;
 	s->pid = rs.pid;
@@ -347,7 +348,7 @@ static int bin_user(struct recs *r, const char *p, size_t size)
 	    ru.nr_frames > MAX_FRAMES)
 		return -1;
 	strtab = p + need;
-	u = new_user(r);
+	u = recs_new_user(r);
 	u->cookie = ru.cookie;
 	u->pid = ru.pid;
 	u->tid = ru.tid;
@@ -488,7 +489,7 @@ static int is_trace_text(char *buf, size_t len)
 }
 
 /* "secs.frac" to ns; 0 when it is not such a number. */
-static uint64_t trace_time(const char *t)
+uint64_t parse_secs(const char *t)
 {
 	uint64_t sec = 0, frac = 0;
 	int digits = 0;
@@ -531,8 +532,8 @@ static void trace_prefix(char *pre, struct sample *s)
 	while ((w = next_word(&p))) {
 		size_t n = strlen(w);
 
-		if (n > 1 && w[n - 1] == ':' && trace_time(w))
-			s->time = trace_time(w);
+		if (n > 1 && w[n - 1] == ':' && parse_secs(w))
+			s->time = parse_secs(w);
 	}
 	*br = '\0';
 	c = skip_ws(pre);
@@ -779,11 +780,11 @@ static void trace_line(struct recs *r, char *line, char *ev, int kind)
 	if (ev - line >= 7 && !strncmp(ev - 7, "ustack:", 7))
 		pre_end = ev - 7;
 	if (kind == TRACE_EV_SAMPLE) {
-		s = new_sample(r);
+		s = recs_new_sample(r);
 		s->event = internz("unknown");
 		s->comm = internz("[unknown]");
 	} else {
-		u = new_user(r);
+		u = recs_new_user(r);
 		u->end = internz("unknown");
 	}
 	trace_fields(&ta, s, u, strchr(ev, ':') + 1);
@@ -843,6 +844,9 @@ void parse_buffer(struct recs *r, char *buf, size_t len)
 	} else if (is_trace_text(buf, len)) {
 		r->trace = 1;
 		parse_trace(r, buf, len);
+	} else if (perf_script_is(buf, len)) {
+		r->perf = 1;
+		perf_script_parse(r, buf, len);
 	} else {
 		parse_text(r, buf, len);
 	}

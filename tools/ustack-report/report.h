@@ -107,10 +107,18 @@ struct recs {
 	uint64_t seq;
 	int binary;
 	int trace;		/* the trace events' text (perf script, ...) */
+	int perf;		/* perf script's own samples (callchains) */
 };
 
 /* parse.c: text or binary (detected from the first bytes) */
 void parse_buffer(struct recs *r, char *buf, size_t len);
+struct sample *recs_new_sample(struct recs *r);
+struct user *recs_new_user(struct recs *r);
+uint64_t parse_secs(const char *t);	/* "secs.frac" to ns, or 0 */
+
+/* parse_perf.c: perf script's text of perf's own samples (callchains) */
+int perf_script_is(const char *buf, size_t len);
+void perf_script_parse(struct recs *r, char *buf, size_t len);
 
 /* interp.c: `interp` records (parse.c hands them over), joined to users */
 void interp_record(struct recs *r, char *line);	/* after the kind */

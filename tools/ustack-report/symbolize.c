@@ -448,8 +448,11 @@ void symbolize_all(struct recs *r)
 
 		for (j = 0; j < u->nr; j++) {
 			struct uframe *f = &u->f[j];
-			struct obj *ob = obj_get(f->obj);
+			struct obj *ob;
 
+			if (f->res)	/* named by perf already (parse_perf.c) */
+				continue;
+			ob = obj_get(f->obj);
 			if (!ob->parsed)
 				obj_open(ob);
 			/* only the interrupted IP is exact; others return */
@@ -479,7 +482,8 @@ void symbolize_open(struct recs *r)
 		debug_dirfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	for (i = 0; i < r->nu; i++)
 		for (j = 0; j < r->u[i].nr; j++)
-			obj_get(r->u[i].f[j].obj);
+			if (!r->u[i].f[j].res)	/* not named by perf */
+				obj_get(r->u[i].f[j].obj);
 }
 
 size_t symbolize_nobj(void)
