@@ -13,12 +13,24 @@
  *
  * It scribbles only over memory it mapped for that, and over a copy of
  * its own .sframe section it registered: never its own stack or heap.
+ *
+ * Round 2 (issue 25) adds what a user can do to ustackd and the shared
+ * tables: files of its own that it maps, runs code in and then touches,
+ * renames and truncates (each change a new identity for ustackd); ELF
+ * files crafted to cost a parser dearly (extended section numbering, a
+ * gigabyte of empty notes, sparse); cooperative processes killed while
+ * their threads owe answers; and counting perf events on the ustack
+ * tracepoints (ids in USTACK_TP_IDS, "ID,ID") where the paranoia level
+ * lets them open.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,6 +39,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,10 +53,11 @@
 
 enum op { OP_MMAP, OP_MUNMAP, OP_MPROTECT, OP_SCRIBBLE, OP_REGISTER,
 	  OP_UNREGISTER, OP_SELF, OP_COOP, OP_STORE, OP_IOCTL, OP_FORK,
-	  OP_EXEC, OP_THREAD, OP_MAX };
+	  OP_EXEC, OP_THREAD, OP_FILE, OP_ELF, OP_KILL, OP_PERF, OP_MAX };
 static const char *const op_name[OP_MAX] = {
 	"mmap", "munmap", "mprotect", "scribble", "register", "unregister",
 	"self", "coop", "store", "ioctl", "fork", "exec", "thread",
+	"file", "elf", "kill", "perf",
 };
 
 struct region { unsigned long addr, len; int prot; };
@@ -297,6 +312,305 @@ static void op_ioctl(void)
 
 static void burst(int n);
 
+/* ---- files of the user's own (round 2) -------------------------------- */
+
+#define NFILES	6		/* crafted files a process keeps */
+#define CODE_OFF 0x1000UL	/* where a crafted file's code is */
+
+/* ioctl(rdi, rsi, rdx) and return: code with no data, run from a file */
+static const unsigned char leaf_code[] = {
+	0x48, 0xc7, 0xc0, SYS_ioctl, 0, 0, 0,	/* mov $SYS_ioctl, %rax */
+	0x0f, 0x05,				/* syscall */
+	0xc3,					/* ret */
+};
+
+struct ufile { char path[64]; void *map; size_t len; };
+
+static char dir[32];
+static struct ufile ufiles[NFILES];
+static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread sigjmp_buf *fault_jmp;
+
+/* SIGBUS or SIGSEGV in a call into a file truncated under it: undone. */
+static void on_fault(int sig)
+{
+	if (!fault_jmp) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	siglongjmp(*fault_jmp, 1);
+}
+
+/*
+ * SELF_STACK from code in @map: the walk meets a PC in a file of the
+ * user's own, which the store has never seen (a miss for ustackd).
+ */
+static long self_from(void *map)
+{
+	long (*leaf)(long, long, long) = (long (*)(long, long, long))
+		((char *)map + CODE_OFF);
+	static __thread uint64_t ips[64];
+	struct ustack_self s = {
+		.size = sizeof(s), .ips = (uintptr_t)ips, .max_frames = 64,
+	};
+	sigjmp_buf jb;
+	long ret = -1;
+
+	if (!sigsetjmp(jb, 1)) {
+		fault_jmp = &jb;
+		ret = leaf(sf, SFRAME_IOC_SELF_STACK, (long)&s);
+	} else {
+		errno = EFAULT;
+	}
+	fault_jmp = NULL;
+	return ret;
+}
+
+/* A crafted ELF into @fd: kind 0..2 (see op_elf). */
+static void write_elf(int fd, int kind)
+{
+	static unsigned char page[2 * PAGE];
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)page;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(page + sizeof(*eh));
+	Elf64_Shdr sh0 = { 0 };
+	unsigned long big = 1UL << 30;
+
+	memset(page, 0, sizeof(page));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_phnum = 2;
+	ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X,
+			      .p_offset = 0, .p_vaddr = 0,
+			      .p_filesz = 2 * PAGE, .p_memsz = 2 * PAGE,
+			      .p_align = PAGE };
+	/* a gigabyte of notes with empty names and bodies (sparse zeros) */
+	ph[1] = (Elf64_Phdr){ .p_type = PT_NOTE, .p_flags = PF_R,
+			      .p_offset = 2 * PAGE, .p_filesz = big,
+			      .p_align = 4 };
+	if (kind == 0) {
+		/* extended numbering: the count is section 0's size */
+		eh->e_shnum = 0;
+		eh->e_shstrndx = SHN_XINDEX;
+		eh->e_shoff = big - sizeof(sh0);
+		sh0.sh_size = 1000000;
+		sh0.sh_link = 999999;
+	} else if (kind == 1) {
+		eh->e_shnum = 65535;
+		eh->e_shoff = 2 * PAGE;
+	}
+	memcpy(page + CODE_OFF, leaf_code, sizeof(leaf_code));
+	if (pwrite(fd, page, sizeof(page), 0) != sizeof(page))
+		return;
+	if (kind == 0)
+		pwrite(fd, &sh0, sizeof(sh0), eh->e_shoff);
+	if (ftruncate(fd, kind == 2 ? (off_t)pick(2 * PAGE) : (off_t)big))
+		return;
+}
+
+static void ufile_unmap(struct ufile *f)
+{
+	if (f->map)
+		munmap(f->map, f->len);
+	f->map = NULL;
+}
+
+/*
+ * A crafted ELF of the user's own, mapped as code, run (a miss for
+ * ustackd to examine): extended section numbering over a sparse
+ * gigabyte, 65,535 sections, or one cut short; sometimes truncated
+ * while mapped.
+ */
+static void op_elf(void)
+{
+	struct ufile *f = &ufiles[pick(NFILES)];
+	int fd;
+
+	if (!dir[0])
+		return;
+	pthread_mutex_lock(&file_lock);
+	ufile_unmap(f);
+	snprintf(f->path, sizeof(f->path), "%s/elf%lu", dir, pick(1000));
+	fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC, 0755);
+	if (fd >= 0) {
+		write_elf(fd, pick(3));
+		f->len = 2 * PAGE;
+		f->map = mmap(NULL, f->len, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (f->map == MAP_FAILED)
+			f->map = NULL;
+		close(fd);
+	}
+	count(OP_ELF, f->map ? self_from(f->map) : -1);
+	if (f->map && !pick(4))
+		truncate(f->path, pick(2 * PAGE));
+	if (!pick(3))
+		unlink(f->path);
+	pthread_mutex_unlock(&file_lock);
+}
+
+/*
+ * A file of the user's own, mapped and run, then changed under the
+ * mapping: touched (a new ctime: a new identity), renamed, truncated, or
+ * rewritten.
+ */
+static void op_file(void)
+{
+	struct ufile *f = &ufiles[pick(NFILES)];
+	char other[80];
+	int fd;
+
+	if (!dir[0])
+		return;
+	pthread_mutex_lock(&file_lock);
+	if (!f->map) {
+		snprintf(f->path, sizeof(f->path), "%s/prog%lu", dir, pick(1000));
+		fd = open(f->path, O_RDWR | O_CREAT | O_TRUNC, 0755);
+		if (fd >= 0) {
+			write_elf(fd, 1 + pick(1));
+			f->len = 2 * PAGE;
+			f->map = mmap(NULL, f->len, PROT_READ | PROT_EXEC,
+				      MAP_PRIVATE, fd, 0);
+			if (f->map == MAP_FAILED)
+				f->map = NULL;
+			close(fd);
+		}
+	}
+	switch (pick(5)) {
+	case 0:
+		count(OP_FILE, utimensat(AT_FDCWD, f->path, NULL, 0));
+		break;
+	case 1:
+		snprintf(other, sizeof(other), "%s.%lu", f->path, pick(4));
+		count(OP_FILE, rename(f->path, other));
+		rename(other, f->path);
+		break;
+	case 2:
+		count(OP_FILE, truncate(f->path, pick(3 * PAGE)));
+		break;
+	case 3:
+		count(OP_FILE, truncate(f->path, 2 * PAGE));
+		break;
+	default:
+		count(OP_FILE, f->map ? self_from(f->map) : -1);
+		break;
+	}
+	pthread_mutex_unlock(&file_lock);
+}
+
+/* ---- cooperative processes killed mid-request (round 2) --------------- */
+
+static void never_answer(int sig)
+{
+	(void)sig;
+	pause();	/* owes its answer until killed */
+}
+
+static void *owing_thread(void *arg)
+{
+	int *fds = arg;
+	char c;
+
+	rng = (uintptr_t)&c | 1;
+	if (pick(2))
+		read(fds[0], &c, 1);	/* a stay whose system call never ends */
+	for (;;)
+		op_self();
+	return NULL;
+}
+
+/*
+ * A child that opts in to cooperative unwinding with a handler that never
+ * answers, with threads asleep in system calls or walking themselves,
+ * killed (SIGKILL, sometimes SIGTERM) a few milliseconds later.
+ */
+static void op_kill(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct sigaction sa = { .sa_handler = never_answer };
+		struct ustack_coop c = { .size = sizeof(c), .signo = SIGRTMIN + 1 };
+		static int fds[2];
+		pthread_t th;
+
+		depth = 1;
+		rng = rng * 2654435761u + 7;
+		sigaction(SIGRTMIN + 1, &sa, NULL);
+		ioctl(sf, SFRAME_IOC_COOP_ON, &c);
+		if (pipe(fds))
+			_exit(1);
+		for (int i = 0; i < 1 + (int)pick(8); i++)
+			pthread_create(&th, NULL, owing_thread, fds);
+		owing_thread(fds);
+		_exit(0);
+	}
+	if (pid < 0) {
+		count(OP_KILL, -1);
+		return;
+	}
+	usleep(pick(20000));
+	count(OP_KILL, kill(pid, pick(4) ? SIGKILL : SIGTERM));
+	waitpid(pid, NULL, 0);
+}
+
+/* ---- perf events on the ustack tracepoints (round 2) ------------------ */
+
+static long tp_ids[4];
+static int nr_tp_ids;
+
+static void op_perf(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_TRACEPOINT, .size = sizeof(a),
+		.config = nr_tp_ids ? (uint64_t)tp_ids[pick(nr_tp_ids)] : rnd(),
+		.sample_period = pick(2), .disabled = pick(2),
+	};
+	long n, fd;
+
+	if (!nr_tp_ids)
+		return;
+	/* this task, this task and its children, or a whole CPU; only user
+	 * mode is what paranoia level 2 lets a user count */
+	a.inherit = pick(2);
+	a.exclude_kernel = pick(8) != 0;
+	fd = syscall(SYS_perf_event_open, &a, pick(3) ? 0 : -1,
+		     a.inherit ? -1 : (int)pick(2) - 1, -1, 0);
+	count(OP_PERF, fd);
+	if (fd < 0)
+		return;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	burst(1 + pick(20));
+	if (read(fd, &n, sizeof(n)) < 0)
+		n = 0;
+	close(fd);
+}
+
+static void files_setup(void)
+{
+	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
+	const char *ids = getenv("USTACK_TP_IDS");
+
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGSEGV, &sa, NULL);
+	strcpy(dir, "/tmp/hrXXXXXX");
+	if (!mkdtemp(dir))
+		dir[0] = 0;
+	for (nr_tp_ids = 0; ids && *ids && nr_tp_ids < 4; nr_tp_ids++) {
+		tp_ids[nr_tp_ids] = strtol(ids, (char **)&ids, 10);
+		if (*ids == ',')
+			ids++;
+	}
+}
+
 static void op_fork(bool exec)
 {
 	char seed[32];
@@ -338,7 +652,7 @@ static void op_thread(void)
 
 static void one(void)
 {
-	switch (pick(20)) {
+	switch (pick(24)) {
 	case 0: case 1: op_mmap(); break;
 	case 2: op_munmap(); break;
 	case 3: op_mprotect(); break;
@@ -352,6 +666,10 @@ static void one(void)
 	case 16: if (!depth && !pick(4)) op_fork(false); break;
 	case 17: if (!depth && !pick(8)) op_fork(true); break;
 	case 18: if (!depth && !pick(4)) op_thread(); break;
+	case 19: op_file(); break;
+	case 20: op_elf(); break;
+	case 21: if (!depth && !pick(4)) op_kill(); break;
+	case 22: if (!pick(4)) op_perf(); break;
 	default: sched_yield(); break;
 	}
 }
@@ -424,6 +742,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nproc; i++) {
 		if (fork() == 0) {
 			setup(strtoull(argv[2], NULL, 0) + i * 0x9e3779b97f4a7c15ULL);
+			files_setup();
 			while (now() < end)
 				burst(100);
 			_exit(0);
