@@ -50,7 +50,6 @@
 #include "ring.h"
 
 unsigned int ustack_coop_timeout_ms = 100;
-struct ustack_coop_stats ustack_coop_stats;
 
 static void kick_fn(struct irq_work *work)
 {

@@ -17,7 +17,6 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include "arch.h"
-#include "coop.h"
 #include "coop_table.h"
 
 #define COOP_PROCS		256

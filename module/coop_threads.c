@@ -18,8 +18,10 @@
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
-#include "coop.h"
 #include "coop_table.h"
+
+/* Here, below the protocol (coop.c) and the process table, which count too. */
+struct ustack_coop_stats ustack_coop_stats;
 
 #define COOP_THREADS		1024
 #define COOP_HASH_BITS		8
