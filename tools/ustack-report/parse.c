@@ -20,29 +20,6 @@
 
 #define MAX_FRAMES 4096		/* per record; more is dropped */
 
-/* The next record of the stream, zeroed (parse_perf.c's too). */
-struct sample *recs_new_sample(struct recs *r)
-{
-	if (r->ns == r->cap_s) {
-		r->cap_s = r->cap_s ? r->cap_s * 2 : 1024;
-		r->s = xrealloc(r->s, r->cap_s * sizeof(*r->s));
-	}
-	memset(&r->s[r->ns], 0, sizeof(*r->s));
-	r->s[r->ns].seq = r->seq++;
-	return &r->s[r->ns++];
-}
-
-struct user *recs_new_user(struct recs *r)
-{
-	if (r->nu == r->cap_u) {
-		r->cap_u = r->cap_u ? r->cap_u * 2 : 1024;
-		r->u = xrealloc(r->u, r->cap_u * sizeof(*r->u));
-	}
-	memset(&r->u[r->nu], 0, sizeof(*r->u));
-	r->u[r->nu].seq = r->seq++;
-	return &r->u[r->nu++];
-}
-
 /* ---- text --------------------------------------------------------------- */
 
 static struct kframe *tk;
@@ -486,27 +463,6 @@ static int is_trace_text(char *buf, size_t len)
 		p = le + 1;
 	}
 	return 0;
-}
-
-/* "secs.frac" to ns; 0 when it is not such a number. */
-uint64_t parse_secs(const char *t)
-{
-	uint64_t sec = 0, frac = 0;
-	int digits = 0;
-
-	if (!isdigit((unsigned char)*t))
-		return 0;
-	while (isdigit((unsigned char)*t))
-		sec = sec * 10 + (*t++ - '0');
-	if (*t++ != '.')
-		return 0;
-	while (isdigit((unsigned char)*t) && digits < 9) {
-		frac = frac * 10 + (*t++ - '0');
-		digits++;
-	}
-	while (digits++ < 9)
-		frac *= 10;
-	return sec * 1000000000ull + frac;
 }
 
 /*

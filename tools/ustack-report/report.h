@@ -112,8 +112,10 @@ struct recs {
 
 /* parse.c: text or binary (detected from the first bytes) */
 void parse_buffer(struct recs *r, char *buf, size_t len);
+/* recs.c: the next sample or user record, zeroed, numbered in order */
 struct sample *recs_new_sample(struct recs *r);
 struct user *recs_new_user(struct recs *r);
+/* util.c */
 uint64_t parse_secs(const char *t);	/* "secs.frac" to ns, or 0 */
 
 /* parse_perf.c: perf script's text of perf's own samples (callchains) */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ustack-report: arena allocator, string interning, errors. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,4 +301,25 @@ char *text_unescape(char *v)
 	}
 	*w = '\0';
 	return v;
+}
+
+/* "secs.frac" to ns; 0 when it is not such a number. */
+uint64_t parse_secs(const char *t)
+{
+	uint64_t sec = 0, frac = 0;
+	int digits = 0;
+
+	if (!isdigit((unsigned char)*t))
+		return 0;
+	while (isdigit((unsigned char)*t))
+		sec = sec * 10 + (*t++ - '0');
+	if (*t++ != '.')
+		return 0;
+	while (isdigit((unsigned char)*t) && digits < 9) {
+		frac = frac * 10 + (*t++ - '0');
+		digits++;
+	}
+	while (digits++ < 9)
+		frac *= 10;
+	return sec * 1000000000ull + frac;
 }
