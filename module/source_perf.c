@@ -188,8 +188,8 @@ int ustack_source_perf_set_hz(unsigned int hz)
 		if (!ustack_sources_running())
 			return 0;
 		ret = ustack_source_perf_start();
-		/* No CPU samples: the write asked for what cannot be. */
-		if (!ret && !atomic_read(&sampling_cycles) &&
+		/* A rate, and no CPU samples: what was asked cannot be. */
+		if (!ret && hz && !atomic_read(&sampling_cycles) &&
 		    !atomic_read(&sampling_clock)) {
 			ustack_source_perf_stop();
 			ret = -ENOMEM;
