@@ -23,7 +23,7 @@ T=/sys/kernel/tracing
 [ -d $T/events ] || T=/sys/kernel/debug/tracing
 ustack_load sample_hz=999 offcpu=1 syscalls=mmap,munmap,mprotect,ioctl
 rm -rf /var/cache/ustack
-ustackd -v 2>/tmp/hr-ud.log & UD=$!
+ustackd -v --no-system 2>/tmp/hr-ud.log & UD=$!
 trap 'kill $UD $PL 2>/dev/null' EXIT
 wait_ready /tmp/hr-ud.log
 # Perf events on the ustack tracepoints join with USTACK_TP_IDS set (the
