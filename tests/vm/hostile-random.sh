@@ -37,6 +37,12 @@ if [ "$(arg ustack_random_perf)" = 1 ]; then
 	USTACK_TP_IDS=$(cat $T/events/ustack/sample/id),$(cat $T/events/ustack/user_stack/id)
 	export USTACK_TP_IDS
 fi
+# Cooperative children killed mid-request: not on the debug kernel until
+# its hang in coop-kill is found (issue 25, item 4; see coop-kill.sh).
+if [ "$DEBUG_KERNEL" = 0 ]; then
+	USTACK_HR_KILL=1
+	export USTACK_HR_KILL
+fi
 record_start /tmp/rnd.rec
 ./bin/hostile_random "$secs" "$seed" 4 >/tmp/rnd.out 2>&1 &
 hr=$!
@@ -49,7 +55,9 @@ done
 wait $hr || fail "seed $seed: $(cat /tmp/rnd.out)"
 record_stop
 cat /tmp/rnd.out
-for op in mmap munmap mprotect scribble register unregister self coop store ioctl fork exec thread file elf kill; do
+ops="mmap munmap mprotect scribble register unregister self coop store ioctl fork exec thread file elf"
+[ -z "${USTACK_HR_KILL:-}" ] || ops="$ops kill"
+for op in $ops; do
 	grep -q "^$op=[1-9]" /tmp/rnd.out || fail "seed $seed: no $op operation ran"
 done
 # Some registrations were valid: the walks met them.
