@@ -111,9 +111,27 @@ static bool unwritten(const struct obj *o)
 }
 
 /* One file: prepared (entry written or found) and sent to the daemon. */
-static void prepare_file(int dirfd, const char *name, const char *path, int out)
+/*
+ * Cover the object open on @fd (@o: its table entry, if it has one):
+ * entered in the table, its source noted, its entry made or registered.
+ * Return: its entry, or NULL (the table refused it).
+ */
+static struct obj *cover_file(int fd, const struct stat *st, const char *path,
+			      struct obj *o)
 {
 	char shown[SHOWN_MAX];
+
+	if (!o)
+		o = tab_add(st->st_dev, st->st_ino, !store_trusted_object(st));
+	if (o) {
+		cache_src_of(&o->src, st);
+		cover_fd(fd, st, path_shown(path, shown, sizeof(shown)), o, true);
+	}
+	return o;
+}
+
+static void prepare_file(int dirfd, const char *name, const char *path, int out)
+{
 	unsigned char magic[4];
 	struct stat st;
 	struct obj *o;
@@ -139,16 +157,9 @@ static void prepare_file(int dirfd, const char *name, const char *path, int out)
 		close(fd);	/* a script, data: not an object */
 		return;
 	}
-	if (!o)
-		o = tab_add(st.st_dev, st.st_ino,
-			    !store_trusted_object(&st));
-	if (o) {
-		cache_src_of(&o->src, &st);
-		cover_fd(fd, &st, path_shown(path, shown, sizeof(shown)),
-			 o, true);
-		if (o->state == OBJ_PREPARED)
-			send_path(out, path);
-	}
+	o = cover_file(fd, &st, path, o);
+	if (o && o->state == OBJ_PREPARED)
+		send_path(out, path);
 	close(fd);
 }
 
@@ -318,7 +329,6 @@ static void end_pass(const char *counts)
 /* One path from the preparer: its entry exists now; register it. */
 static void register_path(const char *path)
 {
-	char shown[SHOWN_MAX];
 	struct stat st;
 	struct obj *o;
 	int fd;
@@ -344,18 +354,11 @@ static void register_path(const char *path)
 			return;
 		}
 	}
-	if (!o)
-		o = tab_add(st.st_dev, st.st_ino,
-			    !store_trusted_object(&st));
-	if (o) {
-		cache_src_of(&o->src, &st);
-		cover_fd(fd, &st, path_shown(path, shown, sizeof(shown)),
-			 o, true);
-		if (o->state == OBJ_COVERED)
-			pass.registered++;
-		else
-			pass.failed++;
-	}
+	o = cover_file(fd, &st, path, o);
+	if (o && o->state == OBJ_COVERED)
+		pass.registered++;
+	else if (o)
+		pass.failed++;
 	close(fd);
 }
 
