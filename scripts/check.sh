@@ -140,30 +140,44 @@ system_tests() {	# system_tests RELEASE...: one boot each (two for check-system)
 }
 
 default_kernels="${KERNEL_NAMES[*]}"
-[ -x scripts/debug-kernel.sh ] && default_kernels="$default_kernels debug"
+[ -x scripts/debug-kernel.sh ] && default_kernels="debug $default_kernels"
 kernels=(${KERNELS:-$default_kernels})
 # Two lanes: a guest under TCG keeps about one of the two cores busy (a
-# whole 6.12 run: 105% of a CPU), so the host areas and then the debug
-# kernel run beside the other kernels.  The host areas (compilers, fuzzers,
-# debug-kernel boots: both cores when they can) yield to the guest beside
-# them, whose tests time what they run (nice).  USTACK_CHECK_LANES=1: one
-# lane.
+# whole 6.12 run: 105% of a CPU), so one lane starts the kernels at once
+# while the other runs the host areas first (compilers, fuzzers: both
+# cores when they can, at nice 10, so that the guest beside them, whose
+# tests time what they run, keeps its core).  Each lane then takes the next
+# kernel of one queue, the longest (debug) first: whichever lane is free
+# takes it, and a retried boot on one delays no kernel waiting behind it.
+# USTACK_CHECK_LANES=1: one lane.
+queue=$(mktemp)
+trap 'rm -f "$results" "$queue" "$queue.lock"' EXIT
+printf '%s\n' "${kernels[@]}" >"$queue"
+next_kernel() {	# next_kernel: pop the queue's first kernel (none: fail)
+	(
+		flock 9
+		k=$(head -n1 "$queue")
+		[ -n "$k" ] || exit 1
+		sed -i 1d "$queue"
+		echo "$k"
+	) 9>"$queue.lock"
+}
+kernel_lane() {	# kernel_lane: run kernels from the queue until it is empty
+	local k
+	while k=$(next_kernel); do vm_kernels "$k"; done
+}
 if [ "${USTACK_CHECK_LANES:-2}" = 1 ]; then
 	host_areas
-	vm_kernels "${kernels[@]}"
+	kernel_lane
 	system_tests ${systems[@]+"${systems[@]}"}
 else
-	lane1=() lane2=()
-	for k in "${kernels[@]}"; do
-		case $k in debug) lane1+=("$k") ;; *) lane2+=("$k") ;; esac
-	done
 	{
 		(renice -n 10 -p $BASHPID >/dev/null 2>&1; host_areas)
-		vm_kernels ${lane1[@]+"${lane1[@]}"}
+		kernel_lane
 		system_tests ${systems[@]+"${systems[@]}"}
 	} &
 	lane=$!
-	vm_kernels ${lane2[@]+"${lane2[@]}"}
+	kernel_lane
 	wait "$lane"
 fi
 wait "$images" 2>/dev/null
