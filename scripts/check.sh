@@ -70,7 +70,12 @@ tests_of() {
 # The whole matrix: tests/kbuild leaves the VM lanes' kernels to them.
 kbuild_not_vm=
 [ -n "${KERNELS+x}" ] || kbuild_not_vm=1
-default_areas=$(ls tests/*/run.sh 2>/dev/null | cut -d/ -f2 | paste -sd' ')
+# An area whose run.sh has a line "# check: full" (a long one that tests
+# the harness rather than ustack) runs in make check-full alone.
+default_areas=$(for r in tests/*/run.sh; do
+	[ "${USTACK_VM_ALL:-0}" = 1 ] || ! grep -qx '# check: full' "$r" || continue
+	echo "$r"
+done | cut -d/ -f2 | paste -sd' ')
 host_areas() {
 	local area names
 	for area in ${AREAS:-$default_areas}; do

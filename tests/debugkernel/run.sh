@@ -15,6 +15,9 @@
 # Env: USTACK_CACHE, USTACK_LOG_DIR, USTACK_DK_TIMEOUT (seconds per boot),
 # USTACK_DK_WORK (work dir), USTACK_DK_SEPARATE=1 (one boot per bug),
 # USTACK_VM_MEM (guest MiB, default 1024 here).
+# Five boots of the debug kernel (about 10 min in a loaded run): the
+# harness's proof, not ustack's, so make check-full alone runs it.
+# check: full
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 here=$top/tests/debugkernel
