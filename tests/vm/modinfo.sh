@@ -1,4 +1,5 @@
 # modinfo shows the version, the GPL license and a description.
+# kernels: 6.1 6.12 6.12-rt sid debug
 . ./lib.sh
 ustack_unload	# whatever an earlier test left loaded
 ustack_install

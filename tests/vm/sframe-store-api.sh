@@ -9,7 +9,7 @@
 # again after 10 s if no entry was added; 10,000
 # distinct objects within the default cap, at most 256 bytes each (the
 # module's count and the slab's growth), and rmmod with them registered.
-# kernels: 6.1 debug
+# kernels: 6.1
 . ./lib.sh
 ustack_load store_max=8 sample_hz=999
 S=bin/sframe_store

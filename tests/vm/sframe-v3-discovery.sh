@@ -3,6 +3,7 @@
 # sid's as and ld on the host (tests/vm/Makefile), asks for its own stack;
 # every frame through its functions, one of them a DRAP function (a v3 flex
 # FDE), must be found by SFrame and equal the return addresses it recorded.
+# kernels: 6.1 6.12 6.12-rt sid debug
 . ./lib.sh
 ustack_load
 out=$(bin/sframe_v3 2>&1) || fail "sframe_v3: $(echo "$out" | tail -n 8)"

@@ -4,6 +4,7 @@
 # checked with ustack-report (busybox awk over 10^5 text records is slow).
 # timeout: 900
 # debug: skip (10^5 traced calls under KASAN take too long; the other stream tests cover it)
+# kernels: 6.1 6.12 6.12-rt sid
 . ./lib.sh
 ustack_load sample_hz=0 syscalls=write buffer_kb=65536
 [ "$(cat /sys/module/ustack/parameters/syscalls)" = write ] || fail "syscalls param"
