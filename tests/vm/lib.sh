@@ -183,3 +183,36 @@ check_complete() {
 		}
 	done </tmp/complete
 }
+# pool_attack REC: the pool attack of issue 14 on a loaded module whose
+# recording REC runs: an unprivileged user's 200 threads each ask once and
+# sleep, holding their requests, while root's program samples for 1 s.
+# Stops the recording, unloads, and fails unless the attacker was held to
+# its share and root's program got a cookie and a user stack per sample.
+pool_attack() {
+	local hp i total zero nomem refused
+
+	./bin/hostile pool 200 8 >/tmp/pool.out &
+	hp=$!
+	i=0
+	until grep -q holding /tmp/pool.out; do
+		i=$((i + 1)); [ $i -lt 300 ] || fail "the threads never all asked: $(cat /tmp/pool.out)"
+		kill -0 $hp 2>/dev/null || fail "hostile: $(cat /tmp/pool.out)"
+		sleep 0.1
+	done
+	./bin/workload_fp cpu 1
+	record_stop
+	nomem=$(stat_of nomem)
+	refused=$(stat_of share_refused)
+	kill $hp 2>/dev/null
+	wait $hp
+	ustack_unload
+	total=$(grep -c '^sample .* comm=workload_fp' "$1")
+	zero=$(grep -c '^sample cookie=0x0000000000000000 .* comm=workload_fp' "$1")
+	echo "root's program: $total samples, $zero without a cookie; nomem $nomem, share_refused $refused"
+	[ "$total" -gt 20 ] || fail "too few samples: $total"
+	[ "$refused" -gt 0 ] || fail "the attacker was never held to its share (share_refused 0)"
+	# A tick in the program's exit has no cookie by design (the task is
+	# exiting): allow that one, not a pool that turned root away.
+	[ "$nomem" -eq 0 ] || fail "the pool turned requests away: nomem $nomem"
+	[ "$zero" -le 1 ] || fail "$zero of $total samples lost their user stack"
+}
