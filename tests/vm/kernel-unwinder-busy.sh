@@ -10,13 +10,7 @@ ustack_load
 p=/sys/module/ustack/parameters/kernel_unwinder
 sq=/sys/kernel/debug/ustack/ku_squat
 echo 1 >$sq || fail "ku_squat: cannot redirect unwind_user()"
-n0=$(dmesg | grep -cF "$why")
-if echo 1 >$p 2>/tmp/err; then
-	fail "kernel_unwinder=1 accepted over another redirect"
-fi
-grep -qi 'not supported' /tmp/err || fail "not EOPNOTSUPP: $(cat /tmp/err)"
-[ "$(cat $p)" = 0 ] || fail "kernel_unwinder reads $(cat $p) after the refusal"
-[ $(($(dmesg | grep -cF "$why") - n0)) = 1 ] || fail "not one log line: $(dmesg | tail -n 3)"
+refused_eopnotsupp kernel_unwinder "$why"
 echo 0 >$sq || fail "ku_squat=0"
 echo 1 >$p || fail "kernel_unwinder=1 refused once the other redirect is gone"
 if echo 1 >$sq 2>/dev/null; then

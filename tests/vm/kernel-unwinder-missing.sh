@@ -9,13 +9,7 @@ why='kernel_unwinder: no deferred user unwinder (CONFIG_UNWIND_USER, 6.17)'
 ustack_load
 p=/sys/module/ustack/parameters/kernel_unwinder
 [ "$(cat $p)" = 0 ] || fail "kernel_unwinder is $(cat $p) at load"
-n0=$(dmesg | grep -cF "$why")
-if echo 1 >$p 2>/tmp/err; then
-	fail "kernel_unwinder=1 accepted"
-fi
-grep -qi 'not supported' /tmp/err || fail "not EOPNOTSUPP: $(cat /tmp/err)"
-[ "$(cat $p)" = 0 ] || fail "kernel_unwinder reads $(cat $p) after the refusal"
-[ $(($(dmesg | grep -cF "$why") - n0)) = 1 ] || fail "not one log line: $(dmesg | tail -n 3)"
+refused_eopnotsupp kernel_unwinder "$why"
 echo 0 >$p || fail "kernel_unwinder=0 refused"
 # the engine still records
 bin/workload cpu 3 >/dev/null & PW=$!

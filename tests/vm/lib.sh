@@ -216,3 +216,16 @@ pool_attack() {
 	[ "$nomem" -eq 0 ] || fail "the pool turned requests away: nomem $nomem"
 	[ "$zero" -le 1 ] || fail "$zero of $total samples lost their user stack"
 }
+# refused_eopnotsupp PARAM WHY: writing 1 to PARAM fails with EOPNOTSUPP,
+# leaves it 0 and logs the line WHY once
+refused_eopnotsupp() {
+	local p=/sys/module/ustack/parameters/$1 n0
+
+	n0=$(dmesg | grep -cF "$2")
+	if echo 1 >$p 2>/tmp/err; then
+		fail "$1=1 accepted"
+	fi
+	grep -qi 'not supported' /tmp/err || fail "not EOPNOTSUPP: $(cat /tmp/err)"
+	[ "$(cat $p)" = 0 ] || fail "$1 reads $(cat $p) after the refusal"
+	[ $(($(dmesg | grep -cF "$2") - n0)) = 1 ] || fail "not one log line: $(dmesg | tail -n 3)"
+}
