@@ -10,12 +10,8 @@
  * one walk; each client that asked gets exactly one delivery of it, with an
  * empty stack and an end reason when the walk could not run.
  *
- * The stay ends at the real return to user space.  That is observed with a
- * user-return notifier (fired last on the exit path, IRQs off): armed on
- * the CPU where the task runs, parked when the task is switched out and
- * re-armed on the CPU it is switched in on, so that migration while in the
- * kernel is covered too.  Until it fires, later requests reuse the cookie
- * and the cached walk: no second walk, no livelock.
+ * The stay and its cookie (stay.c) end at the real return to user space:
+ * until then, later requests reuse the cookie and the cached walk.
  *
  * Per-task state lives in a fixed pool (task_pool.c: max_tasks entries
  * with max_frames slots each, allocated at load) found through an RCU hash
@@ -38,84 +34,35 @@
  * written with IRQs off on its own CPU; an NMI that lands inside such a
  * section (nmi_excl.h) is refused, so NMI and non-NMI code never update
  * it at once.  The pool's lock is only tried in NMI.
- *
- * Cookie layout: see include/uapi/ustack.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hash.h>
-#include <linux/irq_work.h>
 #include <linux/module.h>
-#include <linux/percpu.h>
-#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/task_work.h>
-#include <linux/tracepoint.h>
-#include <linux/user-return-notifier.h>
-#include <linux/vmalloc.h>
 #include "arch.h"
 #include "deferred.h"
 #include "ustack_limits.h"
 #include "nmi_excl.h"
 #include "stage_times.h"
+#include "stay.h"
 #include "task_pool.h"
-#include "tracepoint_lookup.h"
 #include "user_walk.h"
 
-
-static DEFINE_PER_CPU(u32, cookie_counter);
-
-static void nmi_kick_fn(struct irq_work *work);
-static DEFINE_PER_CPU(struct irq_work, nmi_kick);
 
 static const struct ustack_client *clients[USTACK_CLIENT_MAX];
 
 struct ustack_stats ustack_stats;
 
-static struct tracepoint *tp_sched_switch;
-static bool engine_on;		/* the sched_switch probe is in */
-static DEFINE_MUTEX(engine_lock);
-
 /*
- * Per-task state and the notifier lists are updated with IRQs off, and
- * NMI requests on this CPU are refused meanwhile (nmi_excl.h).
+ * Per-task state is updated with IRQs off, and NMI requests on this CPU
+ * are refused meanwhile (nmi_excl.h).
  */
 
-/* ---- the stay: cookie and its end ------------------------------------------ */
-
-/* Forget the stay; the state stays with its task.  IRQs off. */
-static void stay_reset(struct ustack_task *st)
-{
-	lockdep_assert_irqs_disabled();
-	st->cookie = 0;
-	st->clients = 0;
-	st->delivered = 0;
-	st->walked = false;
-	st->nr = 0;
-}
-
-static u64 cookie_new(void)
-{
-	u32 count = __this_cpu_add_return(cookie_counter, 2) | 1;
-
-	return (u64)count << 32 | (smp_processor_id() + 1);
-}
-
-static void urn_disarm(struct ustack_task *st)
-{
-	lockdep_assert_irqs_disabled();
-	/* The notifier list is per CPU, with no lock: only its CPU edits it. */
-	WARN_ON_ONCE(st->urn_on && st->urn_cpu != smp_processor_id());
-	if (st->urn_on) {
-		user_return_notifier_unregister(&st->urn);
-		st->urn_on = false;
-	}
-}
-
-static void stay_end_clients(const struct ustack_task *st)
+/* The end of a stay (stay.c): the clients that had a delivery hear of it. */
+static void stay_ended(const struct ustack_task *st)
 {
 	unsigned int i;
 
@@ -125,83 +72,7 @@ static void stay_end_clients(const struct ustack_task *st)
 		if (c && c->stay_end && (st->delivered & BIT(i)))
 			c->stay_end(st);
 	}
-}
-
-/* Fired on the exit to user space of whatever task runs on this CPU. */
-static void on_user_return(struct user_return_notifier *urn)
-{
-	struct ustack_task *st = container_of(urn, struct ustack_task, urn);
-
-	if (st->task != current || st->pending)
-		return;
-	stay_end_clients(st);
-	scoped_guard(ustack_nmi_excl) {
-		urn_disarm(st);
-		stay_reset(st);
-	}
 	atomic_long_inc(&ustack_stats.stays);
-}
-
-static void urn_arm(struct ustack_task *st)
-{
-	lockdep_assert_irqs_disabled();
-	if (st->urn_on)
-		return;
-	st->urn_parked = false;
-	st->urn_on = true;
-	st->urn_cpu = smp_processor_id();
-	user_return_notifier_register(&st->urn);
-}
-
-/*
- * Keep the notifier on the CPU the task runs on: park it when the task is
- * switched out, re-arm it where the task is switched in.  The state of a
- * task that dies, or that goes to sleep between stays (no request in
- * this one yet), goes back to the pool: only running tasks and tasks with
- * a request in their current stay hold one, so a pool of max_tasks serves
- * any number of threads.  Runnable tasks keep theirs: giving it back at
- * every preemption would keep a storm of requests waiting on grace
- * periods for entries.  Runs with IRQs off and the rq lock held.
- */
-static void probe_sched_switch(void *data, bool preempt,
-			       struct task_struct *prev,
-			       struct task_struct *next,
-			       unsigned int prev_state)
-{
-	struct ustack_task *st;
-
-	if (!ustack_task_pool_live())
-		return;
-	guard(ustack_nmi_excl)();
-	st = ustack_task_lookup(prev);
-	if (st) {
-		if (st->urn_on) {
-			urn_disarm(st);
-			st->urn_parked = true;
-		}
-		if (!st->pending && ((prev_state & TASK_DEAD) ||
-				     (prev_state != TASK_RUNNING && !st->cookie)))
-			ustack_task_put(st);
-	}
-	st = ustack_task_lookup(next);
-	if (st && st->urn_parked)
-		urn_arm(st);
-}
-
-/*
- * Raised by an NMI request, runs on the same CPU as soon as IRQs are on:
- * the interrupt itself sends a task the NMI caught in user space through
- * the exit path; and the notifier the NMI could not arm is armed here, if
- * the task is still current (else the next switch-in arms it).
- */
-static void nmi_kick_fn(struct irq_work *work)
-{
-	struct ustack_task *st;
-
-	guard(ustack_nmi_excl)();
-	st = ustack_task_lookup(current);
-	if (st && st->urn_parked)
-		urn_arm(st);
 }
 
 /* ---- requests ----------------------------------------------------------- */
@@ -227,7 +98,7 @@ static int request_locked(struct task_struct *t, unsigned int client,
 	 * then sleeping cannot drain the pool.
 	 */
 	if (client >= USTACK_CLIENT_MAX && !ustack_task_lookup(t)) {
-		*cookie = cookie_new();
+		*cookie = ustack_cookie_new();
 		return 0;
 	}
 	st = ustack_task_get(t, nmi);
@@ -240,16 +111,8 @@ static int request_locked(struct task_struct *t, unsigned int client,
 			atomic_long_inc(&ustack_stats.nmi_refused);
 		return nmi ? -EBUSY : -ENOMEM;
 	}
-	if (!st->cookie) {
-		st->cookie = cookie_new();
-		st->mm = t->mm;
-		st->regs = *task_pt_regs(t);
-		st->in_exec = t->in_execve;
-		if (!nmi)
-			urn_arm(st);
-		else if (!st->urn_on)
-			st->urn_parked = true;	/* nmi_kick_fn() arms it */
-	}
+	if (!st->cookie)
+		ustack_stay_begin(st, t, nmi);
 	*cookie = st->cookie;
 	if (client >= USTACK_CLIENT_MAX)
 		goto out;
@@ -276,7 +139,7 @@ static int request_locked(struct task_struct *t, unsigned int client,
 	}
 out:
 	if (nmi)
-		irq_work_queue(this_cpu_ptr(&nmi_kick));
+		ustack_stay_nmi_kick();
 	return ret;
 }
 
@@ -307,12 +170,12 @@ int ustack_deferred_request(unsigned int client, struct pt_regs *regs,
 	*cookie = 0;
 	if (!may_request(t))
 		return -EINVAL;
-	if (!READ_ONCE(engine_on)) {
+	if (!ustack_stay_tracked()) {
 		/* No stay is tracked: any fresh cookie is this stay's alone. */
 		if (client < USTACK_CLIENT_MAX || nmi)
 			return -EAGAIN;
 		guard(preempt)();
-		*cookie = cookie_new();
+		*cookie = ustack_cookie_new();
 		return 0;
 	}
 	atomic_long_inc(&ustack_stats.requests);
@@ -445,8 +308,7 @@ static void task_work_fn(struct callback_head *head)
 		st->delivered |= todo;
 		/* A dying task never returns to user space: its stay ends here. */
 		if (!st->pending && (current->flags & PF_EXITING)) {
-			urn_disarm(st);
-			stay_reset(st);
+			ustack_stay_end(st);
 			atomic_long_inc(&ustack_stats.stays);
 		}
 	}
@@ -479,7 +341,7 @@ int ustack_deferred_pending_show(struct seq_file *m, void *v)
 void ustack_deferred_counters(int *tasks, bool *on)
 {
 	*tasks = ustack_task_pool_live();
-	*on = READ_ONCE(engine_on);
+	*on = ustack_stay_tracked();
 }
 
 /**
@@ -500,86 +362,21 @@ void ustack_deferred_client_unregister(unsigned int id)
 	synchronize_rcu();
 }
 
-/* Below TRACEPOINT_DEFAULT_PRIO, the sources' probes: runs after them. */
-#define USTACK_ENGINE_SWITCH_PRIO	(TRACEPOINT_DEFAULT_PRIO - 1)
-
 /* ---- setup -------------------------------------------------------------- */
-
-static void disarm_this_cpu(void *unused)
-{
-	int cpu = smp_processor_id();
-	u32 i;
-
-	guard(ustack_nmi_excl)();
-	for (i = 0; i < ustack_deferred_max_tasks; i++) {
-		struct ustack_task *st = ustack_task_at(i);
-
-		if (st->urn_on && st->urn_cpu == cpu)
-			urn_disarm(st);
-	}
-}
 
 int ustack_deferred_init(void)
 {
-	int cpu, ret;
-
-	ret = ustack_task_pool_init(on_user_return);
-	if (ret)
-		return ret;
-	for_each_possible_cpu(cpu)
-		per_cpu(nmi_kick, cpu) = IRQ_WORK_INIT_HARD(nmi_kick_fn);
-
-	tp_sched_switch = ustack_tp_find("sched_switch");
-	if (!tp_sched_switch) {
-		pr_err("no sched_switch tracepoint\n");
-		ustack_task_pool_free();
-		return -ENOENT;
-	}
-	return 0;
+	return ustack_stay_init(stay_ended);
 }
 
-/*
- * Put the sched_switch probe in, once, at the first use (an open of
- * /dev/ustack or a self request): a module that is only loaded and
- * unloaded never patches the scheduler.  Process context.
- */
+/* At the first use: stays are tracked from then on (stay.c). */
 int ustack_deferred_enable(void)
 {
-	int ret;
-
-	might_sleep();
-	if (READ_ONCE(engine_on))
-		return 0;
-	guard(mutex)(&engine_lock);
-	if (engine_on)
-		return 0;
-	/*
-	 * Last of sched_switch's probes: an off-CPU request (a source's
-	 * probe on the same switch) may arm the notifier of the task being
-	 * switched out, on this CPU; this probe must then park it, or it
-	 * stays on this CPU's list while the task runs and is unregistered
-	 * on another CPU, corrupting both lists.
-	 */
-	ret = tracepoint_probe_register_prio(tp_sched_switch,
-					     probe_sched_switch, NULL,
-					     USTACK_ENGINE_SWITCH_PRIO);
-	if (!ret)
-		WRITE_ONCE(engine_on, true);
-	return ret;
+	return ustack_stay_enable();
 }
 
 /* Module exit: no walk is pending (each holds a module reference). */
 void ustack_deferred_exit(void)
 {
-	int cpu;
-
-	if (engine_on) {
-		tracepoint_probe_unregister(tp_sched_switch, probe_sched_switch, NULL);
-		tracepoint_synchronize_unregister();
-	}
-	for_each_possible_cpu(cpu)
-		irq_work_sync(per_cpu_ptr(&nmi_kick, cpu));
-	on_each_cpu(disarm_this_cpu, NULL, 1);
-	rcu_barrier();
-	ustack_task_pool_free();
+	ustack_stay_exit();
 }

@@ -13,7 +13,8 @@
  *             interpreter frames they are answered with (user_record.c,
  *             coop.c); the kernel's own deferred unwinder, whose walk
  *             ustack's can be (kernel_unwinder.c)
- *   engine    cookies, task_work, the stay (deferred.c, task_pool.c)
+ *   engine    task_work and deliveries (deferred.c); the stay and its
+ *             cookie (stay.c); per-task state (task_pool.c)
  *   walk      the user walk (user_walk.c), registry*.c, discovery.c,
  *             store*.c
  *   core      the SFrame core (core.mk, ustack_sframe.h); the record ring
