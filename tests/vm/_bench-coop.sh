@@ -17,7 +17,8 @@
 # process's samples at 999 Hz with coop, those whose user stack runs
 # through a signal frame (taken while the shim's handler answered); the
 # share of the requests the kernel raised that were answered (with
-# frames, or with none); the bytes and frames of one interp record.
+# frames, or with none); the bytes and frames of one interp record; the
+# floor any signal-borne answer costs here (sig_floor).
 # BENCH_ROUNDS (default 5) rounds.
 # python: yes
 # timeout: 2400
@@ -95,4 +96,12 @@ sig=$(stat_of coop_signalled)
 echo "bench coop_answered $(awk -v a="$(stat_of coop_answered)" -v e="$(stat_of coop_empty)" -v s="$sig" 'BEGIN { printf "%.2f", s ? 100 * (a + e) / s : 0 }') percent"
 echo "bench coop_bytes_per_interp $(( $(sum interp_bytes s999_coop) / n )) bytes"
 echo "bench coop_frames_per_interp $(awk -v f="$(sum interp_frames s999_coop)" -v n="$n" 'BEGIN { printf "%.1f", f / n }') frames"
+# The floor under any answer by a signal on this machine (src/sig_floor.c:
+# delivery, a handler's one system call, sigreturn), and what it alone
+# adds to a process answering at 999 Hz: the share of coop_cost_per_answer
+# no handler can take out.
+set -- $(./bin/sig_floor 20000 | sed -n 's/.*floor_ns=\([0-9]*\).*/\1/p')
+[ -n "${1:-}" ] || fail "sig_floor: no figure"
+echo "bench coop_signal_floor $(awk -v f="$1" 'BEGIN { printf "%.1f", f / 1000 }') us"
+echo "bench coop_signal_floor_999hz $(awk -v f="$1" 'BEGIN { printf "%.2f", f * 999 / 1e7 }') percent"
 ustack_unload
