@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * coop_kill THREADS: a program opted in to cooperative unwinding whose
- * threads owe requests when they are killed, for coop-kill.sh.
+ * coop_kill THREADS [KB]: a program opted in to cooperative unwinding
+ * whose threads owe requests when they are killed, for coop-kill.sh.
  *
- * Each thread loops on one io_uring_enter() that reads a large file
- * inline (a long copy in the kernel, where the sampling tick lands) and
+ * Each thread loops on one io_uring_enter() that reads KB KiB (default
+ * 4096) of a file inline (a long copy in the kernel, where the sampling
+ * tick lands) and
  * then waits for a one-second timeout: io_uring's wait runs the engine's
  * task_work, whose walk is inside the system call, so its request is owed
  * until the system call returns.  Killed meanwhile (SIGKILL, or SIGTERM
@@ -37,6 +38,7 @@ static void die(const char *what)
 #include "uring.h"
 
 static unsigned char *buf;
+static unsigned int read_len = FILE_LEN;
 static int data_fd;
 
 /* Requests are never answered: the handler only has to exist. */
@@ -64,7 +66,7 @@ static void *thread(void *arg)
 		sqe->opcode = IORING_OP_READ;
 		sqe->fd = data_fd;
 		sqe->addr = (uintptr_t)buf;
-		sqe->len = FILE_LEN;
+		sqe->len = read_len;
 		r.sq_array[i] = i;
 		i = r.tail++ & *r.sq_mask;
 		sqe = &r.sqes[i];
@@ -87,11 +89,14 @@ static void *thread(void *arg)
 int main(int argc, char **argv)
 {
 	struct ustack_coop c = { .size = sizeof(c), .signo = SIGRTMIN + 2 };
-	int n = argc > 1 ? atoi(argv[1]) : 64, i, fd;
+	int n = argc > 1 ? atoi(argv[1]) : 64, i, fd, kb;
 	struct sigaction sa = { .sa_sigaction = on_signal,
 				.sa_flags = SA_SIGINFO | SA_RESTART };
 	pthread_t t;
 
+	kb = argc > 2 ? atoi(argv[2]) : 0;
+	if (kb > 0 && kb <= (int)(FILE_LEN >> 10))
+		read_len = kb << 10;
 	data_fd = open(DATA, O_RDONLY);
 	if (data_fd < 0)
 		die(DATA);
