@@ -14,6 +14,8 @@
 # remove then purge leave nothing of ustack (file lists before and after).
 # timeout: 3000
 . ./lib.sh
+DEFER=1	# every step's coverage is seen; the failures at the end
+rm -f "$S/deferred.$NAME"
 
 step "1. the system, before ustack"
 wait_system
@@ -71,7 +73,7 @@ ustack-report --duration 10 --summary --save "$S/rec1.bin" >"$S/summary1" 2>"$S/
 	fail "ustack-report: $(tail -n 2 "$S/report1.err")"
 echo "recorded until $(since "$t_enable") s after enable"
 sed -n -e '/^samples:/p' -e '/^complete user stacks:/p' -e '/^lost:/p' "$S/summary1"
-coverage "$S/summary1" 50
+coverage "$S/summary1" 50 "$S/rec1.bin"
 ustack-report --svg "$S/rec1.bin" >"$S/flame1.svg" && grep -q '<svg' "$S/flame1.svg" ||
 	fail "ustack-report --svg"
 echo "--svg: $(wc -c <"$S/flame1.svg") bytes"
@@ -106,7 +108,7 @@ rm -f /etc/cron.d/ustack-test
 echo "man ran confined by AppArmor: ${aa:-(not seen)}"
 grep -qE '^ +[0-9]+ +[0-9.]+%  perl \[' "$S/summary2" || fail "the cron job (perl) was not sampled"
 grep -qE '^ +[0-9]+ +[0-9.]+%  psql \[' "$S/summary2" || fail "psql was not sampled"
-coverage "$S/summary2" 50
+coverage "$S/summary2" 50 "$S/rec2.bin"
 stop_load
 
 step "5. an unprivileged user: /dev/sframe yes, /dev/ustack no"
@@ -158,3 +160,4 @@ if ! diff "$S/files.before" "$S/files.after" >"$S/files.diff"; then
 	fail "files differ after purge: $(grep -c '^[<>]' "$S/files.diff") (> left behind, < gone)"
 fi
 echo "the file list is as before the install: $(wc -l <"$S/files.after") files"
+deferred_fail
