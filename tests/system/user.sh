@@ -52,6 +52,7 @@ start_load
 [ ! -d /sys/module/ustack ] || fail "the module was loaded before the unit"
 t_enable=$(now)
 systemctl enable --now ustackd 2>&1 | sed 's/^/  | /'
+t_ready=$(now)
 echo "enable --now returned after $(since "$t_enable") s: $(systemctl is-active ustackd)"
 # Type=notify: once systemctl returns, ustackd has said it is ready.
 journalctl -q -o cat -u ustackd --no-pager | grep -qx 'ustackd: ready' ||
@@ -69,9 +70,14 @@ echo "ustackd (pid $pid) sees / $ro, its store $rw; $(systemctl show -p ProtectS
 nsenter -t "$pid" -m touch /var/cache/ustack/x 2>/dev/null && fail "ustackd may write outside its store"
 
 step "4. ustack-report --duration 10 --summary, as root"
+# The issue's goal: >= 99% for every process within 60 s of `systemctl
+# enable --now` (once it returned: its first start generates SFrame for
+# every process, minutes under TCG); this window opens at once.
+t_rec=$(since "$t_ready")
 ustack-report --duration 10 --summary --save "$S/rec1.bin" >"$S/summary1" 2>"$S/report1.err" ||
 	fail "ustack-report: $(tail -n 2 "$S/report1.err")"
-echo "recorded until $(since "$t_enable") s after enable"
+echo "recorded from $t_rec s to $(awk -v t="$t_rec" 'BEGIN { printf "%.1f", t + 10 }') s after enable returned (its output $(since "$t_ready") s after)"
+awk -v t="$t_rec" 'BEGIN { exit !(t + 10 <= 60) }' || fail "the recording ended later than 60 s after enable"
 sed -n -e '/^samples:/p' -e '/^complete user stacks:/p' -e '/^lost:/p' "$S/summary1"
 coverage "$S/summary1" 50 "$S/rec1.bin"
 ustack-report --svg "$S/rec1.bin" >"$S/flame1.svg" && grep -q '<svg' "$S/flame1.svg" ||
