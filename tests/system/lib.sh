@@ -89,8 +89,8 @@ file_list() {
 coverage() {
 	local bad
 	awk '/^processes \(samples, complete user stacks\):/ { on = 1; next }
-	     on && /^  / { printf "  %8d samples %7s complete  %s %s\n", $1, $2, $3, $4; next }
-	     on { on = 0 }' "$1" | head -n 40
+	     on && /^  / && n++ < 40 { printf "  %8d samples %7s complete  %s %s\n", $1, $2, $3, $4; next }
+	     on && !/^  / { on = 0 }' "$1"
 	bad=$(awk -v min="$2" '/^processes \(samples, complete user stacks\):/ { on = 1; next }
 	     on && /^  / { p = $2; sub(/%/, "", p); if ($1 >= min && p + 0 < 99) printf "%s %s (%d samples, %s); ", $3, $4, $1, $2; next }
 	     on { on = 0 }' "$1")
@@ -121,7 +121,7 @@ explain() {
 	     on && /^  / { p = $2; sub(/%/, "", p); if ($1 >= min && p + 0 < 99) { gsub(/[][]/, "", $4); print $4 }; next }
 	     on { on = 0 }' "$1"); do
 		echo "  pid $pid: end reasons: $(ustack-report --summary --pid "$pid" "$3" 2>/dev/null |
-			sed -n '/^end reasons:/,/^[^ ]/{/^  /p}' | awk '{ printf "%s %s; ", $3, $1 }')"
+			sed -n '/^end reasons:/,/^[^ ]/{/^  /p}' | awk '{ n = $1; $1 = $2 = ""; sub(/^ +/, ""); printf "%s %s; ", $0, n }')"
 		ustack-report --perf -v --pid "$pid" "$3" 2>/dev/null | awk '
 			BEGIN { RS = "" }
 			{	n = split($0, l, "\n")
@@ -133,6 +133,9 @@ explain() {
 				c[k]++; if (!(k in t0)) t0[k] = t; t1[k] = t }
 			END { for (k in c) printf "    %6d %s, at %s .. %s s\n", c[k], k, t0[k], t1[k] }' |
 			sort -k1,1nr | head -n 12
+		# the first two whole, kernel frames too
+		ustack-report --perf -v --pid "$pid" "$3" 2>/dev/null |
+			awk 'BEGIN { RS = ""; ORS = "\n\n" } !/ end=outermost / && n++ < 2' | sed 's/^/      | /'
 	done
 	ustack-report --perf -v "$3" 2>/dev/null | awk 'BEGIN { RS = "" } !/ end=outermost / {
 		n = split($0, l, "\n"); if (match(l[n], /\(\/[^()]*\) method=/)) print substr(l[n], RSTART + 1, RLENGTH - 10) }' |
