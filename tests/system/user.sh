@@ -122,9 +122,14 @@ echo "/dev/sframe $(stat -c '%a %U' /dev/sframe), /dev/ustack $(stat -c '%a %U' 
 [ "$(stat -c '%a %U' /dev/sframe)" = "666 root" ] || fail "/dev/sframe: $(stat -c '%a %U' /dev/sframe)"
 [ "$(stat -c '%a %U' /dev/ustack)" = "600 root" ] || fail "/dev/ustack: $(stat -c '%a %U' /dev/ustack)"
 runuser -u tester -- cat /dev/ustack >/dev/null 2>&1 && fail "tester can read /dev/ustack"
+# (sections_registered counts the walks that found a section a process
+# registered: only a recording walks, so one runs meanwhile)
 before=$(sed -n 's/^sections_registered //p' /sys/kernel/debug/ustack/stats)
-out=$(runuser -u tester -- sframe-register run python3 -c 'print(sum(range(10 ** 5)))' 2>&1) ||
+ustack-report --duration 8 --summary --comm python3 >"$S/summary.shim" 2>&1 & rp=$!
+sleep 1
+out=$(runuser -u tester -- sframe-register run python3 -c 'print(sum(range(10 ** 7)))' 2>&1) ||
 	fail "sframe-register run as tester: $out"
+wait $rp || fail "ustack-report: $(tail -n 2 "$S/summary.shim")"
 after=$(sed -n 's/^sections_registered //p' /sys/kernel/debug/ustack/stats)
 echo "sframe-register run python3 as tester: $out; sections registered $before -> $after"
 [ "${after:-0}" -gt "${before:-0}" ] || fail "the shim registered nothing for tester"
