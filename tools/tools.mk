@@ -22,13 +22,16 @@ INPROCESS_CFLAGS := -fPIC -fvisibility=hidden -fno-omit-frame-pointer -Wa,--gsfr
 
 .DEFAULT_GOAL := all
 
-# tools/lib: libustack-tools.a, built by its own Makefile (once: a tool's
+# tools/lib: its archives, built by its own Makefile (once: a tool's
 # build asks it, and make finds it up to date).
-TOOLS_LIB := $(TOP)/tools/lib/libustack-tools.a
+# A program links TOOLS_LIB (no .sframe of its own), the shim
+# TOOLS_LIB_INPROCESS (INPROCESS_CFLAGS).
+TOOLS_LIB := $(TOP)/tools/lib/libustack-tools-prog.a
+TOOLS_LIB_INPROCESS := $(TOP)/tools/lib/libustack-tools.a
 LIB_HDRS  := $(wildcard $(TOP)/tools/lib/*.h)
 LIBS_ELF  := -lelf -ldw
 
-$(TOOLS_LIB): FORCE
+$(TOOLS_LIB) $(TOOLS_LIB_INPROCESS): FORCE
 	$(MAKE) -C $(TOP)/tools/lib
 
 FORCE:

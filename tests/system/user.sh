@@ -14,6 +14,8 @@
 # remove then purge leave nothing of ustack (file lists before and after).
 # timeout: 3000
 . ./lib.sh
+DEFER=1	# every step's coverage is seen; the failures at the end
+rm -f "$S/deferred.$NAME"
 
 step "1. the system, before ustack"
 wait_system
@@ -50,6 +52,7 @@ start_load
 [ ! -d /sys/module/ustack ] || fail "the module was loaded before the unit"
 t_enable=$(now)
 systemctl enable --now ustackd 2>&1 | sed 's/^/  | /'
+t_ready=$(now)
 echo "enable --now returned after $(since "$t_enable") s: $(systemctl is-active ustackd)"
 # Type=notify: once systemctl returns, ustackd has said it is ready.
 journalctl -q -o cat -u ustackd --no-pager | grep -qx 'ustackd: ready' ||
@@ -67,11 +70,16 @@ echo "ustackd (pid $pid) sees / $ro, its store $rw; $(systemctl show -p ProtectS
 nsenter -t "$pid" -m touch /var/cache/ustack/x 2>/dev/null && fail "ustackd may write outside its store"
 
 step "4. ustack-report --duration 10 --summary, as root"
+# The issue's goal: >= 99% for every process within 60 s of `systemctl
+# enable --now` (once it returned: its first start generates SFrame for
+# every process, minutes under TCG); this window opens at once.
+t_rec=$(since "$t_ready")
 ustack-report --duration 10 --summary --save "$S/rec1.bin" >"$S/summary1" 2>"$S/report1.err" ||
 	fail "ustack-report: $(tail -n 2 "$S/report1.err")"
-echo "recorded until $(since "$t_enable") s after enable"
+echo "recorded from $t_rec s to $(awk -v t="$t_rec" 'BEGIN { printf "%.1f", t + 10 }') s after enable returned (its output $(since "$t_ready") s after)"
+awk -v t="$t_rec" 'BEGIN { exit !(t + 10 <= 60) }' || fail "the recording ended later than 60 s after enable"
 sed -n -e '/^samples:/p' -e '/^complete user stacks:/p' -e '/^lost:/p' "$S/summary1"
-coverage "$S/summary1" 50
+coverage "$S/summary1" 50 "$S/rec1.bin"
 ustack-report --svg "$S/rec1.bin" >"$S/flame1.svg" && grep -q '<svg' "$S/flame1.svg" ||
 	fail "ustack-report --svg"
 echo "--svg: $(wc -c <"$S/flame1.svg") bytes"
@@ -106,7 +114,7 @@ rm -f /etc/cron.d/ustack-test
 echo "man ran confined by AppArmor: ${aa:-(not seen)}"
 grep -qE '^ +[0-9]+ +[0-9.]+%  perl \[' "$S/summary2" || fail "the cron job (perl) was not sampled"
 grep -qE '^ +[0-9]+ +[0-9.]+%  psql \[' "$S/summary2" || fail "psql was not sampled"
-coverage "$S/summary2" 50
+coverage "$S/summary2" 50 "$S/rec2.bin"
 stop_load
 
 step "5. an unprivileged user: /dev/sframe yes, /dev/ustack no"
@@ -114,9 +122,14 @@ echo "/dev/sframe $(stat -c '%a %U' /dev/sframe), /dev/ustack $(stat -c '%a %U' 
 [ "$(stat -c '%a %U' /dev/sframe)" = "666 root" ] || fail "/dev/sframe: $(stat -c '%a %U' /dev/sframe)"
 [ "$(stat -c '%a %U' /dev/ustack)" = "600 root" ] || fail "/dev/ustack: $(stat -c '%a %U' /dev/ustack)"
 runuser -u tester -- cat /dev/ustack >/dev/null 2>&1 && fail "tester can read /dev/ustack"
+# (sections_registered counts the walks that found a section a process
+# registered: only a recording walks, so one runs meanwhile)
 before=$(sed -n 's/^sections_registered //p' /sys/kernel/debug/ustack/stats)
-out=$(runuser -u tester -- sframe-register run python3 -c 'print(sum(range(10 ** 5)))' 2>&1) ||
+ustack-report --duration 8 --summary --comm python3 >"$S/summary.shim" 2>&1 & rp=$!
+sleep 1
+out=$(runuser -u tester -- sframe-register run python3 -c 'print(sum(range(10 ** 7)))' 2>&1) ||
 	fail "sframe-register run as tester: $out"
+wait $rp || fail "ustack-report: $(tail -n 2 "$S/summary.shim")"
 after=$(sed -n 's/^sections_registered //p' /sys/kernel/debug/ustack/stats)
 echo "sframe-register run python3 as tester: $out; sections registered $before -> $after"
 [ "${after:-0}" -gt "${before:-0}" ] || fail "the shim registered nothing for tester"
@@ -158,3 +171,4 @@ if ! diff "$S/files.before" "$S/files.after" >"$S/files.diff"; then
 	fail "files differ after purge: $(grep -c '^[<>]' "$S/files.diff") (> left behind, < gone)"
 fi
 echo "the file list is as before the install: $(wc -l <"$S/files.after") files"
+deferred_fail

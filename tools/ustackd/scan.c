@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include "ustackd.h"
 
-static void scan_pid(int pid)
+void scan_pid(int pid)
 {
 	char p[64], *line = NULL;
 	size_t cap = 0;
@@ -57,11 +57,8 @@ void scan_all(void)
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		/*
-		 * Our own objects too: the misses of our short-lived children
-		 * (examining, generating; the same files) name pids gone by
-		 * the time the queue is read.
-		 */
+		/* (our own pid too: own.c covered it first, a rescan finds
+		 * what it mapped since) */
 		if (*end || pid <= 0)
 			continue;
 		scan_pid((int)pid);
@@ -90,6 +87,8 @@ static void prepare_one(int dirfd, const char *name, const char *path, int flags
 		return;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !tab_find(st.st_dev, st.st_ino)) {
 		o = tab_add(st.st_dev, st.st_ino, !store_trusted_object(&st));
+		if (o)
+			cache_src_of(&o->src, &st);
 		if (o)
 			cover_fd(fd, &st, path_shown(path, shown, sizeof(shown)),
 				 o, true);

@@ -57,6 +57,7 @@ static int run_daemon(void)
 	if (!poll_misses())
 		return 1;
 	cover_vdso();
+	cover_own();	/* own.c: ours first, then everyone's */
 	scan_all();
 	last_scan = now_ms();
 	if (stopping)

@@ -4,6 +4,7 @@
  * calling only those below it:
  *   ustackd.c   the options, the modes (daemon, --prepare, --flush,
  *               --status) and the daemon's main loop
+ *   own.c       ustack's own objects first: ustackd's, its tools'
  *   scan.c      every process's executable mappings (/proc), and
  *               --prepare's paths
  *   misses.c    the module's miss queue (objects walked without unwind info)
@@ -160,6 +161,8 @@ int generate(const struct gen_src *src, const struct objinfo *oi,
 
 /* ---- scan.c, misses.c ------------------------------------------------------ */
 
+/* Every executable file mapping of @pid covered (scan_all: of every pid). */
+void scan_pid(int pid);
 void scan_all(void);
 /* --prepare PATH: a file, or a directory's files. */
 void prepare_path(const char *path);
@@ -168,6 +171,14 @@ extern bool rescan_wanted;	/* the miss queue overflowed: scan again */
 extern uint64_t last_poll;	/* when the miss queue was last read, ms */
 /* Read the miss queue until empty; false if the module has no store. */
 bool poll_misses(void);
+
+/* ---- own.c ---------------------------------------------------------------- */
+
+/*
+ * Ours first: ustackd's own objects (its children's), then the package's
+ * tools' and their libraries'.
+ */
+void cover_own(void);
 
 /* ---- status.c -------------------------------------------------------------- */
 
