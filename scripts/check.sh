@@ -88,7 +88,7 @@ host_areas() {
 vm_tests=$(tests_of vm) || KERNELS=none
 
 # A kernel is started only within the time budget (CI stops at 90 min; a
-# whole run takes about 45 on this project's 2-core machine): past it, it is
+# whole run takes about 55 on this project's 2-core machine): past it, it is
 # a failure that says so, not a run cut off without a count.
 budget=${USTACK_CHECK_BUDGET:-4200}
 vm_kernels() {	# vm_kernels KERNEL...: one after another
