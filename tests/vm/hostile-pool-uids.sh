@@ -11,4 +11,4 @@
 ustack_load sample_hz=199 max_tasks=64 offcpu=1
 record_start /tmp/pu.rec
 ./bin/uid_spread 20000 600 || fail "uid_spread"
-pool_attack /tmp/pu.rec
+pool_attack /tmp/pu.rec held
