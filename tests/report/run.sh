@@ -235,6 +235,7 @@ user frames: 30, symbolized 30 (100.00%)
          2  18.18%  lib_inner
 processes (samples, complete user stacks):
         11  72.73%  prog [100]
+exec'd before the walk (not above): 0 samples
 EOF
 	local bid
 	bid=$(readelf -n "$T/prog" | awk '/Build ID/ { print $3 }')
@@ -242,6 +243,17 @@ EOF
 		{ echo "build-id $bid not in summary"; return 1; }
 }
 run_test summary-numbers summary_numbers
+
+# A stack the walk found exec'd (the sample inside execve()) had nothing
+# left to walk: the process's line counts it apart, as kernel threads are.
+summary_exec() {
+	sed '0,/ end=fault/s// end=exec/' "$T/profile.txt" >"$T/exec.txt"
+	$R --summary "$T/exec.txt" >"$T/sum" || return 1
+	grep -qxF "        10  80.00%  prog [100]" "$T/sum" &&
+		grep -qxF "exec'd before the walk (not above): 1 samples" "$T/sum" ||
+		{ sed -n '/^processes/,$p' "$T/sum"; return 1; }
+}
+run_test summary-exec summary_exec
 
 event_filter() {
 	$R --folded --event syscall:write "$T/profile.txt" >"$T/ev" || return 1

@@ -91,6 +91,7 @@ coverage() {
 	awk '/^processes \(samples, complete user stacks\):/ { on = 1; next }
 	     on && /^  / && n++ < 40 { printf "  %8d samples %7s complete  %s %s\n", $1, $2, $3, $4; next }
 	     on && !/^  / { on = 0 }' "$1"
+	grep "^exec'd before the walk" "$1" || true
 	bad=$(awk -v min="$2" '/^processes \(samples, complete user stacks\):/ { on = 1; next }
 	     on && /^  / { p = $2; sub(/%/, "", p); if ($1 >= min && p + 0 < 99) printf "%s %s (%d samples, %s); ", $3, $4, $1, $2; next }
 	     on { on = 0 }' "$1")

@@ -140,20 +140,27 @@ static int cmp_proc(const void *a, const void *b)
 /*
  * Every user-space process sampled (kernel threads and the idle task
  * left out): its samples, and the share of them whose user stack reached
- * the outermost frame.
+ * the outermost frame.  A sample whose walk found the process exec'd
+ * (inside execve(), the walk deferred to its return) had no stack left
+ * to walk: such samples are counted apart, as kernel threads' are.
  */
 static void print_processes(FILE *f, const struct recs *r)
 {
 	const char *outermost = end_name(USTACK_END_OUTERMOST);
 	const char *kth = end_name(USTACK_END_KTHREAD);
+	const char *exec = end_name(USTACK_END_EXEC);
 	struct proc *v = NULL;
-	size_t i, k = 0, n = 0, cap = 0;
+	size_t i, k = 0, n = 0, cap = 0, execs = 0;
 
 	for (i = 0; i < r->ns; i++) {
 		const struct sample *s = &r->s[i];
 
 		if (!s->pid || (s->u && s->u->end == kth))
 			continue;
+		if (s->u && s->u->end == exec) {
+			execs++;
+			continue;
+		}
 		/* a process's samples mostly come in runs: the last one first */
 		if (k >= n || v[k].pid != s->pid)
 			for (k = 0; k < n && v[k].pid != s->pid; k++)
@@ -177,6 +184,7 @@ static void print_processes(FILE *f, const struct recs *r)
 		fprintf(f, "  %8" PRIu64 " %6.2f%%  %s [%u]\n", v[i].n,
 			pct(v[i].complete, v[i].n),
 			v[i].comm ? esc_text(v[i].comm) : "?", v[i].pid);
+	fprintf(f, "exec'd before the walk (not above): %zu samples\n", execs);
 	free(v);
 }
 
