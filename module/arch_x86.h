@@ -231,6 +231,20 @@ static inline bool ustack_arch_syscall_unfinished(const struct pt_regs *regs)
 		(ax >= -ERESTART_RESTARTBLOCK && ax <= -ERESTARTSYS));
 }
 
+/*
+ * Do user-mode @regs return from a system call that made a thread or a
+ * process (clone, clone3)?  1 in the child, where it returns 0; -1 in the
+ * parent; 0 otherwise.  Interrupts and NMIs from user mode store -1 as
+ * orig_ax, so the number is the call's.  The registers of a request during
+ * the call hold -ENOSYS in ax: the result only comes on the way out.
+ */
+static inline int ustack_arch_clone_return(const struct pt_regs *regs)
+{
+	if (regs->orig_ax != __NR_clone && regs->orig_ax != __NR_clone3)
+		return 0;
+	return regs->ax ? -1 : 1;
+}
+
 /* Send an NMI to @cpu (the nmi_test hook). */
 static inline void ustack_arch_send_nmi(unsigned int cpu)
 {

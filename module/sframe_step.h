@@ -68,6 +68,23 @@ static __always_inline int sf_step_default(const struct sframe_rule *r,
 	return 0;
 }
 
+/*
+ * The entry rule: the return address at SP, nothing else pushed, as at a
+ * function's first instruction.
+ */
+static __always_inline int sf_entry_step(struct sframe_state *st)
+{
+	static const struct sframe_rule entry = {
+		.cfa = { .kind = SFRAME_LOC_REG_VAL, .reg = SFRAME_REG_SP,
+			 .off = USTACK_ARCH_ENTRY_CFA },
+		.ra = { .kind = SFRAME_LOC_CFA_DEREF,
+			.off = USTACK_ARCH_RA_OFF },
+		.fp = { .kind = SFRAME_LOC_SAME },
+	};
+
+	return sf_step_default(&entry, st);
+}
+
 /* The step of ustack_sframe_step(). */
 static __always_inline int sf_step(const struct sframe_rule *r,
 				   struct sframe_state *st)

@@ -89,8 +89,24 @@ static int sf_walk_rule(struct sframe_walk *w,
 }
 
 /*
- * No rule covers the PC: a signal trampoline at an unaligned address, or
- * the frame-pointer rule.  0 and *@method, or -1 and *@end.
+ * No rule covers the interrupted frame, which returns from clone or
+ * clone3 (SFRAME_WALK_CLONE_*): 0 and *@method, or -1 and *@end.
+ */
+static int sf_walk_clone(struct sframe_walk *w, struct sframe_state *st,
+			 u8 *method, u8 *end)
+{
+	if (w->flags & SFRAME_WALK_CLONE_CHILD) {
+		*end = USTACK_END_OUTERMOST;
+		return -1;
+	}
+	*method = USTACK_METHOD_ENTRY;
+	return sf_walk_end(w, sf_entry_step(st), end);
+}
+
+/*
+ * No rule covers the PC: a thread's creation, a signal trampoline at an
+ * unaligned address, or the frame-pointer rule.  0 and *@method, or -1
+ * and *@end.
  */
 static int sf_walk_no_info(struct sframe_walk *w,
 			   const struct sframe_walk_ops *ops,
@@ -98,6 +114,9 @@ static int sf_walk_no_info(struct sframe_walk *w,
 {
 	int err;
 
+	if (st->topmost &&
+	    (w->flags & (SFRAME_WALK_CLONE_CHILD | SFRAME_WALK_CLONE_PARENT)))
+		return sf_walk_clone(w, st, method, end);
 	if (ops->read_code && !st->topmost &&
 	    (st->ip & (USTACK_ARCH_SIGRETURN_ALIGN - 1)) &&
 	    sf_is_sigreturn(w, ops, st->ip))

@@ -371,6 +371,7 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 		     u8 *end)
 {
 	struct walk_ctx x = { .mm = current->mm };
+	int clone;
 
 	might_fault();
 	if (!max) {
@@ -401,6 +402,10 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 	x.w.cache_burst = WALK_CACHED_BURST;
 	if (READ_ONCE(ustack_walk_guess))
 		x.w.flags |= SFRAME_WALK_GUESS;
+	clone = ustack_arch_clone_return(regs);
+	if (clone)
+		x.w.flags |= clone > 0 ? SFRAME_WALK_CLONE_CHILD :
+					 SFRAME_WALK_CLONE_PARENT;
 	ustack_sframe_walk(&x.w);
 	ustack_store_rd_release(&x.c.rd);
 	*end = x.w.end;

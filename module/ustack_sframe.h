@@ -387,6 +387,16 @@ struct sframe_walk_ops {
 #define SFRAME_WALK_NO_FP	0x1	/* no frame-pointer fallback */
 /* Where the walk would end with no-info or bad-frame, scan the stack. */
 #define SFRAME_WALK_GUESS	0x2
+/*
+ * The interrupted frame returns from a system call that made a thread
+ * (clone, clone3), in the child or in the parent.  C libraries end their
+ * CFI before that call's instruction, since child and parent unwind
+ * differently from there: where no rule covers the interrupted frame,
+ * the child's is its first, and the parent's returns to its caller with
+ * nothing pushed (the entry rule).
+ */
+#define SFRAME_WALK_CLONE_CHILD		0x4
+#define SFRAME_WALK_CLONE_PARENT	0x8
 
 /* Nested signal frames in one walk (sigaltstack breaks the SP order). */
 #define SFRAME_WALK_MAX_SIGNALS	16

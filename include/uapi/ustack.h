@@ -32,7 +32,7 @@ enum ustack_method {
 	USTACK_METHOD_SFRAME	= 1,	/* SFrame rule */
 	USTACK_METHOD_FP	= 2,	/* frame pointer */
 	USTACK_METHOD_SIGNAL	= 3,	/* registers from a signal frame */
-	USTACK_METHOD_ENTRY	= 4,	/* reserved: never produced */
+	USTACK_METHOD_ENTRY	= 4,	/* return address at SP: clone's return */
 	USTACK_METHOD_GUESS	= 5,	/* found by scanning the stack */
 	USTACK_METHOD_MAX
 };

@@ -771,6 +771,48 @@ static void test_walk_ends(struct walk4 *t)
 	      ustack_sframe_strerror(w->err));
 }
 
+/*
+ * A stack interrupted on its return from clone (SFRAME_WALK_CLONE_*) at a
+ * PC no rule covers (glibc's clone3.S ends its CFI before the syscall):
+ * the child's frame is its first, the parent's returns by the entry rule
+ * (RA at SP) even with a frame pointer set; where a rule covers the PC,
+ * the flags change nothing.
+ */
+static void test_walk_clone(struct walk4 *t)
+{
+	struct sframe_walk *w = &t->w;
+	u64 base = (u64)(unsigned long)t->stack;
+
+	memset(t->stack, 0, sizeof(t->stack));
+	t->stack[0] = 0x1281;	/* C, past 0x1210: outermost */
+	walk_init(w, 0x3002, t->stack, sizeof(t->stack), &walk_ops, t->ips,
+		  t->methods, 16);
+	w->ctx = &walk_sec;
+	w->st.fp = base + 4000;	/* off the stack: never read */
+	w->flags = SFRAME_WALK_CLONE_PARENT;
+	ustack_sframe_walk(w);
+	check("walk-clone-parent", w->nr == 2 && t->ips[1] == 0x1281 &&
+	      t->methods[1] == USTACK_METHOD_ENTRY &&
+	      w->end == USTACK_END_OUTERMOST, "nr %u end %u method %u",
+	      w->nr, w->end, t->methods[1]);
+	w->flags = SFRAME_WALK_CLONE_CHILD;
+	ustack_sframe_walk(w);
+	check("walk-clone-child", w->nr == 1 && w->end == USTACK_END_OUTERMOST,
+	      "nr %u end %u", w->nr, w->end);
+	w->flags = 0;
+	ustack_sframe_walk(w);
+	check("walk-clone-none", w->nr == 1 && w->end == USTACK_END_FAULT,
+	      "nr %u end %u", w->nr, w->end);
+	/* covered: A's rule (CFA sp+16, RA stack[1]), not the entry rule */
+	t->stack[1] = 0x1281;
+	w->st.ip = 0x1010;
+	w->flags = SFRAME_WALK_CLONE_PARENT;
+	ustack_sframe_walk(w);
+	check("walk-clone-covered", w->nr == 2 && t->ips[1] == 0x1281 &&
+	      t->methods[1] == USTACK_METHOD_SFRAME, "nr %u method %u",
+	      w->nr, t->methods[1]);
+}
+
 static void test_walk(void)
 {
 	static struct walk4 t;
@@ -791,6 +833,7 @@ static void test_walk(void)
 	      ustack_sframe_strerror(t.w.err));
 	test_walk_cache(&t);
 	test_walk_ends(&t);
+	test_walk_clone(&t);
 	free(b);
 }
 
