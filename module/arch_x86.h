@@ -232,6 +232,17 @@ static inline bool ustack_arch_syscall_unfinished(const struct pt_regs *regs)
 }
 
 /*
+ * Is @req's system call rt_sigreturn?  Its return loads every register
+ * from the signal frame, so the registers at the walk are not the
+ * request's; the walk starts from the request's, in the trampoline, where
+ * the sample found the task.
+ */
+static inline bool ustack_arch_in_sigreturn(const struct pt_regs *req)
+{
+	return req->orig_ax == __NR_rt_sigreturn;
+}
+
+/*
  * Do user-mode @regs return from a system call that made a thread or a
  * process (clone, clone3)?  1 in the child, where it returns 0; -1 in the
  * parent; 0 otherwise.  Interrupts and NMIs from user mode store -1 as

@@ -244,12 +244,15 @@ static void walk(struct ustack_task *st)
 		 * frame set up after the request (a tick during the frame's
 		 * setup, once get_signal() had run the pending task_work), a
 		 * system call restart (a tick between get_signal() and the
-		 * restart on the way out), both counted apart; ptrace.
+		 * restart on the way out), a request inside rt_sigreturn, all
+		 * counted apart; ptrace.
 		 */
 		if (moved && ustack_arch_entering_handler(live))
 			atomic_long_inc(&ustack_stats.regs_signal);
 		else if (moved && ustack_arch_syscall_restarted(&st->regs, live))
 			atomic_long_inc(&ustack_stats.regs_restart);
+		else if (moved && ustack_arch_in_sigreturn(&st->regs))
+			atomic_long_inc(&ustack_stats.regs_sigreturn);
 		else if (moved)
 			regs_mismatch(st, live);
 		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,

@@ -65,6 +65,7 @@ struct ustack_stats {
 	atomic_long_t requests, coalesced, walks, deliveries, stays;
 	atomic_long_t nomem, regs_mismatch, max_depth, walk_ns;
 	atomic_long_t nmi_requests, nmi_refused, regs_signal, regs_restart;
+	atomic_long_t regs_sigreturn;
 	atomic_long_t share_refused;
 	atomic_long_t methods[USTACK_METHOD_MAX];
 	atomic_long_t ends[USTACK_END_MAX];

@@ -35,6 +35,7 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(regs_mismatch);
 	SHOW(regs_signal);
 	SHOW(regs_restart);
+	SHOW(regs_sigreturn);
 	SHOW(max_depth);
 	SHOW(walk_ns);
 	SHOW(nmi_requests);
