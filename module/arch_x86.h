@@ -83,6 +83,17 @@
 	16,				/* rip */			\
 }
 
+/*
+ * glibc's clone and clone3 end their CFI before the system call (parent
+ * and child unwind differently from there), right after loading its
+ * number:  mov $56 or $435,%eax; syscall  (b8 imm32 0f 05).  The result
+ * is in rax (DWARF 0): 0 in the child.
+ */
+#define USTACK_ARCH_CLONE_CODE_LEN	7
+#define USTACK_ARCH_NR_CLONE		56
+#define USTACK_ARCH_NR_CLONE3		435
+#define USTACK_ARCH_REG_RET		0
+
 /* ---- the kernel side ---------------------------------------------------- */
 
 #ifdef __KERNEL__
@@ -251,7 +262,8 @@ static inline bool ustack_arch_in_sigreturn(const struct pt_regs *req)
  */
 static inline int ustack_arch_clone_return(const struct pt_regs *regs)
 {
-	if (regs->orig_ax != __NR_clone && regs->orig_ax != __NR_clone3)
+	if (regs->orig_ax != USTACK_ARCH_NR_CLONE &&
+	    regs->orig_ax != USTACK_ARCH_NR_CLONE3)
 		return 0;
 	return regs->ax ? -1 : 1;
 }

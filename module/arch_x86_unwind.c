@@ -2,7 +2,8 @@
 /*
  * The x86-64 part of the SFrame core's walk (arch.h: the seam): the
  * registers a signal frame saved, the call instruction before a return
- * address, and the PLT stub a call may go through.  Built with the core
+ * address, the PLT stub a call may go through, and the system call that
+ * made a thread.  Built with the core
  * into ustack.ko and the tools (core.mk); its constants are arch_x86.h's.
  */
 #include "ustack_sframe.h"
@@ -41,6 +42,14 @@ static s32 x86_rel32(const u8 *p)
 {
 	return (s32)((u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 |
 		     (u32)p[3] << 24);
+}
+
+bool ustack_sframe_clone_code(const u8 *b)
+{
+	s32 nr = x86_rel32(b + 1);
+
+	return b[0] == 0xb8 && b[5] == 0x0f && b[6] == 0x05 &&
+	       (nr == USTACK_ARCH_NR_CLONE || nr == USTACK_ARCH_NR_CLONE3);
 }
 
 /* The length of an FF /2 call from its ModRM byte @m and SIB byte @sib. */

@@ -89,13 +89,39 @@ static int sf_walk_rule(struct sframe_walk *w,
 }
 
 /*
+ * Does the interrupted frame return from clone or clone3?  The request's
+ * registers say so (SFRAME_WALK_CLONE_*), or, for a tick right after the
+ * return, the code before the IP.  1 in the child, -1 in the parent, 0 if
+ * neither.
+ */
+static int sf_walk_clone_return(struct sframe_walk *w,
+				const struct sframe_walk_ops *ops,
+				const struct sframe_state *st)
+{
+	u8 b[SFRAME_CLONE_CODE_LEN];
+
+	if (st->ip == w->st.ip && st->sp == w->st.sp) {
+		if (w->flags & SFRAME_WALK_CLONE_CHILD)
+			return 1;
+		if (w->flags & SFRAME_WALK_CLONE_PARENT)
+			return -1;
+	}
+	if (!ops->read_code || !st->gpr || st->ip < sizeof(b) ||
+	    ops->read_code(w, b, st->ip - sizeof(b), sizeof(b)) ||
+	    !ustack_sframe_clone_code(b))
+		return 0;
+	return st->gpr[SFRAME_REG_RET] ? -1 : 1;
+}
+
+/*
  * No rule covers the interrupted frame, which returns from clone or
- * clone3 (SFRAME_WALK_CLONE_*): 0 and *@method, or -1 and *@end.
+ * clone3 (@clone: 1 in the child, -1 in the parent): 0 and *@method, or
+ * -1 and *@end.
  */
 static int sf_walk_clone(struct sframe_walk *w, struct sframe_state *st,
-			 u8 *method, u8 *end)
+			 int clone, u8 *method, u8 *end)
 {
-	if (w->flags & SFRAME_WALK_CLONE_CHILD) {
+	if (clone > 0) {
 		*end = USTACK_END_OUTERMOST;
 		return -1;
 	}
@@ -112,11 +138,10 @@ static int sf_walk_no_info(struct sframe_walk *w,
 			   const struct sframe_walk_ops *ops,
 			   struct sframe_state *st, u8 *method, u8 *end)
 {
-	int err;
+	int err, clone = st->topmost ? sf_walk_clone_return(w, ops, st) : 0;
 
-	if (st->topmost &&
-	    (w->flags & (SFRAME_WALK_CLONE_CHILD | SFRAME_WALK_CLONE_PARENT)))
-		return sf_walk_clone(w, st, method, end);
+	if (clone)
+		return sf_walk_clone(w, st, clone, method, end);
 	if (ops->read_code && !st->topmost &&
 	    (st->ip & (USTACK_ARCH_SIGRETURN_ALIGN - 1)) &&
 	    sf_is_sigreturn(w, ops, st->ip))

@@ -389,11 +389,13 @@ struct sframe_walk_ops {
 #define SFRAME_WALK_GUESS	0x2
 /*
  * The interrupted frame returns from a system call that made a thread
- * (clone, clone3), in the child or in the parent.  C libraries end their
- * CFI before that call's instruction, since child and parent unwind
- * differently from there: where no rule covers the interrupted frame,
- * the child's is its first, and the parent's returns to its caller with
- * nothing pushed (the entry rule).
+ * (clone, clone3), in the child or in the parent: the kernel knows it from
+ * the call's number.  C libraries end their CFI before that call's
+ * instruction, since child and parent unwind differently from there:
+ * where no rule covers the interrupted frame, the child's is its first,
+ * and the parent's returns to its caller with nothing pushed (the entry
+ * rule).  A tick right after the return, in user mode, is told by the
+ * code before the IP (ustack_sframe_clone_code()).
  */
 #define SFRAME_WALK_CLONE_CHILD		0x4
 #define SFRAME_WALK_CLONE_PARENT	0x8
@@ -442,6 +444,16 @@ u32 ustack_sframe_walk(struct sframe_walk *w);
  */
 #define SFRAME_CALL_MAX_LEN	USTACK_ARCH_CALL_MAX_LEN
 u32 ustack_sframe_call_before(const u8 *b, u64 ret, u64 *target);
+
+/*
+ * Do the SFRAME_CLONE_CODE_LEN bytes @b, right before an IP, make the
+ * system call that makes a thread the way C libraries do where their CFI
+ * ends (arch_<arch>_unwind.c says which code)?  SFRAME_REG_RET holds its
+ * result: 0 in the child.
+ */
+#define SFRAME_CLONE_CODE_LEN	USTACK_ARCH_CLONE_CODE_LEN
+#define SFRAME_REG_RET		USTACK_ARCH_REG_RET
+bool ustack_sframe_clone_code(const u8 *b);
 
 #ifndef __KERNEL__
 /* read_code of local memory, through the walk's own find_sec. */

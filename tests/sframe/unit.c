@@ -771,6 +771,52 @@ static void test_walk_ends(struct walk4 *t)
 	      ustack_sframe_strerror(w->err));
 }
 
+/* glibc's clone3 before 0x3002: mov $435,%eax; syscall */
+static int clone_read_code(struct sframe_walk *w, void *dst, u64 addr,
+			   u32 len)
+{
+	static const u8 code[] = { 0xb8, 0xb3, 0x01, 0x00, 0x00, 0x0f, 0x05 };
+
+	(void)w;
+	if (addr != 0x3002 - sizeof(code) || len != sizeof(code))
+		return -1;
+	memcpy(dst, code, len);
+	return 0;
+}
+
+/*
+ * A tick right after clone3's return, in user mode: no flags, the code
+ * before the IP tells, and rax (0 in the child) which side; another
+ * IP with other code before it is walked as before.
+ */
+static void test_walk_clone_code(struct sframe_walk *w)
+{
+	static const struct sframe_walk_ops ops = {
+		.find_sec = walk_find, .read_code = clone_read_code,
+	};
+	u64 gpr[SFRAME_NR_REGS] = { 0 };
+
+	w->ops = &ops;
+	w->flags = 0;
+	w->st.gpr = gpr;
+	gpr[SFRAME_REG_RET] = 4242;	/* the new thread's id */
+	ustack_sframe_walk(w);
+	check("walk-clone-code-parent", w->nr == 2 && w->ips[1] == 0x1281 &&
+	      w->methods[1] == USTACK_METHOD_ENTRY &&
+	      w->end == USTACK_END_OUTERMOST, "nr %u end %u", w->nr, w->end);
+	gpr[SFRAME_REG_RET] = 0;
+	ustack_sframe_walk(w);
+	check("walk-clone-code-child", w->nr == 1 &&
+	      w->end == USTACK_END_OUTERMOST, "nr %u end %u", w->nr, w->end);
+	w->st.ip = 0x3003;	/* other code before the IP */
+	ustack_sframe_walk(w);
+	check("walk-clone-code-other", w->nr == 1 &&
+	      w->end == USTACK_END_FAULT, "nr %u end %u", w->nr, w->end);
+	w->st.ip = 0x3002;
+	w->st.gpr = NULL;
+	w->ops = &walk_ops;
+}
+
 /*
  * A stack interrupted on its return from clone (SFRAME_WALK_CLONE_*) at a
  * PC no rule covers (glibc's clone3.S ends its CFI before the syscall):
@@ -803,6 +849,7 @@ static void test_walk_clone(struct walk4 *t)
 	ustack_sframe_walk(w);
 	check("walk-clone-none", w->nr == 1 && w->end == USTACK_END_FAULT,
 	      "nr %u end %u", w->nr, w->end);
+	test_walk_clone_code(w);
 	/* covered: A's rule (CFA sp+16, RA stack[1]), not the entry rule */
 	t->stack[1] = 0x1281;
 	w->st.ip = 0x1010;
