@@ -829,6 +829,19 @@ live_mode() {
 }
 run_test live-mode live_mode
 
+# A live recording keeps the samples up to its end: one taken while it
+# drained the last user records (here: one an hour after it) is dropped,
+# not shown as a sample without a user stack.
+live_until() {
+	cp "$T/profile.txt" "$T/late.txt"
+	echo "sample cookie=0x00000fff00000001 pid=100 tid=100 cpu=0 time=$(($(cut -d. -f1 /proc/uptime) + 3600))000000000 event=cpu-clock comm=prog" >>"$T/late.txt"
+	$R --summary "$T/late.txt" | grep -qx 'samples: 12' || { echo "the late sample is not in the file"; return 1; }
+	$R --summary --duration 0.2 --device "$T/late.txt" >"$T/lsum" 2>&1 || { cat "$T/lsum"; return 1; }
+	grep -qx 'samples: 11' "$T/lsum" && grep -qx 'no user stack: 1 (9.09%)' "$T/lsum" ||
+		{ grep -E '^(samples|no user stack):' "$T/lsum"; return 1; }
+}
+run_test live-until live_until
+
 # ---- SVG ---------------------------------------------------------------------
 # names that need escaping, and invalid UTF-8 in a binary comm
 cat >"$T/esc.s" <<'EOF'

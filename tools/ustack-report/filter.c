@@ -97,6 +97,21 @@ void filter_event(struct recs *r, const char *ev)
 	r->ns = n;
 }
 
+/*
+ * A live recording's samples up to its end: those taken while it drained
+ * the user records of the last ones mostly have no user record yet, and
+ * belong to no second of the recording.
+ */
+void filter_until(struct recs *r, uint64_t ns)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->ns; i++)
+		if (r->s[i].time <= ns)
+			r->s[n++] = r->s[i];
+	r->ns = n;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

@@ -118,7 +118,8 @@ static void perfmap_step(struct rec_buf *rb)
 	}
 }
 
-char *live_read(const char *dev, double seconds, size_t *len, const char *save)
+char *live_read(const char *dev, double seconds, size_t *len, const char *save,
+		uint64_t *until_ns)
 {
 	struct rec_buf rb = { .cap = 1 << 20 };
 	double end = now() + seconds;
@@ -172,5 +173,6 @@ char *live_read(const char *dev, double seconds, size_t *len, const char *save)
 		die("%s: write error", save);
 	rb.buf[rb.n] = '\0';
 	*len = rb.n;
+	*until_ns = (uint64_t)(end * 1e9);
 	return rb.buf;
 }

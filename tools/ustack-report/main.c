@@ -125,6 +125,7 @@ struct args {
 	struct sym_opts so;
 	const char *kallsyms, *event, *dev, *save, *file;
 	double duration;	/* > 0: record live */
+	uint64_t until_ns;	/* a live recording's end, else 0 */
 };
 
 /* A filter option (--pid, --tid, --comm): 0, or 2 on a bad value. */
@@ -247,7 +248,8 @@ static char *read_input(struct args *a, size_t *len)
 	if (a->duration > 0) {
 		if (!a->kallsyms)
 			a->kallsyms = "/proc/kallsyms";
-		return live_read(a->dev, a->duration, len, a->save);
+		return live_read(a->dev, a->duration, len, a->save,
+				 &a->until_ns);
 	}
 	if (!a->file || !strcmp(a->file, "-"))
 		return read_all(stdin, "stdin", len);
@@ -267,6 +269,8 @@ static void prepare(struct recs *r, struct join_stats *js,
 		    const struct args *a, char *buf, size_t len)
 {
 	parse_buffer(r, buf, len);
+	if (a->until_ns)
+		filter_until(r, a->until_ns);
 	if (a->event)
 		filter_event(r, a->event);
 	filter_apply(r);

@@ -170,9 +170,12 @@ int eh_next_fde(Elf *elf, uint64_t func, uint64_t *lo, uint64_t *hi);
 int ksyms_load(const char *path);	/* 0, or -1 when unusable */
 void ksyms_resolve(struct recs *r);
 
-/* live.c: read /dev/ustack for a while; returns a malloc'ed buffer */
+/*
+ * live.c: read /dev/ustack for a while; returns a malloc'ed buffer, and
+ * in *until_ns when the recording ended (CLOCK_MONOTONIC, as samples' time)
+ */
 char *live_read(const char *dev, double seconds, size_t *len,
-		const char *save);
+		const char *save, uint64_t *until_ns);
 
 /* stacks.c: one frame list per sample, outermost first, for folded/svg */
 enum fkind { FK_ROOT, FK_USER, FK_KERNEL, FK_MARK, FK_GUESS };
@@ -197,6 +200,7 @@ enum filter_kind { FILTER_PID, FILTER_TID, FILTER_COMM };
 int filter_add(enum filter_kind kind, const char *list);	/* -1: bad */
 void filter_event(struct recs *r, const char *ev);
 void filter_apply(struct recs *r);
+void filter_until(struct recs *r, uint64_t ns);	/* samples up to @ns */
 
 /* frames.c: byte-keyed tables and one sample's frames for pprof/speedscope */
 struct ktab {
