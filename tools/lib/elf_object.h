@@ -14,9 +14,19 @@
 /* Is @elf an ELF64 object of the machine the tools unwind?  @eh: its header. */
 bool elf_object_supported(Elf *elf, GElf_Ehdr *eh);
 
+/*
+ * The section count of the ELF file @fd, read before libelf reads it:
+ * elf_begin() makes a descriptor for every section before a count can be
+ * checked (a crafted million cost 200 MiB and seconds).  0 for a file
+ * that is not little-endian ELF64 or whose headers cannot be read: libelf
+ * says what it is.
+ */
+size_t elf_object_shnum(int fd);
+
 /* Notes read in one section when looking for the build-id (a linker's
- * note sections hold a handful). */
+ * note sections hold a handful), and the largest such section read. */
 #define ELF_NOTES_MAX	256
+#define ELF_NOTE_SECTION_MAX	(1 << 20)
 
 /*
  * The GNU build-id of @elf (from its SHT_NOTE sections) as lowercase hex

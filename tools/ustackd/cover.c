@@ -54,6 +54,10 @@ static int examine(int fd, const struct stat *st, struct objinfo *oi,
 		*why = "larger than 1 GiB";
 		return 1;
 	}
+	if (elf_object_shnum(fd) > MAX_SECTIONS) {
+		*why = "more than 65536 sections";
+		return 1;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		if (elf)
