@@ -35,3 +35,31 @@ run() { # NAME: one --prepare run; its bench lines
 }
 run cold
 run warm
+
+# Against a user's hostile files (issue 25, item 2): --prepare of libz
+# alone, then of two crafted files and libz (tests/ustackd/craft.py: a
+# million section headers and 256 MiB of empty notes; 16 note sections
+# over one such run), side by side: wall and CPU time (the daemon and its
+# children), the daemon's peak RSS.  The crafted files are read in the
+# limited child, so their cost is its limits', and the daemon's RSS stays.
+#   ustackd_hostile_{wall,cpu}_{clean,files}   ms
+#   ustackd_hostile_rss_{clean,files}          KiB
+LIBZ=/lib/x86_64-linux-gnu/libz.so.1
+mkdir -p "$W/hx"
+python3 tests/ustackd/craft.py "$W/hx/sections.so" 1000000 1 $((256 << 20)) &&
+	python3 tests/ustackd/craft.py "$W/hx/notes.so" 16 16 $((256 << 20)) ||
+	{ echo "bench ustackd: craft failed" >&2; exit 0; }
+hostile() { # NAME FILE...: one --prepare run into a new store; its lines
+	local name=$1
+	shift
+	rm -rf "$W/hstore"
+	TIMEFORMAT='%3R %3U %3S'
+	{ time tools/ustackd/ustackd --prepare --store "$W/hstore" "$@" 2>"$W/h$name.log"; } 2>"$W/h$name.time"
+	grep -q 'libz.so.1: generated' "$W/h$name.log" ||
+		{ echo "bench ustackd: libz not covered beside hostile files: $(tail -n2 "$W/h$name.log")" >&2; exit 0; }
+	awk -v n=$name '{ printf "bench ustackd_hostile_wall_%s %.0f ms\nbench ustackd_hostile_cpu_%s %.0f ms\n", n, $1 * 1000, n, ($2 + $3) * 1000 }' "$W/h$name.time"
+	echo "bench ustackd_hostile_rss_$name $(sed -n 's/^ustackd: max RSS \([0-9]*\) KiB.*/\1/p' "$W/h$name.log") KiB"
+}
+hostile clean "$LIBZ"
+hostile files "$W/hx/sections.so" "$W/hx/notes.so" "$LIBZ"
+grep -h 'refused' "$W/hfiles.log" | sed 's/^/  /' >&2
