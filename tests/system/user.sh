@@ -67,7 +67,16 @@ ro=$(findmnt --task "$pid" -no OPTIONS / | cut -d, -f1)
 rw=$(findmnt --task "$pid" -no OPTIONS -T /var/cache/ustack/sframe | cut -d, -f1)
 echo "ustackd (pid $pid) sees / $ro, its store $rw; $(systemctl show -p ProtectSystem,ProtectHome,PrivateNetwork,NoNewPrivileges ustackd | paste -sd' ')"
 [ "$ro" = ro ] && [ "$rw" = rw ] || fail "the unit's mounts: / $ro, the store $rw"
-nsenter -t "$pid" -m touch /var/cache/ustack/x 2>/dev/null && fail "ustackd may write outside its store"
+# Exactly its store: nothing of the system's, the users' or the cache's
+# beside it is writable in its mounts (root's own writes, in its mount
+# namespace).
+for d in /var/cache/ustack /var/cache /var/lib /var/log /etc /usr /usr/lib /boot /root /home /opt /srv; do
+	nsenter -t "$pid" -m touch "$d/.ustackd-w" 2>/dev/null &&
+		{ rm -f "$d/.ustackd-w"; fail "ustackd may write $d"; }
+done
+nsenter -t "$pid" -m touch /var/cache/ustack/sframe/.ustackd-w ||
+	fail "ustackd may not write its store"
+rm -f /var/cache/ustack/sframe/.ustackd-w
 
 step "4. ustack-report --duration 10 --summary, as root"
 # The issue's goal: >= 99% for every process within 60 s of `systemctl
