@@ -12,6 +12,9 @@ cp "$T/src/spin.c" /tmp/spin.c
 gcc -O2 -fomit-frame-pointer -o /usr/local/bin/spin-late /tmp/spin.c || fail "cc spin.c"
 
 step "the file system of /var full"
+# (the test's own files, $S under /var, go to /run meanwhile)
+F=/run/ustack-fullvar
+mkdir -p $F
 c=$(cursor)
 read -r free bsize < <(stat -f -c '%f %S' /var/cache/ustack/sframe)
 fallocate -l $((free * bsize)) /var/tmp/fill 2>/dev/null ||
@@ -21,17 +24,18 @@ echo "free: $(stat -f -c '%f' /var/cache/ustack/sframe) blocks"
 echo x 2>/dev/null >/var/cache/ustack/sframe/.probe && fail "the store is still writable"
 /usr/local/bin/spin-late 8 & sp=$!
 start_load
-ustack-report --duration 10 --summary >"$S/summary.full" 2>&1 || fail "ustack-report with /var full"
+ustack-report --duration 10 --summary >$F/summary.full 2>&1 ||
+	fail "ustack-report with /var full: $(tail -n 3 $F/summary.full)"
 wait $sp
 echo "ustackd's log:"
 journalctl -q -o cat -u ustackd --no-pager --after-cursor="$c" | head -n 8 | sed 's/^/  | /'
 journalctl -q -o cat -u ustackd --no-pager --after-cursor="$c" | grep -q 'No space left on device' ||
 	fail "ustackd did not say the store is full"
 [ "$(systemctl is-active ustackd)" = active ] || fail "ustackd stopped"
-awk '/^processes/ { on = 1; next } on && /spin-late/' "$S/summary.full" | sed 's/^/  not covered, as expected: /'
+awk '/^processes/ { on = 1; next } on && /spin-late/' $F/summary.full | sed 's/^/  not covered, as expected: /'
 # the services' entries were registered before: they keep serving
-grep -v 'spin-late' "$S/summary.full" >"$S/summary.full.others"
-coverage "$S/summary.full.others" 50
+grep -v 'spin-late' $F/summary.full >$F/summary.full.others
+coverage $F/summary.full.others 50
 
 step "room again: systemctl reload ustackd covers what it could not"
 rm -f /var/tmp/fill
