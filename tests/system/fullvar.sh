@@ -15,6 +15,8 @@ step "the file system of /var full"
 # (the test's own files, $S under /var, go to /run meanwhile)
 F=/run/ustack-fullvar
 mkdir -p $F
+# Room again however this ends: a full root broke every later variant.
+trap 'rm -f /var/tmp/fill' EXIT
 c=$(cursor)
 read -r free bsize < <(stat -f -c '%f %S' /var/cache/ustack/sframe)
 fallocate -l $((free * bsize)) /var/tmp/fill 2>/dev/null ||
