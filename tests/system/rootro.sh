@@ -32,5 +32,5 @@ while time.time() < e:
     sum(i * i for i in range(1000))' &
 wait $rp
 wait
-coverage /run/summary.ro 50
+coverage /run/summary.ro 50 /run/rec.ro
 grep -qE '  (perl|python3) \[' /run/summary.ro || fail "the programs started later were not sampled"
