@@ -11,9 +11,11 @@
 #define MAX 64
 
 /*
- * Both from one call site: each puts its caller's return address first,
- * and two calls from leaf() would return to two addresses.  The barrier
- * after the call keeps it from being a tail call.
+ * Both from one call site, at each level: each puts its caller's return
+ * address first, and two calls from leaf() would return to two
+ * addresses.  The barrier after the call keeps it from being a tail
+ * call; the volatile count keeps leaf()'s loop from being unrolled into
+ * two calls.
  */
 static int __attribute__((noinline)) take(int (*fn)(void **, int), void **b)
 {
@@ -23,11 +25,16 @@ static int __attribute__((noinline)) take(int (*fn)(void **, int), void **b)
 	return n;
 }
 
-static int __attribute__((noinline)) leaf(int d)
+static int __attribute__((noinline)) leaf(void)
 {
-	void *k[MAX], *g[MAX];
-	int n = take(ustack_backtrace, k), m = take(backtrace, g), i;
+	void *k[MAX], *g[MAX], **bufs[2] = { k, g };
+	int (*const fns[2])(void **, int) = { ustack_backtrace, backtrace };
+	int got[2], n, m, i;
 
+	for (volatile int j = 0; j < 2; j++)
+		got[j] = take(fns[j], bufs[j]);
+	n = got[0];
+	m = got[1];
 	if (n < 0) {
 		perror("ustack_backtrace");
 		return 1;
@@ -42,7 +49,7 @@ static int __attribute__((noinline)) leaf(int d)
 
 static int __attribute__((noinline)) mid(int d)
 {
-	return d ? mid(d - 1) + 0 * d : leaf(d);
+	return d ? mid(d - 1) + 0 * d : leaf();
 }
 
 int main(void)
