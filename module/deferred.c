@@ -221,13 +221,36 @@ static void regs_mismatch(struct ustack_task *st, struct pt_regs *live)
 			    regs_return_value(live));
 }
 
+/*
+ * The walk in the stats.  The counters are shared by every CPU: a frame
+ * is tallied here first, so that a walk adds to each method's counter
+ * once, not once per frame.
+ */
+static void count_walk(const struct ustack_task *st, u64 ns)
+{
+	u32 by_method[USTACK_METHOD_MAX] = { 0 };
+	u32 i;
+
+	atomic_long_inc(&ustack_stats.walks);
+	atomic_long_add(ns, &ustack_stats.walk_ns);
+	if (st->end < USTACK_END_MAX)
+		atomic_long_inc(&ustack_stats.ends[st->end]);
+	for (i = 0; i < st->nr; i++)
+		if (st->methods[i] < USTACK_METHOD_MAX)
+			by_method[st->methods[i]]++;
+	for (i = 0; i < USTACK_METHOD_MAX; i++)
+		if (by_method[i])
+			atomic_long_add(by_method[i], &ustack_stats.methods[i]);
+	if (st->nr > atomic_long_read(&ustack_stats.max_depth))
+		atomic_long_set(&ustack_stats.max_depth, st->nr);
+}
+
 static void walk(struct ustack_task *st)
 {
 	struct pt_regs *live = task_pt_regs(current);
 	bool moved = instruction_pointer(live) != instruction_pointer(&st->regs) ||
 		     user_stack_pointer(live) != user_stack_pointer(&st->regs);
 	u64 t0 = ktime_get_ns();
-	u32 i;
 
 	might_fault();
 
@@ -258,15 +281,7 @@ static void walk(struct ustack_task *st)
 		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,
 					  ustack_deferred_max_frames, &st->end);
 	}
-	atomic_long_inc(&ustack_stats.walks);
-	atomic_long_add(ktime_get_ns() - t0, &ustack_stats.walk_ns);
-	if (st->end < USTACK_END_MAX)
-		atomic_long_inc(&ustack_stats.ends[st->end]);
-	for (i = 0; i < st->nr; i++)
-		if (st->methods[i] < USTACK_METHOD_MAX)
-			atomic_long_inc(&ustack_stats.methods[st->methods[i]]);
-	if (st->nr > atomic_long_read(&ustack_stats.max_depth))
-		atomic_long_set(&ustack_stats.max_depth, st->nr);
+	count_walk(st, ktime_get_ns() - t0);
 }
 
 static void task_work_fn(struct callback_head *head)

@@ -10,9 +10,9 @@
 
 #include <linux/dcache.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include "arch.h"
 #include "deferred.h"
 #include "ustack_limits.h"
@@ -22,29 +22,74 @@
 #include "user_record.h"
 #include "ustack_trace.h"
 
-/* One delivery's record, sized for its frames (slab, not vmalloc). */
+/*
+ * One delivery's record, in one allocation laid out as it goes into the
+ * ring: the record, its frames, then its string table (strtab, up to
+ * USTACK_STRTAB_MAX bytes).  A sample's record is made at every tick, so
+ * it costs one allocation, not one per part.
+ */
 struct user_rec_buf {
-	char *strtab;		/* USTACK_STRTAB_MAX */
-	char *path;		/* PATH_MAX, from names_cache */
+	char *strtab;		/* after frames[nr] */
+	u32 strtab_len;
 	struct ustack_rec_user rec;
 	struct ustack_frame frames[];
 };
 
-/* Add @name to the string table (once); returns its offset. */
-static u32 strtab_add(struct user_rec_buf *b, u32 *len, const char *name)
+/* The offset of @name in the string table, or -1. */
+static int strtab_find(const struct user_rec_buf *b, const char *name)
 {
-	size_t n = strlen(name) + 1;
 	u32 off = 0;
 
-	while (off < *len) {
+	while (off < b->strtab_len) {
 		if (!strcmp(b->strtab + off, name))
 			return off;
 		off += strlen(b->strtab + off) + 1;
 	}
-	if (*len + n > USTACK_STRTAB_MAX)
+	return -1;
+}
+
+/* Add @name to the string table (once); returns its offset. */
+static u32 strtab_add(struct user_rec_buf *b, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	int off = strtab_find(b, name);
+
+	if (off >= 0)
+		return off;
+	if (b->strtab_len + n > USTACK_STRTAB_MAX)
 		return 0;	/* full: the first name stands in */
-	memcpy(b->strtab + *len, name, n);
-	*len += n;
+	memmove(b->strtab + b->strtab_len, name, n);
+	off = b->strtab_len;
+	b->strtab_len += n;
+	return off;
+}
+
+/*
+ * The path of @file, into the string table.  d_path() writes at the end
+ * of the buffer it is given: the table's free tail is that buffer, and a
+ * new path is moved down into place, so no PATH_MAX buffer is needed.  A
+ * path too long for the tail is made again in one (it may be in the
+ * table already, or be the first name's stand-in).
+ *
+ * Return: its offset, or -ENOMEM.
+ */
+static int path_add(struct user_rec_buf *b, struct file *file)
+{
+	u32 room = min_t(u32, USTACK_STRTAB_MAX - b->strtab_len, PATH_MAX);
+	char *p = file_path(file, b->strtab + b->strtab_len, room);
+	char *buf;
+	u32 off;
+
+	if (!IS_ERR(p))
+		return strtab_add(b, p);
+	if (PTR_ERR(p) != -ENAMETOOLONG || room >= PATH_MAX)
+		return strtab_add(b, "[unknown]");
+	buf = __getname();
+	if (!buf)
+		return -ENOMEM;
+	p = file_path(file, buf, PATH_MAX);
+	off = strtab_add(b, IS_ERR(p) ? "[unknown]" : p);
+	__putname(buf);
 	return off;
 }
 
@@ -60,21 +105,6 @@ static u64 offset_in(struct vm_area_struct *vma, u64 ip)
 	return ip;
 }
 
-static const char *name_of(struct user_rec_buf *b, struct vm_area_struct *vma)
-{
-	char *p;
-
-	if (!vma)
-		return "[unknown]";
-	if (vma->vm_file) {
-		p = file_path(vma->vm_file, b->path, PATH_MAX);
-		return IS_ERR(p) ? "[unknown]" : p;
-	}
-	if (ustack_arch_is_vdso(vma))
-		return "[vdso]";
-	return "[anon]";
-}
-
 /* Files this record has named already, and their names' offsets. */
 #define NAMED_MAX	8
 
@@ -85,22 +115,29 @@ struct named {
 };
 
 /*
- * The offset of @vma's object name in the string table.  A stack goes
- * back and forth between a few objects (the program, the C library, the
- * program's _start): each file's path is made once per record, not at
- * every change of mapping.  The mmap lock keeps each file mapped.
+ * The offset of @vma's object name in the string table, or -ENOMEM.  A
+ * stack goes back and forth between a few objects (the program, the C
+ * library, the program's _start): each file's path is made once per
+ * record, not at every change of mapping.  The mmap lock keeps each file
+ * mapped.
  */
-static u32 object_of(struct user_rec_buf *b, u32 *len, struct named *seen,
+static int object_of(struct user_rec_buf *b, struct named *seen,
 		     struct vm_area_struct *vma)
 {
-	const struct file *f = vma ? vma->vm_file : NULL;
-	u32 i, off;
+	struct file *f = vma ? vma->vm_file : NULL;
+	int i, off;
 
-	for (i = 0; f && i < seen->nr; i++)
+	if (!f) {
+		if (!vma)
+			return strtab_add(b, "[unknown]");
+		return strtab_add(b, ustack_arch_is_vdso(vma) ? "[vdso]" :
+							       "[anon]");
+	}
+	for (i = 0; i < seen->nr; i++)
 		if (seen->file[i] == f)
 			return seen->off[i];
-	off = strtab_add(b, len, name_of(b, vma));
-	if (f && seen->nr < NAMED_MAX) {
+	off = path_add(b, f);
+	if (off >= 0 && seen->nr < NAMED_MAX) {
 		seen->file[seen->nr] = f;
 		seen->off[seen->nr++] = off;
 	}
@@ -110,13 +147,16 @@ static u32 object_of(struct user_rec_buf *b, u32 *len, struct named *seen,
 /*
  * Name each frame's object.  Neighbouring frames mostly share a mapping,
  * so the mapping is looked up again only when it changes.
+ *
+ * Return: 0, or -ENOMEM.
  */
-static u32 name_frames(struct user_rec_buf *b, const struct ustack_task *st,
+static int name_frames(struct user_rec_buf *b, const struct ustack_task *st,
 		       struct mm_struct *mm)
 {
 	struct vm_area_struct *vma, *last = NULL;
-	u32 i, strtab_len = 0, last_obj = 0;
 	struct named seen = { .nr = 0 };
+	int obj = 0;
+	u32 i;
 
 	if (mm && st->nr)
 		mmap_assert_locked(mm);
@@ -129,15 +169,18 @@ static u32 name_frames(struct user_rec_buf *b, const struct ustack_task *st,
 		else
 			vma = mm ? vma_lookup(mm, ip) : NULL;
 		if (i == 0 || vma != last)
-			last_obj = object_of(b, &strtab_len, &seen, vma);
+			obj = object_of(b, &seen, vma);
+		if (obj < 0)
+			return obj;
 		last = vma;
-		b->frames[i].ip = ip;
-		b->frames[i].offset = offset_in(vma, ip);
-		b->frames[i].method = st->methods[i];
-		memset(b->frames[i].reserved, 0, sizeof(b->frames[i].reserved));
-		b->frames[i].object = last_obj;
+		b->frames[i] = (struct ustack_frame) {
+			.ip = ip,
+			.offset = offset_in(vma, ip),
+			.object = obj,
+			.method = st->methods[i],
+		};
 	}
-	return strtab_len;
+	return 0;
 }
 
 static void deliver(const struct ustack_task *st)
@@ -145,27 +188,31 @@ static void deliver(const struct ustack_task *st)
 	struct user_rec_buf *b;
 	struct mm_struct *mm = current->mm;
 	u64 t0 = ustack_stage_begin();
-	u32 strtab_len, alen;
+	u32 alen;
+	int err;
 
 	trace_user_stack(st->cookie, ustack_render_end(st->end), st->nr,
 			 st->ips, st->methods);
 	if (!ustack_ring_active())
 		return;
-	b = kmalloc(struct_size(b, frames, st->nr), GFP_KERNEL);
-	if (b) {
-		b->strtab = kmalloc(USTACK_STRTAB_MAX, GFP_KERNEL);
-		b->path = __getname();
-	}
-	if (!b || !b->strtab || !b->path) {
+	b = kmalloc(size_add(struct_size(b, frames, st->nr),
+			     USTACK_STRTAB_MAX), GFP_KERNEL);
+	if (!b) {
 		atomic_long_inc(&ustack_stats.nomem);
-		goto out;
+		return;
 	}
+	b->strtab = (char *)&b->frames[st->nr];
+	b->strtab_len = 0;
 	if (mm && st->nr) {
 		mmap_read_lock(mm);
-		strtab_len = name_frames(b, st, mm);
+		err = name_frames(b, st, mm);
 		mmap_read_unlock(mm);
 	} else {
-		strtab_len = name_frames(b, st, NULL);
+		err = name_frames(b, st, NULL);
+	}
+	if (err) {
+		atomic_long_inc(&ustack_stats.nomem);
+		goto out;
 	}
 
 	alen = sizeof(b->rec) + st->nr * sizeof(b->frames[0]);
@@ -174,23 +221,19 @@ static void deliver(const struct ustack_task *st)
 	b->rec = (struct ustack_rec_user) {
 		.hdr = {
 			.type = USTACK_REC_USER,
-			.size = ALIGN(alen + strtab_len, 8),
+			.size = ALIGN(alen + b->strtab_len, 8),
 		},
 		.cookie = st->cookie,
 		.pid = task_tgid_nr(current),
 		.tid = task_pid_nr(current),
 		.nr_frames = st->nr,
 		.end_reason = st->end,
-		.strtab_len = strtab_len,
+		.strtab_len = b->strtab_len,
 	};
 	ustack_stage_end(USTACK_STAGE_RECORD, t0);
-	ustack_ring_write(&b->rec, alen, b->strtab, strtab_len);
+	/* The string table follows the frames: the record is one piece. */
+	ustack_ring_write(&b->rec, alen + b->strtab_len, NULL, 0);
 out:
-	if (b) {
-		kfree(b->strtab);
-		if (b->path)
-			__putname(b->path);
-	}
 	kfree(b);
 }
 
