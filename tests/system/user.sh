@@ -150,10 +150,12 @@ echo "$out"
 # A user's own program, in their home (which ustackd's unit does not see:
 # ProtectHome=), without frame pointers: covered once ustackd had its miss.
 runuser -u tester -- gcc -O2 -fomit-frame-pointer -o /home/tester/spin /tmp/spin.c || fail "cc spin.c"
-runuser -u tester -- /home/tester/spin 12 & sp=$!
+# (runuser waits for it: the program is its child, found by name)
+runuser -u tester -- /home/tester/spin 12 & rp=$!
 sleep 3
+sp=$(pgrep -n -u tester -x spin) || fail "the user's program did not start"
 ustack-report --duration 6 --summary --pid "$sp" >"$S/summary3" 2>&1 || fail "ustack-report --pid"
-wait $sp
+wait $rp
 coverage "$S/summary3" 50
 
 step "8. apt remove, then apt purge"
