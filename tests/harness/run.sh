@@ -29,7 +29,7 @@ expect() {	# expect NAME PATTERN FILE [TESTS]
 	local out
 	want "$1" || return 0
 	out=$("$verdict" k "${4:-a}" "$3" note)
-	if echo "$out" | grep -q "$2"; then
+	if grep -q "$2" <<<"$out"; then
 		pass "$1"
 	else
 		fail "$1" "expected '$2' in: $(echo "$out" | paste -sd'|')"
@@ -41,7 +41,7 @@ clean_log_passes() {
 	local out
 
 	out=$("$verdict" k a "$tmp/clean" note)
-	[ "$(echo "$out" | grep -c '^PASS:')" = 3 ] && ! echo "$out" | grep -q FAIL ||
+	[ "$(grep -c "^PASS:" <<<"$out")" = 3 ] && ! grep -q FAIL <<<"$out" ||
 		{ echo "$out" | paste -sd'|'; return 1; }
 }
 
