@@ -33,9 +33,10 @@ for how in unshare nspawn; do
 	done
 	echo "pid $pid (in its namespace: $(awk '/^NSpid/ { print $NF }' /proc/$pid/status)), root $(readlink /proc/$pid/root)"
 	sleep 4	# its first miss served
-	ustack-report --duration 6 --summary --pid "$pid" >"$S/summary.$how" 2>&1 || fail "ustack-report"
+	ustack-report --duration 6 --summary --pid "$pid" --save "$S/rec.$how" >"$S/summary.$how" 2>&1 ||
+		fail "ustack-report"
 	wait $cp
-	coverage "$S/summary.$how" 50
+	coverage "$S/summary.$how" 50 "$S/rec.$how"
 	ustackd --status | grep -E "^covered [0-9]+:[0-9]+:$(stat -c %i "$box/usr/bin/perl") " >/dev/null ||
 		fail "ustackd --status has no entry for the container's perl"
 done
