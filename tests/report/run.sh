@@ -322,17 +322,17 @@ gen "$T/bogus.s" "$T/bogus.txt"
 # and fails on any other.
 names_stream_check() {
 	local out
-	out=$(awk -f tests/vm/stream-check.awk -v names="$T/names" -v comm=none \
+	out=$(awk -f tests/vm/syms.awk -f tests/vm/stream-check.awk -v names="$T/names" -v comm=none \
 		-v syms=/dev/null "$T/vocab.txt")
 	! grep -q 'not in ustack_names.h' <<<"$out" || { echo "$out"; return 1; }
-	out=$(awk -f tests/vm/stream-check.awk -v names="$T/names" -v comm=none \
+	out=$(awk -f tests/vm/syms.awk -f tests/vm/stream-check.awk -v names="$T/names" -v comm=none \
 		-v syms=/dev/null -v ends=outermost,done "$T/bogus.txt")
 	local want
 	for want in "event 'tick'" "end 'finished'" "method 'divined'" "end 'done'"; do
 		grep -q "^FAIL: $want is not in ustack_names.h" <<<"$out" ||
 			{ echo "no complaint about $want: $out"; return 1; }
 	done
-	out=$(awk -f tests/vm/stream-check.awk -v names="$T/nonexistent" -v comm=none \
+	out=$(awk -f tests/vm/syms.awk -f tests/vm/stream-check.awk -v names="$T/nonexistent" -v comm=none \
 		-v syms=/dev/null "$T/vocab.txt")
 	grep -q '^FAIL: no names in' <<<"$out" || { echo "no names file passed: $out"; return 1; }
 }

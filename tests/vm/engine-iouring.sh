@@ -69,7 +69,7 @@ awk '/^user / { done[$2] = 1 } /^sample / && ($2 in done) { n++ }
      END { print n + 0 " samples after the user record of their stay (walked inside io_uring_enter)" }' /tmp/rec
 check() {	# check LABEL stream-check.awk ARGS...
 	l=$1; shift
-	awk -f stream-check.awk -v comm=iouring -v syms=bin/iouring.syms \
+	awk -f syms.awk -f stream-check.awk -v comm=iouring -v syms=bin/iouring.syms \
 		-v obj=/tests/vm/bin/iouring "$@" /tmp/rec.sorted >/tmp/check.out && { tail -n1 /tmp/check.out; return; }
 	cat /tmp/check.out
 	# The records of the samples without a user record.

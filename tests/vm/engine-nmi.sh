@@ -42,7 +42,7 @@ if [ $refusing = 1 ]; then
 	ustack_unload
 	exit 0
 fi
-if ! awk -f stream-check.awk -v comm=workload_sf -v syms=bin/workload_sf.syms \
+if ! awk -f syms.awk -f stream-check.awk -v comm=workload_sf -v syms=bin/workload_sf.syms \
 	-v obj=/tests/vm/bin/workload_sf -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
 	-v event=nmi-test -v min_samples=300 /tmp/rec; then
 	grep -A8 'event=nmi-test' /tmp/rec | head -40

@@ -10,7 +10,7 @@ ustack_load sample_hz=999 guess=1
 record_start /tmp/rec
 ./bin/guess_prog chain 3 || fail "guess_prog"
 record_stop
-awk -f guess-check.awk -v comm=guess_prog -v syms=bin/guess_prog.syms \
+awk -f syms.awk -f guess-check.awk -v comm=guess_prog -v syms=bin/guess_prog.syms \
 	-v obj=/tests/vm/bin/guess_prog -v hot=g_leaf -v chain=g_mid,g_top,main \
 	-v min_pct=90 -v min_hot=$(per_hz 50) /tmp/rec || fail "guess=1 stacks"
 grep -q '^frames_guess [1-9]' /sys/kernel/debug/ustack/stats || fail "no guess in stats"

@@ -1,6 +1,6 @@
 # Check the stack scan's stacks of one program in a text recording of
 # /dev/ustack (guess-*.sh).
-#   awk -f guess-check.awk -v comm=NAME -v syms=FILE -v obj=PATH -v hot=FUNC \
+#   awk -f syms.awk -f guess-check.awk -v comm=NAME -v syms=FILE -v obj=PATH -v hot=FUNC \
 #       [-v chain=f1,f2,...] [-v min_pct=90] [-v decoy=FUNC] [-v min_hot=50] \
 #       RECORDING
 # Stacks are the user records joined by (tid, cookie) to samples of comm,
@@ -13,30 +13,6 @@
 # exactly chain as their next frames in obj, in order; with decoy, no hot
 # stack has a frame in decoy (the false positive the stale return
 # addresses must produce, labelled guess).
-function sym_of(off,    lo, hi, mid) {
-	lo = 1; hi = nsyms
-	if (nsyms == 0 || off < saddr[1]) return "?"
-	while (lo < hi) {
-		mid = int((lo + hi + 1) / 2)
-		if (saddr[mid] <= off) lo = mid; else hi = mid - 1
-	}
-	return sname[lo]
-}
-function hex(s,    i, n, c) {
-	sub(/^0x/, "", s); n = 0
-	for (i = 1; i <= length(s); i++) {
-		c = index("0123456789abcdef", tolower(substr(s, i, 1)))
-		if (c == 0) break
-		n = n * 16 + c - 1
-	}
-	return n
-}
-function kv(key,    i) {
-	for (i = 2; i <= NF; i++)
-		if (index($i, key "=") == 1)
-			return substr($i, length(key) + 2)
-	return ""
-}
 BEGIN {
 	if (min_pct == "") min_pct = 90
 	if (min_hot == "") min_hot = 50

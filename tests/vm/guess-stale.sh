@@ -10,7 +10,7 @@ ustack_load sample_hz=999 guess=1
 record_start /tmp/rec
 ./bin/guess_prog stale 3 || fail "guess_prog"
 record_stop
-awk -f guess-check.awk -v comm=guess_prog -v syms=bin/guess_prog.syms \
+awk -f syms.awk -f guess-check.awk -v comm=guess_prog -v syms=bin/guess_prog.syms \
 	-v obj=/tests/vm/bin/guess_prog -v hot=s_spin -v decoy=s_decoy -v min_hot=$(per_hz 50) \
 	/tmp/rec || fail "stale stacks"
 ustack_unload

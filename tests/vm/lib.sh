@@ -121,7 +121,7 @@ sampling_event() {
 # stream check, with frames of the program (OBJ) and of LIBC found by
 # SFrame.
 nofp_sframe_check() {
-	if ! awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
+	if ! awk -f syms.awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
 		-v obj="$2" -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
 		-v min_samples=200 "$1"; then
 		grep -A12 '^user.*end=' "$1" | head -40

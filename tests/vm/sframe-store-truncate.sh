@@ -42,7 +42,7 @@ record_start /tmp/rec2
 sleep 2
 kill $pid; wait $pid 2>/dev/null
 record_stop
-awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
+awk -f syms.awk -f stream-check.awk -v comm=workload_nofp -v syms=bin/workload_nofp.syms \
 	-v obj=$obj -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
 	-v min_samples=$(per_hz 100) /tmp/rec2 || fail "stacks after the file is whole"
 grep '^store_' /sys/kernel/debug/ustack/stats

@@ -1,5 +1,5 @@
 # Check a text recording of /dev/ustack against a workload's expectations.
-#   awk -f stream-check.awk -v comm=NAME -v syms=FILE -v obj=PATH \
+#   awk -f syms.awk -f stream-check.awk -v comm=NAME -v syms=FILE -v obj=PATH \
 #       -v chain=f1,f2,f3 [-v event=cpu-clock] [-v min_samples=N] \
 #       [-v exact_samples=N] [-v kchain=sym] [-v ends=outermost] \
 #       [-v hot=f,g [-v min_hot_pct=50]] [-v names=bin/names] RECORDING
@@ -16,30 +16,6 @@
 # `ends`, must be a name of include/ustack_names.h (`names`: "KIND NAME
 # CODE" lines, made by scripts/ustack_names.py), so that a renamed or new
 # name cannot slip past the checks that compare names.
-function sym_of(off,    lo, hi, mid) {
-	lo = 1; hi = nsyms
-	if (nsyms == 0 || off < saddr[1]) return "?"
-	while (lo < hi) {
-		mid = int((lo + hi + 1) / 2)
-		if (saddr[mid] <= off) lo = mid; else hi = mid - 1
-	}
-	return sname[lo]
-}
-function hex(s,    i, n, c) {
-	sub(/^0x/, "", s); n = 0
-	for (i = 1; i <= length(s); i++) {
-		c = index("0123456789abcdef", tolower(substr(s, i, 1)))
-		if (c == 0) break
-		n = n * 16 + c - 1
-	}
-	return n
-}
-function kv(key,    i, n, a) {
-	for (i = 2; i <= NF; i++)
-		if (index($i, key "=") == 1)
-			return substr($i, length(key) + 2)
-	return ""
-}
 function fail(msg) {
 	if (nfail < 10) print "FAIL: " msg
 	nfail++

@@ -85,7 +85,7 @@ awk -v pid=$P -v on_min=$(per_hz 100) -v off_min=$(per_hz 50) '
 		exit bad > 0
 	}' /tmp/phases /tmp/rec || fail "samples across hotplug"
 # Every sample of the program still has its user stack.
-if ! awk -f stream-check.awk -v comm=hotplug -v syms=bin/hotplug.syms \
+if ! awk -f syms.awk -f stream-check.awk -v comm=hotplug -v syms=bin/hotplug.syms \
 	-v obj=/tests/vm/bin/hotplug -v hot=cpu_inner -v chain=run_cpu,main \
 	-v ends=outermost,bad-frame,no-info -v event=cpu-clock -v min_samples=$(per_hz 1000) /tmp/rec; then
 	grep -B2 -A8 'hotplug+' /tmp/rec | head -40

@@ -15,7 +15,7 @@ secs=2
 [ $DEBUG_KERNEL = 0 ] || secs=6
 sframe-register run ./bin/workload_sf cpu $secs || fail "workload"
 record_stop
-if ! awk -f stream-check.awk -v comm=workload_sf -v syms=bin/workload_sf.syms \
+if ! awk -f syms.awk -f stream-check.awk -v comm=workload_sf -v syms=bin/workload_sf.syms \
 	-v obj=/tests/vm/bin/workload_sf -v hot=cpu_inner,cpu_outer -v chain=cpu_outer,run_cpu,main \
 	-v event=$ev -v min_samples=$(per_hz 200) /tmp/rec; then
 	grep -B2 -A8 'workload_sf+' /tmp/rec | head -40

@@ -11,7 +11,7 @@ record_start /tmp/rec
 ev=$(sampling_event); case $ev in cycles | cpu-clock) ;; *) fail "$ev" ;; esac
 ./bin/workload_fp cpu 2 || fail "workload"
 record_stop
-if ! awk -f stream-check.awk -v comm=workload_fp -v syms=bin/workload_fp.syms \
+if ! awk -f syms.awk -f stream-check.awk -v comm=workload_fp -v syms=bin/workload_fp.syms \
 	-v obj=/tests/vm/bin/workload_fp -v hot=cpu_inner -v chain=run_cpu,main \
 	-v ends=outermost,bad-frame,no-info \
 	-v event=$ev -v min_samples=$(per_hz 200) /tmp/rec; then
