@@ -26,7 +26,7 @@ echo "free: $(stat -f -c '%f' /var/cache/ustack/sframe) blocks"
 echo x 2>/dev/null >/var/cache/ustack/sframe/.probe && fail "the store is still writable"
 /usr/local/bin/spin-late 8 & sp=$!
 start_load
-ustack-report --duration 10 --summary >$F/summary.full 2>&1 ||
+ustack-report --duration 10 --summary --save $F/rec.full >$F/summary.full 2>&1 ||
 	fail "ustack-report with /var full: $(tail -n 3 $F/summary.full)"
 wait $sp
 echo "ustackd's log:"
@@ -37,7 +37,7 @@ journalctl -q -o cat -u ustackd --no-pager --after-cursor="$c" | grep -q 'No spa
 awk '/^processes/ { on = 1; next } on && /spin-late/' $F/summary.full | sed 's/^/  not covered, as expected: /'
 # the services' entries were registered before: they keep serving
 grep -v 'spin-late' $F/summary.full >$F/summary.full.others
-coverage $F/summary.full.others 50
+coverage $F/summary.full.others 50 $F/rec.full
 
 step "room again: systemctl reload ustackd covers what it could not"
 rm -f /var/tmp/fill
@@ -46,7 +46,7 @@ c=$(cursor)
 systemctl reload ustackd
 wait_sysprep "$c"
 /usr/local/bin/spin-late 10 & sp=$!
-ustack-report --duration 8 --summary --pid $sp >"$S/summary.room" 2>&1 || fail "ustack-report"
+ustack-report --duration 8 --summary --pid $sp --save "$S/rec.room" >"$S/summary.room" 2>&1 || fail "ustack-report"
 wait $sp
 stop_load
-coverage "$S/summary.room" 50
+coverage "$S/summary.room" 50 "$S/rec.room"
