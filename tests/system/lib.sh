@@ -116,7 +116,7 @@ deferred_fail() {
 # ustackd logged for those objects, when.
 explain() {
 	local pid obj
-	echo "ustackd ready at $(journalctl -q -o short-monotonic -u ustackd --no-pager |
+	echo "ustackd ready at $(journalctl -q -o short-monotonic -b -u ustackd --no-pager |
 		grep -m1 'ustackd: ready' | sed 's/^\[ *\([0-9.]*\)\].*/\1/') s"
 	for pid in $(awk -v min="$2" '/^processes \(samples, complete user stacks\):/ { on = 1; next }
 	     on && /^  / { p = $2; sub(/%/, "", p); if ($1 >= min && p + 0 < 99) { gsub(/[][]/, "", $4); print $4 }; next }
@@ -141,13 +141,13 @@ explain() {
 	ustack-report --perf -v "$3" 2>/dev/null | awk 'BEGIN { RS = "" } !/ end=outermost / {
 		n = split($0, l, "\n"); if (match(l[n], /\(\/[^()]*\) method=/)) print substr(l[n], RSTART + 1, RLENGTH - 10) }' |
 		sort | uniq -c | sort -nr | head -n 8 | while read -r _ obj; do
-		echo "  ustackd on $obj: $(journalctl -q -o short-monotonic -u ustackd --no-pager |
+		echo "  ustackd on $obj: $(journalctl -q -o short-monotonic -b -u ustackd --no-pager |
 			grep -F -- "$obj:" | head -n 2 | paste -sd' ')"
 	done
 }
 
 # The journal of the unit since it started, for the log.
-unit_log() { journalctl -q -o cat -u "$1" --no-pager | tail -n "${2:-20}" | sed 's/^/  | /'; }
+unit_log() { journalctl -q -o cat -b -u "$1" --no-pager | tail -n "${2:-20}" | sed 's/^/  | /'; }
 
 # ustack installed from the test disk's packages and ustackd enabled, as
 # user.sh does step by step (for the tests of what comes after).
@@ -162,11 +162,11 @@ ensure_installed() {
 }
 
 # Until ustackd's pass over the system's programs and libraries is done
-# (its log's "system objects:" line after START, a journal cursor), at
-# most 30 minutes; prints that line.
+# (its log's "system objects:" line of this boot, after START, a journal
+# cursor, if given), at most 30 minutes; prints that line.
 wait_sysprep() {
 	local i=0 line
-	until line=$(journalctl -q -o cat -u ustackd --no-pager ${1:+--after-cursor="$1"} |
+	until line=$(journalctl -q -o cat -b -u ustackd --no-pager ${1:+--after-cursor="$1"} |
 		     grep -E '^ustackd: system objects:|^ustackd: system objects: the preparer' | tail -n1) &&
 	      [ -n "$line" ]; do
 		i=$((i + 1)); [ $i -lt 1800 ] || fail "ustackd's pass over the system did not end in 30 min"
