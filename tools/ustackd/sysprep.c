@@ -367,6 +367,36 @@ void sysprep_start(void)
 	hup = 1;
 }
 
+/*
+ * Register the whole records read so far, until @end: each costs an
+ * examining child (tens of milliseconds on a slow machine) while the miss
+ * queue waits, so a pipe's worth of paths must not run past the budget.
+ * False once the pass has ended.
+ */
+static bool take_paths(uint64_t end)
+{
+	bool going = true;
+	char *p, *z;
+
+	for (p = buf; (z = memchr(p, '\0', buf + buf_len - p)); p = z + 1) {
+		if (*p == '=') {
+			end_pass(p);
+			going = false;
+			break;
+		}
+		register_path(p);
+		if (now_ms() >= end) {
+			p = z + 1;
+			break;
+		}
+	}
+	buf_len -= p - buf;
+	memmove(buf, p, buf_len);
+	if (buf_len == sizeof(buf) && !memchr(buf, '\0', buf_len))
+		buf_len = 0;	/* no record is that long: drop it */
+	return going;
+}
+
 bool sysprep_step(uint64_t budget_ms)
 {
 	uint64_t end = now_ms() + budget_ms;
@@ -377,11 +407,17 @@ bool sysprep_step(uint64_t budget_ms)
 			start_pass();
 	}
 	while (child && !stopping) {
-		ssize_t n = read(pipe_fd, buf + buf_len, sizeof(buf) - buf_len);
-		uint64_t now = now_ms();
 		struct pollfd pfd = { .fd = pipe_fd, .events = POLLIN };
-		char *p, *z;
+		uint64_t now;
+		ssize_t n;
 
+		if (!take_paths(end))
+			return true;
+		now = now_ms();
+		if (now >= end)
+			break;
+		/* no whole record is left: the buffer has room */
+		n = read(pipe_fd, buf + buf_len, sizeof(buf) - buf_len);
 		if (n == 0) {
 			end_pass(NULL);
 			break;
@@ -392,25 +428,10 @@ bool sysprep_step(uint64_t budget_ms)
 				break;
 			}
 			/* nothing yet: wait for it, within the budget */
-			if (now >= end)
-				break;
 			poll(&pfd, 1, (int)(end - now));
 			continue;
 		}
 		buf_len += n;
-		for (p = buf; (z = memchr(p, '\0', buf + buf_len - p)); p = z + 1) {
-			if (*p == '=') {
-				end_pass(p);
-				return true;
-			}
-			register_path(p);
-		}
-		buf_len -= p - buf;
-		memmove(buf, p, buf_len);
-		if (buf_len == sizeof(buf))
-			buf_len = 0;	/* no record is that long: drop it */
-		if (now_ms() >= end)
-			break;
 	}
 	return child != 0;
 }
