@@ -38,6 +38,7 @@
 #include "interp_int.h"
 #include "interp_pycache.h"
 #include "interp_pylayout.h"
+#include "interp_times.h"
 
 #define FRAME_READ_MAX	128	/* bytes of a frame read, at most */
 #define CODE_READ_MAX	512	/* of a code object (its type, a span) */
@@ -374,6 +375,38 @@ static int is_shim(const struct pycode *e)
 	return !e->firstlineno && !e->table_len;
 }
 
+/* A frame of a code object seen earlier in this answer (recursion). */
+static int add_seen(struct ustack_interp *a, const struct seen *s, long unit,
+		    unsigned int flags)
+{
+	uint64_t t0 = coop_stamp();
+	int line, ret;
+
+	coop_times_count(COOP_C_SAME, 1);
+	line = addr2line(s->linetable, s->table_len, s->first, unit);
+	coop_times_add(COOP_T_LINES, t0);
+	t0 = coop_stamp();
+	ret = ustack_interp_same(a, s->frame, line, flags);
+	coop_times_add(COOP_T_ADD, t0);
+	return ret;
+}
+
+/* The line of @unit in @e: the one kept (@hit), or decoded. */
+static int line_of(const struct pycode *e, int cached, long unit, int *hit)
+{
+	uint64_t t0 = coop_stamp();
+	int line;
+
+	*hit = cached && e->last_unit == unit;
+	if (*hit) {
+		coop_times_count(COOP_C_LINE_HIT, 1);
+		return e->last_line;
+	}
+	line = addr2line(e->linetable, e->table_len, e->firstlineno, unit);
+	coop_times_add(COOP_T_LINES, t0);
+	return line;
+}
+
 /* Add the frame running @code at @instr; 0, or -1 to end the walk. */
 static int add_frame(struct ustack_interp *a, uintptr_t code, uintptr_t instr,
 		     unsigned int flags, struct seen *seen, int *nseen)
@@ -383,36 +416,43 @@ static int add_frame(struct ustack_interp *a, uintptr_t code, uintptr_t instr,
 	const char *fn = name, *ff = file;
 	struct pycode e;
 	long unit;
-	int i, line, cached;
+	int i, line, ok, cached, hit;
+	uint64_t t0;
 
 	unit = ((long)instr - (long)(code + L.co_code)) / 2;
 	for (i = 0; i < *nseen && seen[i].code != code; i++)
 		;
 	if (i < *nseen)
-		return ustack_interp_same(a, seen[i].frame,
-					  addr2line(seen[i].linetable,
-						    seen[i].table_len,
-						    seen[i].first, unit), flags);
-	if (read_code(code, co))
+		return add_seen(a, &seen[i], unit, flags);
+	t0 = coop_stamp();
+	ok = !read_code(code, co);
+	cached = ok && !pycache_get(code, &e) && code_same(co, &e);
+	coop_times_add(COOP_T_CACHE, t0);
+	if (!ok)
 		return -1;
-	cached = !pycache_get(code, &e) && code_same(co, &e);
 	if (cached) {
+		coop_times_count(COOP_C_HIT, 1);
 		fn = e.name;
 		ff = e.file;
 	} else {
+		coop_times_count(COOP_C_MISS, 1);
+		t0 = coop_stamp();
 		code_read(code, co, &e, name, file);
+		coop_times_add(COOP_T_NAMES, t0);
 	}
 	if (is_shim(&e))
 		return 0;
-	line = cached && e.last_unit == unit ? e.last_line :
-	       addr2line(e.linetable, e.table_len, e.firstlineno, unit);
-	if (ustack_interp_add(a, fn, ff, line, flags))
+	line = line_of(&e, cached, unit, &hit);
+	t0 = coop_stamp();
+	i = ustack_interp_add(a, fn, ff, line, flags);
+	coop_times_add(COOP_T_ADD, t0);
+	if (i)
 		return -1;
 	if (*nseen < SEEN)
 		seen[(*nseen)++] = (struct seen) {
 			code, e.linetable, e.table_len, e.firstlineno,
 			ustack_interp_count(a) - 1 };
-	if (cached && e.last_unit == unit)
+	if (hit)
 		return 0;
 	/* Names that fit (most) are kept; longer ones are read each time. */
 	if (!cached) {
@@ -476,6 +516,7 @@ static int unwind(void *ctx, struct ustack_interp *a)
 			break;
 		added = 1;
 	}
+	coop_times_count(COOP_C_FRAMES, ustack_interp_count(a));
 	return ustack_interp_count(a);
 }
 
