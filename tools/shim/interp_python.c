@@ -364,6 +364,8 @@ struct seen {
 	uint64_t table_len;
 	int first;
 	int frame;		/* the answer's frame that named it */
+	long unit;		/* the code unit placed last, at line */
+	int line;
 };
 
 /*
@@ -375,18 +377,25 @@ static int is_shim(const struct pycode *e)
 	return !e->firstlineno && !e->table_len;
 }
 
-/* A frame of a code object seen earlier in this answer (recursion). */
-static int add_seen(struct ustack_interp *a, const struct seen *s, long unit,
+/*
+ * A frame of a code object seen earlier in this answer: recursion, most
+ * often through the same call site again, whose line is known already.
+ */
+static int add_seen(struct ustack_interp *a, struct seen *s, long unit,
 		    unsigned int flags)
 {
-	uint64_t t0 = coop_stamp();
-	int line, ret;
+	uint64_t t0;
+	int ret;
 
 	coop_times_count(COOP_C_SAME, 1);
-	line = addr2line(s->linetable, s->table_len, s->first, unit);
-	coop_times_add(COOP_T_LINES, t0);
+	if (s->unit != unit) {
+		t0 = coop_stamp();
+		s->line = addr2line(s->linetable, s->table_len, s->first, unit);
+		s->unit = unit;
+		coop_times_add(COOP_T_LINES, t0);
+	}
 	t0 = coop_stamp();
-	ret = ustack_interp_same(a, s->frame, line, flags);
+	ret = ustack_interp_same(a, s->frame, s->line, flags);
 	coop_times_add(COOP_T_ADD, t0);
 	return ret;
 }
@@ -451,7 +460,7 @@ static int add_frame(struct ustack_interp *a, uintptr_t code, uintptr_t instr,
 	if (*nseen < SEEN)
 		seen[(*nseen)++] = (struct seen) {
 			code, e.linetable, e.table_len, e.firstlineno,
-			ustack_interp_count(a) - 1 };
+			ustack_interp_count(a) - 1, unit, line };
 	if (hit)
 		return 0;
 	/* Names that fit (most) are kept; longer ones are read each time. */
