@@ -312,7 +312,8 @@ static int code_read(uintptr_t code, const unsigned char *co, struct pycode *e,
 	e->linetable = u64_at(co, L.co_linetable);
 	memcpy(&first, co + L.co_firstlineno, sizeof(first));
 	e->firstlineno = first;
-	e->last_unit = -1;
+	for (int i = 0; i < PYCODE_PLACES; i++)
+		e->place_unit[i] = -1;
 	memset(&s, 0, sizeof(s));
 	s.hash = -1;
 	read_str(e->qualname, name, NAME_MAX_, &s);
@@ -400,18 +401,27 @@ static int add_seen(struct ustack_interp *a, struct seen *s, long unit,
 	return ret;
 }
 
-/* The line of @unit in @e: the one kept (@hit), or decoded. */
-static int line_of(const struct pycode *e, int cached, long unit, int *hit)
+/*
+ * The line of @unit in @e: one of those kept (@hit), or decoded and kept
+ * in place of the oldest.
+ */
+static int line_of(struct pycode *e, int cached, long unit, int *hit)
 {
 	uint64_t t0 = coop_stamp();
-	int line;
+	int i, line;
 
-	*hit = cached && e->last_unit == unit;
-	if (*hit) {
-		coop_times_count(COOP_C_LINE_HIT, 1);
-		return e->last_line;
+	for (i = 0; cached && i < PYCODE_PLACES; i++) {
+		if (e->place_unit[i] == unit) {
+			coop_times_count(COOP_C_LINE_HIT, 1);
+			*hit = 1;
+			return e->place_line[i];
+		}
 	}
+	*hit = 0;
 	line = addr2line(e->linetable, e->table_len, e->firstlineno, unit);
+	i = e->next_place++ % PYCODE_PLACES;
+	e->place_unit[i] = unit;
+	e->place_line[i] = line;
 	coop_times_add(COOP_T_LINES, t0);
 	return line;
 }
@@ -470,8 +480,6 @@ static int add_frame(struct ustack_interp *a, uintptr_t code, uintptr_t instr,
 		strcpy(e.name, name);
 		strcpy(e.file, file);
 	}
-	e.last_unit = unit;
-	e.last_line = line;
 	pycache_put(&e);
 	return 0;
 }
