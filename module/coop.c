@@ -367,7 +367,11 @@ static int coop_answer(const void __user *uarg)
 	if (ret)
 		return ret;
 	alen = sizeof(*rec) + a.nr_frames * sizeof(*f);
-	rec = kzalloc(alen + a.strtab_len, GFP_KERNEL);
+	/*
+	 * Not zeroed: the frames and strings are copied over it whole, the
+	 * header (no implicit padding) is written whole by write_interp().
+	 */
+	rec = kmalloc(alen + a.strtab_len, GFP_KERNEL);
 	if (!rec)
 		return -ENOMEM;
 	f = (struct ustack_coop_frame *)(rec + 1);
