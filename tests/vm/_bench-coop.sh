@@ -135,17 +135,32 @@ if [ -f coop-a.so ]; then
 	echo "bench coop_ab_handler_share_a $(awk -v s="$(sum comm_in_signal s999_coop_a)" -v u="$(sum comm_users s999_coop_a)" 'BEGIN { printf "%.2f", u ? 100 * s / u : 0 }') percent"
 	echo "bench coop_ab_handler_share_b $(awk -v s="$(sum comm_in_signal s999_coop)" -v u="$(sum comm_users s999_coop)" 'BEGIN { printf "%.2f", u ? 100 * s / u : 0 }') percent"
 fi
-param_set sample_hz 999
-param_set stage_times 1
-./bin/ustack_read dump /tmp/u.bin python >/dev/null &
-r=$!
-sleep 0.3
-USTACK_COOP_TIMES=1 sframe-register run python3.11 bench_coop.py coop $N 2>&1 >/dev/null |
-	grep '^coop-times ' >/tmp/times.txt
-kill -TERM $r; wait $r
-param_set stage_times 0
-param_set sample_hz 0
-echo "stage times: $(cat /tmp/times.txt) $(grep '^stage_coop_' /sys/kernel/debug/ustack/stats | tr ' ' = | tr '\n' ' ')"
+# times [SHIM]: the stage times of one 999 Hz coop run into /tmp/times.txt
+times() {
+	param_set sample_hz 999
+	param_set stage_times 1
+	./bin/ustack_read dump /tmp/u.bin python >/dev/null &
+	r=$!
+	sleep 0.3
+	env ${1:+USTACK_SHIM=$1} USTACK_COOP_TIMES=1 sframe-register run python3.11 bench_coop.py coop $N 2>&1 >/dev/null |
+		grep '^coop-times ' >/tmp/times.txt
+	kill -TERM $r; wait $r
+	param_set stage_times 0
+	param_set sample_hz 0
+	echo "stage times${1:+ of $1}: $(cat /tmp/times.txt)"
+}
+if [ -f coop-a.so ]; then
+	times "$PWD/coop-a.so"
+	awk '{
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); t[kv[1]] = kv[2] }
+		split("handler unwind send", s, " ")
+		for (i = 1; i in s; i++)
+			if (t["answers"])
+				printf "bench coop_ab_stage_%s_a %.1f us\n", s[i], t[s[i] "_ns"] / 1000 / t["answers"]
+	}' /tmp/times.txt
+fi
+times
+echo "module: $(grep '^stage_coop_' /sys/kernel/debug/ustack/stats | tr ' ' = | tr '\n' ' ')"
 awk -v cost="$(echo $cost | median)" -v req="$(stat_of stage_coop_request_ns)/$(stat_of stage_coop_request_n)" \
 	-v ans="$(stat_of stage_coop_answer_ns)/$(stat_of stage_coop_answer_n)" '{
 	for (i = 2; i <= NF; i++) { split($i, kv, "="); t[kv[1]] = kv[2] }
