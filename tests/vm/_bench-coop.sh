@@ -114,20 +114,23 @@ echo "bench coop_signal_floor $(awk -v f="$1" 'BEGIN { printf "%.1f", f / 1000 }
 echo "bench coop_signal_floor_999hz $(awk -v f="$1" 'BEGIN { printf "%.2f", f * 999 / 1e7 }') percent"
 # Side by side: a shim built before a change, placed at tests/vm/coop-a.so
 # (not in git: the guest build copies the directory), measured in turns
-# with the installed one at 999 Hz, R rounds, each with its own nocoop
-# run: the cost of one answer and the handler's share, each build's
-# median (coop_ab_*_a, coop_ab_*_b).
+# with the installed one at 999 Hz, R rounds, each build with a nocoop
+# run of its own (a build's SFrame and walks may differ too): the cost
+# of one answer and the handler's share, each build's median
+# (coop_ab_*_a, coop_ab_*_b).
 if [ -f coop-a.so ]; then
 	i=0
 	while [ $i -lt $R ]; do
-		set -- $(one s999_nocoop)
-		n=$1
 		if [ $((i % 2)) = 0 ]; then order="a b"; else order="b a"; fi
 		for v in $order; do
-			set -- $(one s999_coop $([ $v = a ] && echo "$PWD/coop-a.so"))
+			shim=
+			[ $v = b ] || shim=$PWD/coop-a.so
+			set -- $(one s999_nocoop $shim)
+			n=$1
+			set -- $(one s999_coop $shim)
 			eval "ab_$v=\"\${ab_$v:-} $(awk -v c=$1 -v n=$n -v a=${2:-0} 'BEGIN { if (a > 0) printf "%.1f", (c - n) / 1000 / a }')\""
 		done
-		echo "a/b round $i: nocoop $n, a $(echo $ab_a | awk '{ print $NF }') us, b $(echo $ab_b | awk '{ print $NF }') us"
+		echo "a/b round $i: a $(echo $ab_a | awk '{ print $NF }') us, b $(echo $ab_b | awk '{ print $NF }') us"
 		i=$((i + 1))
 	done
 	echo "bench coop_ab_cost_per_answer_a $(echo $ab_a | median) us"
@@ -135,8 +138,8 @@ if [ -f coop-a.so ]; then
 	echo "bench coop_ab_handler_share_a $(awk -v s="$(sum comm_in_signal s999_coop_a)" -v u="$(sum comm_users s999_coop_a)" 'BEGIN { printf "%.2f", u ? 100 * s / u : 0 }') percent"
 	echo "bench coop_ab_handler_share_b $(awk -v s="$(sum comm_in_signal s999_coop)" -v u="$(sum comm_users s999_coop)" 'BEGIN { printf "%.2f", u ? 100 * s / u : 0 }') percent"
 fi
-# times [SHIM]: the stage times of one 999 Hz coop run into /tmp/times.txt
-times() {
+# stage_run [SHIM]: the stage times of one 999 Hz coop run into /tmp/times.txt
+stage_run() {
 	param_set sample_hz 999
 	param_set stage_times 1
 	./bin/ustack_read dump /tmp/u.bin python >/dev/null &
@@ -150,7 +153,7 @@ times() {
 	echo "stage times${1:+ of $1}: $(cat /tmp/times.txt)"
 }
 if [ -f coop-a.so ]; then
-	times "$PWD/coop-a.so"
+	stage_run "$PWD/coop-a.so"
 	awk '{
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); t[kv[1]] = kv[2] }
 		split("handler unwind send", s, " ")
@@ -159,7 +162,7 @@ if [ -f coop-a.so ]; then
 				printf "bench coop_ab_stage_%s_a %.1f us\n", s[i], t[s[i] "_ns"] / 1000 / t["answers"]
 	}' /tmp/times.txt
 fi
-times
+stage_run
 echo "module: $(grep '^stage_coop_' /sys/kernel/debug/ustack/stats | tr ' ' = | tr '\n' ' ')"
 awk -v cost="$(echo $cost | median)" -v req="$(stat_of stage_coop_request_ns)/$(stat_of stage_coop_request_n)" \
 	-v ans="$(stat_of stage_coop_answer_ns)/$(stat_of stage_coop_answer_n)" '{
