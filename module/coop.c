@@ -48,6 +48,7 @@
 #include "coop_table.h"
 #include "deferred.h"
 #include "ring.h"
+#include "stage_times.h"
 
 unsigned int ustack_coop_timeout_ms = 100;
 
@@ -61,7 +62,7 @@ static DEFINE_PER_CPU(struct irq_work, kick);
  * Raise the request's signal on current, or leave it owed when current
  * is inside a system call whose result is not final yet.
  */
-static void try_send(struct coop_thread *e, const struct coop_key *key)
+static void send_request(struct coop_thread *e, const struct coop_key *key)
 {
 	struct kernel_siginfo info;
 	struct sighand_struct *sh = current->sighand;
@@ -124,6 +125,15 @@ static void try_send(struct coop_thread *e, const struct coop_key *key)
 		return;
 	}
 	atomic_long_inc(&ustack_coop_stats.signalled);
+}
+
+/* send_request(), timed as the stage coop_request (stage_times=1). */
+static void try_send(struct coop_thread *e, const struct coop_key *key)
+{
+	u64 t0 = ustack_stage_begin();
+
+	send_request(e, key);
+	ustack_stage_end(USTACK_STAGE_COOP_REQUEST, t0);
 }
 
 /* After each walk of a thread of an opted-in process. */
@@ -342,7 +352,7 @@ static void write_interp(struct ustack_rec_interp *rec, u32 alen,
 		ustack_ring_write(rec, alen, strtab, a->strtab_len);
 }
 
-int ustack_coop_answer(const void __user *uarg)
+static int coop_answer(const void __user *uarg)
 {
 	struct ustack_coop_answer a;
 	struct ustack_rec_interp *rec;
@@ -357,7 +367,11 @@ int ustack_coop_answer(const void __user *uarg)
 	if (ret)
 		return ret;
 	alen = sizeof(*rec) + a.nr_frames * sizeof(*f);
-	rec = kzalloc(alen + a.strtab_len, GFP_KERNEL);
+	/*
+	 * Not zeroed: the frames and strings are copied over it whole, the
+	 * header (no implicit padding) is written whole by write_interp().
+	 */
+	rec = kmalloc(alen + a.strtab_len, GFP_KERNEL);
 	if (!rec)
 		return -ENOMEM;
 	f = (struct ustack_coop_frame *)(rec + 1);
@@ -384,6 +398,16 @@ int ustack_coop_answer(const void __user *uarg)
 	write_interp(rec, alen, &a, strtab);
 out:
 	kfree(rec);
+	return ret;
+}
+
+/* An answer's ioctl, timed as the stage coop_answer (stage_times=1). */
+int ustack_coop_answer(const void __user *uarg)
+{
+	u64 t0 = ustack_stage_begin();
+	int ret = coop_answer(uarg);
+
+	ustack_stage_end(USTACK_STAGE_COOP_ANSWER, t0);
 	return ret;
 }
 

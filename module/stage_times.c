@@ -19,6 +19,8 @@ static const char *const stage_names[USTACK_STAGE_MAX] = {
 	[USTACK_STAGE_WALK] = "walk",
 	[USTACK_STAGE_RECORD] = "record",
 	[USTACK_STAGE_RING] = "ring",
+	[USTACK_STAGE_COOP_REQUEST] = "coop_request",
+	[USTACK_STAGE_COOP_ANSWER] = "coop_answer",
 };
 
 /* The sums of every CPU, as stats lines stage_NAME_ns and stage_NAME_n. */

@@ -24,6 +24,8 @@ enum ustack_stage {
 	USTACK_STAGE_WALK,	/* the user walk */
 	USTACK_STAGE_RECORD,	/* the user record, less the ring */
 	USTACK_STAGE_RING,	/* a record's ring write */
+	USTACK_STAGE_COOP_REQUEST,	/* a cooperative request raised */
+	USTACK_STAGE_COOP_ANSWER,	/* its answer's ioctl, ring write too */
 	USTACK_STAGE_MAX,
 };
 

@@ -18,7 +18,14 @@
 # through a signal frame (taken while the shim's handler answered); the
 # share of the requests the kernel raised that were answered (with
 # frames, or with none); the bytes and frames of one interp record; the
-# floor any signal-borne answer costs here (sig_floor).
+# floor any signal-borne answer costs here (sig_floor).  Then where an
+# answer's time goes: one more 999 Hz coop run with the shim's stamps on
+# (USTACK_COOP_TIMES=1, tools/shim/interp_times.c), each stage in us per
+# answer (coop_stage_*: the handler whole, the unwinders, and in them the
+# code-object cache, names, line tables, frames added, every read; the
+# answer's ioctl; outside the handler: the request, the signal's delivery
+# and sigreturn, coop_cost_per_answer less the handler), the stamps' own
+# cost, the code-object cache's hits.
 # BENCH_ROUNDS (default 5) rounds.
 # python: yes
 # timeout: 2400
@@ -26,8 +33,9 @@
 N=${BENCH_WORK:-160}
 R=${BENCH_ROUNDS:-5}
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# one CONFIG: "cpu_ns interps" of one timed run (interps: the records
-# its recording holds)
+# one CONFIG [SHIM]: "cpu_ns interps" of one timed run (interps: the
+# records its recording holds), with the shim SHIM instead of the
+# installed one (its recording kept apart, in /tmp/CONFIG_a.txt)
 one() {
 	case $1 in
 	base) sframe-register run python3.11 bench_coop.py coop $N 2>&1 >/dev/null |
@@ -38,11 +46,11 @@ one() {
 		./bin/ustack_read dump /tmp/u.bin python >/tmp/one.txt &
 		r=$!
 		sleep 0.3
-		c=$(sframe-register run python3.11 bench_coop.py ${1#*_} $N 2>&1 >/dev/null |
+		c=$(env ${2:+USTACK_SHIM=$2} sframe-register run python3.11 bench_coop.py ${1#*_} $N 2>&1 >/dev/null |
 			sed -n 's/.* cpu_ns=\([0-9]*\).*/\1/p')
 		kill -TERM $r; wait $r
 		param_set sample_hz 0
-		cat /tmp/one.txt >>/tmp/$1.txt
+		cat /tmp/one.txt >>/tmp/$1${2:+_a}.txt
 		echo "$c $(sed -n 's/.* interps=\([0-9]*\).*/\1/p' /tmp/one.txt)" ;;
 	esac
 }
@@ -104,4 +112,73 @@ set -- $(./bin/sig_floor 20000 | sed -n 's/.*floor_ns=\([0-9]*\).*/\1/p')
 [ -n "${1:-}" ] || fail "sig_floor: no figure"
 echo "bench coop_signal_floor $(awk -v f="$1" 'BEGIN { printf "%.1f", f / 1000 }') us"
 echo "bench coop_signal_floor_999hz $(awk -v f="$1" 'BEGIN { printf "%.2f", f * 999 / 1e7 }') percent"
+# Side by side: a shim built before a change, placed at tests/vm/coop-a.so
+# (not in git: the guest build copies the directory), measured in turns
+# with the installed one at 999 Hz, R rounds, each build with a nocoop
+# run of its own (a build's SFrame and walks may differ too): the cost
+# of one answer and the handler's share, each build's median
+# (coop_ab_*_a, coop_ab_*_b).
+if [ -f coop-a.so ]; then
+	i=0
+	while [ $i -lt $R ]; do
+		if [ $((i % 2)) = 0 ]; then order="a b"; else order="b a"; fi
+		for v in $order; do
+			shim=
+			[ $v = b ] || shim=$PWD/coop-a.so
+			set -- $(one s999_nocoop $shim)
+			n=$1
+			set -- $(one s999_coop $shim)
+			eval "ab_$v=\"\${ab_$v:-} $(awk -v c=$1 -v n=$n -v a=${2:-0} 'BEGIN { if (a > 0) printf "%.1f", (c - n) / 1000 / a }')\""
+		done
+		echo "a/b round $i: a $(echo $ab_a | awk '{ print $NF }') us, b $(echo $ab_b | awk '{ print $NF }') us"
+		i=$((i + 1))
+	done
+	echo "bench coop_ab_cost_per_answer_a $(echo $ab_a | median) us"
+	echo "bench coop_ab_cost_per_answer_b $(echo $ab_b | median) us"
+	echo "bench coop_ab_handler_share_a $(awk -v s="$(sum comm_in_signal s999_coop_a)" -v u="$(sum comm_users s999_coop_a)" 'BEGIN { printf "%.2f", u ? 100 * s / u : 0 }') percent"
+	echo "bench coop_ab_handler_share_b $(awk -v s="$(sum comm_in_signal s999_coop)" -v u="$(sum comm_users s999_coop)" 'BEGIN { printf "%.2f", u ? 100 * s / u : 0 }') percent"
+fi
+# stage_run [SHIM]: the stage times of one 999 Hz coop run into /tmp/times.txt
+stage_run() {
+	param_set sample_hz 999
+	param_set stage_times 1
+	./bin/ustack_read dump /tmp/u.bin python >/dev/null &
+	r=$!
+	sleep 0.3
+	env ${1:+USTACK_SHIM=$1} USTACK_COOP_TIMES=1 sframe-register run python3.11 bench_coop.py coop $N 2>&1 >/dev/null |
+		grep '^coop-times ' >/tmp/times.txt
+	kill -TERM $r; wait $r
+	param_set stage_times 0
+	param_set sample_hz 0
+	echo "stage times${1:+ of $1}: $(cat /tmp/times.txt)"
+}
+if [ -f coop-a.so ]; then
+	stage_run "$PWD/coop-a.so"
+	awk '{
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); t[kv[1]] = kv[2] }
+		split("handler unwind send", s, " ")
+		for (i = 1; i in s; i++)
+			if (t["answers"])
+				printf "bench coop_ab_stage_%s_a %.1f us\n", s[i], t[s[i] "_ns"] / 1000 / t["answers"]
+	}' /tmp/times.txt
+fi
+stage_run
+echo "module: $(grep '^stage_coop_' /sys/kernel/debug/ustack/stats | tr ' ' = | tr '\n' ' ')"
+awk -v cost="$(echo $cost | median)" -v req="$(stat_of stage_coop_request_ns)/$(stat_of stage_coop_request_n)" \
+	-v ans="$(stat_of stage_coop_answer_ns)/$(stat_of stage_coop_answer_n)" '{
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); t[kv[1]] = kv[2] }
+	n = t["answers"]
+	if (!n) exit 1
+	stamps = t["stamps"] * t["stamp_ps"] / 1e6 / n
+	split("handler unwind cache names lines add read send", s, " ")
+	for (i = 1; i in s; i++)
+		printf "bench coop_stage_%s %.1f us\n", s[i], t[s[i] "_ns"] / 1000 / n
+	split(req, q, "/"); split(ans, a, "/")
+	if (q[2] > 0) printf "bench coop_stage_kernel_request %.1f us\n", q[1] / 1000 / q[2]
+	if (a[2] > 0) printf "bench coop_stage_kernel_answer %.1f us\n", a[1] / 1000 / a[2]
+	printf "bench coop_stage_outside %.1f us\n", cost - (t["handler_ns"] / 1000 / n - stamps)
+	printf "bench coop_stage_stamps %.1f us\n", stamps
+	printf "bench coop_stage_reads_per_answer %.1f reads\n", t["reads"] / n
+	printf "bench coop_cache_hits %.1f percent\n", 100 * t["hits"] / (t["hits"] + t["misses"] + !(t["hits"] + t["misses"]))
+}' /tmp/times.txt || fail "no stage times: $(cat /tmp/times.txt)"
 ustack_unload

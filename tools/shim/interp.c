@@ -34,6 +34,7 @@
 
 #include "uapi/ustack.h"
 #include "interp_int.h"
+#include "interp_times.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_UNWINDERS 8
@@ -271,10 +272,13 @@ static void answer(uint64_t cookie, int guarded, void *uc)
 	struct ustack_interp a;
 	struct ustack_coop_answer ans;
 	const char *lang;
+	uint64_t t0;
 
 	a.uc = uc;
 	coop_mem_answer_begin(guarded, uc);
+	t0 = coop_stamp();
 	unwind_all(&a, &lang);
+	coop_times_add(COOP_T_UNWIND, t0);
 	coop_mem_answer_end();
 	if (!lang)
 		return;
@@ -289,7 +293,9 @@ static void answer(uint64_t cookie, int guarded, void *uc)
 	memcpy(ans.lang, lang, sizeof(ans.lang));
 	if (debug_fd >= 0 && a.nr)
 		debug_answer(&a, cookie, NULL);
+	t0 = coop_stamp();
 	send_answer(&ans);
+	coop_times_add(COOP_T_SEND, t0);
 }
 
 /* The request signal's handler, and the guard's (SIGSEGV, SIGBUS). */
@@ -303,9 +309,13 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 		return;
 	}
 	/* Only the kernel's requests: kill() and sigqueue() say so. */
-	if (si->si_code == SI_KERNEL)
+	if (si->si_code == SI_KERNEL) {
+		uint64_t t0 = coop_stamp();
+
 		answer((uint64_t)(uintptr_t)si->si_value.sival_ptr,
 		       si->si_errno == USTACK_COOP_SIG_GUARDED, uc);
+		coop_times_add(COOP_T_HANDLER, t0);
+	}
 	errno = saved;
 }
 
@@ -323,6 +333,7 @@ static void test_signal(int sig, siginfo_t *si, void *uc)
 	const char *lang;
 	char line[64];
 	int saved = errno, guarded, n;
+	uint64_t t0 = coop_stamp(), t1;
 
 	(void)sig;
 	(void)si;
@@ -332,7 +343,9 @@ static void test_signal(int sig, siginfo_t *si, void *uc)
 		  cur[0].sa_sigaction == on_signal &&
 		  cur[1].sa_sigaction == on_signal;
 	coop_mem_answer_begin(guarded, uc);
+	t1 = coop_stamp();
 	unwind_all(&a, &lang);
+	coop_times_add(COOP_T_UNWIND, t1);
 	n = coop_mem_fast();
 	coop_mem_answer_end();
 	memcpy(line, "coop-test fast=0 frames=", 24);
@@ -351,6 +364,7 @@ static void test_signal(int sig, siginfo_t *si, void *uc)
 	else if (write(STDERR_FILENO, line, n) < 0)
 		goto out;
 out:
+	coop_times_add(COOP_T_HANDLER, t0);
 	errno = saved;
 }
 
@@ -438,6 +452,7 @@ int coop_register(const char *lang, ustack_unwinder_fn fn, void *ctx,
 
 		if (d && *d == '1')
 			debug_fd = STDERR_FILENO;
+		coop_times_init();
 		coop_sig = pick_signal();
 		if (!coop_sig) {
 			ret = -EBUSY;

@@ -47,6 +47,7 @@
 
 #include "uapi/ustack.h"
 #include "interp_int.h"
+#include "interp_times.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -309,6 +310,8 @@ static int read_syscall(void *dst, const void *addr, size_t len)
 EXPORT int ustack_read_mem(void *dst, const void *addr, size_t len)
 {
 	uintptr_t a = (uintptr_t)addr;
+	uint64_t t0;
+	int ret;
 
 	if (!addr || a + len < a)
 		return -1;
@@ -318,9 +321,11 @@ EXPORT int ustack_read_mem(void *dst, const void *addr, size_t len)
 	 * Kernel and non-canonical addresses fault too (the latter as a
 	 * general protection fault: SIGSEGV with si_code SI_KERNEL).
 	 */
-	if (fast)
-		return coop_probe_copy(dst, addr, len);
-	return read_syscall(dst, addr, len);
+	t0 = coop_stamp();
+	ret = fast ? coop_probe_copy(dst, addr, len) :
+	      read_syscall(dst, addr, len);
+	coop_times_add(COOP_T_READ, t0);
+	return ret;
 }
 
 /* Does this answer load plainly?  For the tests and the debug output. */

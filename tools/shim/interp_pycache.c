@@ -8,7 +8,7 @@
  * the same string objects, which still hold the same text).
  *
  * A fixed table of PYCACHE_SLOTS entries, direct-mapped by the code
- * object's address, mapped once (some 550 KiB of address space, touched as
+ * object's address, mapped once (some 590 KiB of address space, touched as
  * used): memory is bounded whatever the program does; a busy slot's new
  * owner evicts the old.  Each slot is a sequence lock: any thread's
  * handler reads a copy and retries nothing (a torn copy is a miss), a

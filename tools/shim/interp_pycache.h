@@ -10,6 +10,7 @@
 
 #define PYCODE_NAME	160	/* bytes of a name kept, with its NUL */
 #define PYCODE_FILE	288	/* of a file name */
+#define PYCODE_PLACES	4	/* code units' lines kept */
 
 /*
  * A code object's names and where they came from: the entry is good for
@@ -24,8 +25,10 @@ struct pycode {
 	uint64_t name_len, file_len;	/* their lengths (code points) */
 	uint64_t table_len;		/* the line table's bytes */
 	int32_t firstlineno;
-	int32_t last_line;		/* the line of last_unit */
-	int64_t last_unit;		/* -1: none */
+	uint32_t next_place;		/* the place replaced next */
+	/* The lines of the code units placed last (a loop's few): -1 none */
+	int64_t place_unit[PYCODE_PLACES];
+	int32_t place_line[PYCODE_PLACES];
 	char name[PYCODE_NAME];		/* UTF-8, NUL-terminated */
 	char file[PYCODE_FILE];
 };

@@ -38,6 +38,7 @@
 #include "interp_int.h"
 #include "interp_pycache.h"
 #include "interp_pylayout.h"
+#include "interp_times.h"
 
 #define FRAME_READ_MAX	128	/* bytes of a frame read, at most */
 #define CODE_READ_MAX	512	/* of a code object (its type, a span) */
@@ -311,7 +312,8 @@ static int code_read(uintptr_t code, const unsigned char *co, struct pycode *e,
 	e->linetable = u64_at(co, L.co_linetable);
 	memcpy(&first, co + L.co_firstlineno, sizeof(first));
 	e->firstlineno = first;
-	e->last_unit = -1;
+	for (int i = 0; i < PYCODE_PLACES; i++)
+		e->place_unit[i] = -1;
 	memset(&s, 0, sizeof(s));
 	s.hash = -1;
 	read_str(e->qualname, name, NAME_MAX_, &s);
@@ -363,6 +365,8 @@ struct seen {
 	uint64_t table_len;
 	int first;
 	int frame;		/* the answer's frame that named it */
+	long unit;		/* the code unit placed last, at line */
+	int line;
 };
 
 /*
@@ -374,6 +378,54 @@ static int is_shim(const struct pycode *e)
 	return !e->firstlineno && !e->table_len;
 }
 
+/*
+ * A frame of a code object seen earlier in this answer: recursion, most
+ * often through the same call site again, whose line is known already.
+ */
+static int add_seen(struct ustack_interp *a, struct seen *s, long unit,
+		    unsigned int flags)
+{
+	uint64_t t0;
+	int ret;
+
+	coop_times_count(COOP_C_SAME, 1);
+	if (s->unit != unit) {
+		t0 = coop_stamp();
+		s->line = addr2line(s->linetable, s->table_len, s->first, unit);
+		s->unit = unit;
+		coop_times_add(COOP_T_LINES, t0);
+	}
+	t0 = coop_stamp();
+	ret = ustack_interp_same(a, s->frame, s->line, flags);
+	coop_times_add(COOP_T_ADD, t0);
+	return ret;
+}
+
+/*
+ * The line of @unit in @e: one of those kept (@hit), or decoded and kept
+ * in place of the oldest.
+ */
+static int line_of(struct pycode *e, int cached, long unit, int *hit)
+{
+	uint64_t t0 = coop_stamp();
+	int i, line;
+
+	for (i = 0; cached && i < PYCODE_PLACES; i++) {
+		if (e->place_unit[i] == unit) {
+			coop_times_count(COOP_C_LINE_HIT, 1);
+			*hit = 1;
+			return e->place_line[i];
+		}
+	}
+	*hit = 0;
+	line = addr2line(e->linetable, e->table_len, e->firstlineno, unit);
+	i = e->next_place++ % PYCODE_PLACES;
+	e->place_unit[i] = unit;
+	e->place_line[i] = line;
+	coop_times_add(COOP_T_LINES, t0);
+	return line;
+}
+
 /* Add the frame running @code at @instr; 0, or -1 to end the walk. */
 static int add_frame(struct ustack_interp *a, uintptr_t code, uintptr_t instr,
 		     unsigned int flags, struct seen *seen, int *nseen)
@@ -383,36 +435,43 @@ static int add_frame(struct ustack_interp *a, uintptr_t code, uintptr_t instr,
 	const char *fn = name, *ff = file;
 	struct pycode e;
 	long unit;
-	int i, line, cached;
+	int i, line, ok, cached, hit;
+	uint64_t t0;
 
 	unit = ((long)instr - (long)(code + L.co_code)) / 2;
 	for (i = 0; i < *nseen && seen[i].code != code; i++)
 		;
 	if (i < *nseen)
-		return ustack_interp_same(a, seen[i].frame,
-					  addr2line(seen[i].linetable,
-						    seen[i].table_len,
-						    seen[i].first, unit), flags);
-	if (read_code(code, co))
+		return add_seen(a, &seen[i], unit, flags);
+	t0 = coop_stamp();
+	ok = !read_code(code, co);
+	cached = ok && !pycache_get(code, &e) && code_same(co, &e);
+	coop_times_add(COOP_T_CACHE, t0);
+	if (!ok)
 		return -1;
-	cached = !pycache_get(code, &e) && code_same(co, &e);
 	if (cached) {
+		coop_times_count(COOP_C_HIT, 1);
 		fn = e.name;
 		ff = e.file;
 	} else {
+		coop_times_count(COOP_C_MISS, 1);
+		t0 = coop_stamp();
 		code_read(code, co, &e, name, file);
+		coop_times_add(COOP_T_NAMES, t0);
 	}
 	if (is_shim(&e))
 		return 0;
-	line = cached && e.last_unit == unit ? e.last_line :
-	       addr2line(e.linetable, e.table_len, e.firstlineno, unit);
-	if (ustack_interp_add(a, fn, ff, line, flags))
+	line = line_of(&e, cached, unit, &hit);
+	t0 = coop_stamp();
+	i = ustack_interp_add(a, fn, ff, line, flags);
+	coop_times_add(COOP_T_ADD, t0);
+	if (i)
 		return -1;
 	if (*nseen < SEEN)
 		seen[(*nseen)++] = (struct seen) {
 			code, e.linetable, e.table_len, e.firstlineno,
-			ustack_interp_count(a) - 1 };
-	if (cached && e.last_unit == unit)
+			ustack_interp_count(a) - 1, unit, line };
+	if (hit)
 		return 0;
 	/* Names that fit (most) are kept; longer ones are read each time. */
 	if (!cached) {
@@ -421,8 +480,6 @@ static int add_frame(struct ustack_interp *a, uintptr_t code, uintptr_t instr,
 		strcpy(e.name, name);
 		strcpy(e.file, file);
 	}
-	e.last_unit = unit;
-	e.last_line = line;
 	pycache_put(&e);
 	return 0;
 }
@@ -476,6 +533,7 @@ static int unwind(void *ctx, struct ustack_interp *a)
 			break;
 		added = 1;
 	}
+	coop_times_count(COOP_C_FRAMES, ustack_interp_count(a));
 	return ustack_interp_count(a);
 }
 
