@@ -169,6 +169,15 @@ struct ustack_task *ustack_task_at(u32 i)
 	return &pool[i];
 }
 
+/*
+ * The place of @st in the pool, below max_tasks: a client keeps per-task
+ * state of its own by it (path_cache.c).
+ */
+u32 ustack_task_index(const struct ustack_task *st)
+{
+	return st - pool;
+}
+
 /* Entries held by tasks now. */
 int ustack_task_pool_live(void)
 {

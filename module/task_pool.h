@@ -81,6 +81,7 @@ void ustack_task_put(struct ustack_task *st);
 int ustack_task_pool_init(void (*on_user_return)(struct user_return_notifier *));
 void ustack_task_pool_free(void);
 struct ustack_task *ustack_task_at(u32 i);
+u32 ustack_task_index(const struct ustack_task *st);
 int ustack_task_pool_live(void);
 
 #endif /* USTACK_TASK_POOL_H */

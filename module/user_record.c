@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include "arch.h"
 #include "deferred.h"
+#include "path_cache.h"
 #include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
@@ -31,6 +32,7 @@
 struct user_rec_buf {
 	char *strtab;		/* after frames[nr] */
 	u32 strtab_len;
+	struct ustack_path_cache *names;	/* the task's, or NULL */
 	struct ustack_rec_user rec;
 	struct ustack_frame frames[];
 };
@@ -69,28 +71,55 @@ static u32 strtab_add(struct user_rec_buf *b, const char *name)
  * of the buffer it is given: the table's free tail is that buffer, and a
  * new path is moved down into place, so no PATH_MAX buffer is needed.  A
  * path too long for the tail is made again in one (it may be in the
- * table already, or be the first name's stand-in).
+ * table already, or be the first name's stand-in).  A path made, not an
+ * error's stand-in, is kept in @k's cache for the task's next records.
  *
  * Return: its offset, or -ENOMEM.
  */
-static int path_add(struct user_rec_buf *b, struct file *file)
+static int path_make(struct user_rec_buf *b, struct file *file,
+		     const struct ustack_path_key *k)
 {
 	u32 room = min_t(u32, USTACK_STRTAB_MAX - b->strtab_len, PATH_MAX);
 	char *p = file_path(file, b->strtab + b->strtab_len, room);
 	char *buf;
 	u32 off;
 
-	if (!IS_ERR(p))
+	if (!IS_ERR(p)) {
+		if (k)
+			ustack_path_cache_put(b->names, k, p);
 		return strtab_add(b, p);
+	}
 	if (PTR_ERR(p) != -ENAMETOOLONG || room >= PATH_MAX)
 		return strtab_add(b, "[unknown]");
 	buf = __getname();
 	if (!buf)
 		return -ENOMEM;
 	p = file_path(file, buf, PATH_MAX);
+	if (!IS_ERR(p) && k)
+		ustack_path_cache_put(b->names, k, p);
 	off = strtab_add(b, IS_ERR(p) ? "[unknown]" : p);
 	__putname(buf);
 	return off;
+}
+
+/*
+ * The path of @file, into the string table: from the task's cache if an
+ * earlier record made it (path_cache.c says when a name is the same),
+ * else made now.  The table holds the same bytes either way.
+ *
+ * Return: its offset, or -ENOMEM.
+ */
+static int path_add(struct user_rec_buf *b, struct file *file)
+{
+	struct ustack_path_key k;
+	const char *name;
+
+	if (!b->names || !ustack_path_key_make(&k, file))
+		return path_make(b, file, NULL);
+	name = ustack_path_cache_get(b->names, &k);
+	if (name)
+		return strtab_add(b, name);
+	return path_make(b, file, &k);
 }
 
 /* The file offset of @ip in its mapping (offset from the vDSO's start). */
@@ -203,6 +232,7 @@ static void deliver(const struct ustack_task *st)
 	}
 	b->strtab = (char *)&b->frames[st->nr];
 	b->strtab_len = 0;
+	b->names = st->nr ? ustack_path_cache_of(st) : NULL;
 	if (mm && st->nr) {
 		mmap_read_lock(mm);
 		err = name_frames(b, st, mm);
@@ -243,6 +273,9 @@ static const struct ustack_client user_record_client = {
 
 void ustack_user_record_init(void)
 {
+	/* Without its caches, records name their files afresh. */
+	if (ustack_path_cache_init())
+		pr_warn("no memory for the path caches\n");
 	ustack_deferred_client_register(USTACK_CLIENT_STREAM,
 					&user_record_client);
 }
@@ -250,4 +283,5 @@ void ustack_user_record_init(void)
 void ustack_user_record_exit(void)
 {
 	ustack_deferred_client_unregister(USTACK_CLIENT_STREAM);
+	ustack_path_cache_exit();
 }

@@ -73,6 +73,17 @@ if ! kmake -s -C "$KDIR" M="$build/module" USTACK_TEST_HOOKS=y modules >"$log_di
 	echo "FAIL: vm/$name/build: ustack.ko does not build against $KREL (see $log_dir/build-$log_name.log)"
 	exit 0
 fi
+# A second module, of git revision USTACK_VM_B_REV, for a benchmark that
+# loads two in turn (tests/bench/stream.sh BENCH_B=REV): ustack-b.ko.
+if [ -n "${USTACK_VM_B_REV:-}" ]; then
+	mkdir -p "$work/build-b"
+	if ! git -C "$top" archive "$USTACK_VM_B_REV" module include | tar -x -C "$work/build-b" ||
+	   ! kmake -s -C "$KDIR" M="$work/build-b/module" USTACK_TEST_HOOKS=y modules \
+		>"$log_dir/build-b-$log_name.log" 2>&1; then
+		echo "FAIL: vm/$name/build-b: $USTACK_VM_B_REV's ustack.ko does not build (see $log_dir/build-b-$log_name.log)"
+		exit 0
+	fi
+fi
 if grep -q 'warning:' "$log_dir/build-$log_name.log"; then
 	echo "FAIL: vm/$name/build: compiler warnings (see $log_dir/build-$log_name.log)"
 else
@@ -83,6 +94,7 @@ fi
 stage=$work/stage
 rm -rf "$stage" && mkdir -p "$stage/opt/ustack" "$stage/tests" "$stage/usr/bin" "$stage/usr/lib"
 cp "$build/module/ustack.ko" "$stage/opt/ustack/"
+[ -z "${USTACK_VM_B_REV:-}" ] || cp "$work/build-b/module/ustack.ko" "$stage/opt/ustack/ustack-b.ko"
 cp "$top/tests/debugkernel/kmemleak-filter.awk" "$stage/opt/ustack/"
 cp -a "$top/tests/vm" "$stage/tests/"
 install -m 0755 "$top/tests/vm/guest-init.sh" "$stage/init"

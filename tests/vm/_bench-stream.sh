@@ -9,17 +9,39 @@
 # timed inside the program around the work loop only.  Under TCG on a
 # loaded host the run-to-run noise is large: BENCH_ROUNDS (default 5)
 # rounds over all configurations, the best of each; the workload runs about 0.85 s.
+# With a second module at /opt/ustack/ustack-b.ko (stream.sh BENCH_B=REV:
+# the module of another revision), its runs (b_ustack99, b_ustack999) are
+# in every round too, each module loaded in turn: a change's cost before
+# and after, in one boot; its results are the lines named ustack_b_*.
+# timeout: 900
 . ./lib.sh
 N=${BENCH_WORK:-2400}
 R=${BENCH_ROUNDS:-5}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
+KO_B=/opt/ustack/ustack-b.ko
+loaded=
+use_module() {	# use_module CONFIG: its module loaded (not in a subshell)
+	case $1 in
+	b_*) set -- b ;;
+	ustack*) set -- a ;;
+	*) return 0 ;;
+	esac
+	[ "$loaded" = "$1" ] && return 0
+	if [ "$1" = a ]; then
+		ustack_load sample_hz=0 buffer_kb=65536
+	else
+		ustack_unload
+		insmod $KO_B sample_hz=0 buffer_kb=65536 || fail "insmod $KO_B"
+	fi
+	loaded=$1
+}
 one() {	# one CONFIG: elapsed_ns of one timed run of the workload
 	case $1 in
 	base) ./bin/workload work $N ;;
 	base_shim) sframe-register run ./bin/workload work $N ;;
-	ustack*)
-		param_set sample_hz ${1#ustack}
+	ustack* | b_ustack*)
+		param_set sample_hz ${1#*ustack}
 		./bin/ustack_read dump /tmp/u.bin >>/tmp/$1.txt &
 		r=$!
 		sleep 0.3
@@ -31,33 +53,40 @@ one() {	# one CONFIG: elapsed_ns of one timed run of the workload
 		./bin/workload work $N ;;
 	esac 2>&1 >/dev/null | sed -n 's/^elapsed_ns=//p'
 }
-ustack_load sample_hz=0 buffer_kb=65536
+use_module ustack
 configs="base base_shim ustack99 ustack999"
+[ -f $KO_B ] && configs="$configs b_ustack99 b_ustack999"
 command -v perf >/dev/null && configs="$configs perf_nocg perf_dwarf perf_fp"
-rm -f /tmp/ustack*.txt
+rm -f /tmp/ustack*.txt /tmp/b_ustack*.txt
 # A warm-up run (TCG translates the code once), then R rounds over every
 # configuration in turn, the best run of each: a trend in the host's load
 # during the run biases no configuration against another.
 one base >/dev/null
-i=0
-while [ $i -lt $R ]; do
+# (round, not i: ustack_load's loops use i.)
+round=0
+while [ $round -lt $R ]; do
 	for c in $configs; do
+		use_module $c
 		e=$(one $c)
 		[ -n "$e" ] || fail "$c: no elapsed_ns"
-		echo "run $i $c $(ms $e) ms"
+		echo "run $round $c $(ms $e) ms"
 		eval "b=\${best_$c:-}"
 		[ -z "$b" ] || [ "$e" -lt "$b" ] && eval "best_$c=$e"
 	done
-	i=$((i + 1))
+	round=$((round + 1))
 done
 echo "bench workload_base_ms $(ms $best_base) ms"
 echo "bench workload_base_shim_ms $(ms $best_base_shim) ms"
-for hz in 99 999; do
-	eval "t=\$best_ustack$hz"
-	s=$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' /tmp/ustack$hz.txt | awk '{ n += $1 } END { print n + 0 }')
-	b=$(sed -n 's/.*bytes=\([0-9]*\).*/\1/p' /tmp/ustack$hz.txt | awk '{ n += $1 } END { print n + 0 }')
-	echo "bench ustack_slowdown_${hz}hz $(ratio $t $best_base_shim) x"
-	[ "${s:-0}" -gt 0 ] && echo "bench ustack_bytes_per_sample_${hz}hz $((b / s)) bytes"
+for c in ustack b_ustack; do
+	[ "$c" = ustack ] || [ -f $KO_B ] || continue
+	name=$(echo $c | sed 's/^b_ustack$/ustack_b/')
+	for hz in 99 999; do
+		eval "t=\$best_$c$hz"
+		s=$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' /tmp/$c$hz.txt | awk '{ n += $1 } END { print n + 0 }')
+		b=$(sed -n 's/.*bytes=\([0-9]*\).*/\1/p' /tmp/$c$hz.txt | awk '{ n += $1 } END { print n + 0 }')
+		echo "bench ${name}_slowdown_${hz}hz $(ratio $t $best_base_shim) x"
+		[ "${s:-0}" -gt 0 ] && echo "bench ${name}_bytes_per_sample_${hz}hz $((b / s)) bytes"
+	done
 done
 if command -v perf >/dev/null; then
 	for cg in nocg dwarf fp; do
@@ -71,17 +100,22 @@ fi
 # Where a sample's time goes: one more run at 999 Hz with the stages
 # timed (stage_times=1, kept out of the runs above), ns per stage each
 # time it ran (stats: stage_NAME_ns / stage_NAME_n), and how many times.
-param_set stage_times 1
-one ustack999 >/dev/null
-param_set stage_times 0
-awk '/^stage_.*_(ns|n) / { v[$1] = $2 }
-	END {
-		split("request deferral walk record ring", st, " ")
-		for (i = 1; i <= 5; i++) {
-			n = v["stage_" st[i] "_n"]
-			if (n > 0)
-				printf "bench stage_%s_ns %.0f ns\n", st[i], v["stage_" st[i] "_ns"] / n
-			printf "bench stage_%s_count %d times\n", st[i], n
-		}
-	}' /sys/kernel/debug/ustack/stats
+stages() {	# stages CONFIG PREFIX: the stage lines of one timed run
+	use_module $1
+	param_set stage_times 1
+	one $1 >/dev/null
+	param_set stage_times 0
+	awk -v p="$2" '/^stage_.*_(ns|n) / { v[$1] = $2 }
+		END {
+			split("request deferral walk record ring", st, " ")
+			for (i = 1; i <= 5; i++) {
+				n = v["stage_" st[i] "_n"]
+				if (n > 0)
+					printf "bench %sstage_%s_ns %.0f ns\n", p, st[i], v["stage_" st[i] "_ns"] / n
+				printf "bench %sstage_%s_count %d times\n", p, st[i], n
+			}
+		}' /sys/kernel/debug/ustack/stats
+}
+stages ustack999 ""
+[ -f $KO_B ] && stages b_ustack999 ustack_b_
 ustack_unload

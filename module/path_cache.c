@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The names of a task's mapped files, kept from one user record to the
+ * next.  A record names each frame's object by the path of its file
+ * (d_path), and a task sampled at 999 Hz names the same few files a
+ * thousand times a second: a record's costliest part.
+ *
+ * Each entry of the engine's task pool has a cache of a few names, made
+ * at its first record and kept with the entry: its memory is bounded by
+ * the pool's size (max_tasks), and each user's share of the pool bounds
+ * the share a user can hold.  Only the task that holds the entry reads or
+ * writes its cache, in its task_work (the record's context), so it takes
+ * no lock.  Another task may hold the entry later: a name is found by
+ * what made it, never by who asked for it.
+ *
+ * A name is used again only if everything d_path() read to make it is as
+ * it was: the same file at the same dentry and mount, the same inode, the
+ * same root of the reader, no rename anywhere since (the kernel's rename
+ * count), the file not deleted (its " (deleted)").  A mount moved under the
+ * file counts nowhere a module can read: names live one second at most,
+ * so such a name is stale for that long.  The key's pointers are compared,
+ * never followed, so a freed file in a key is harmless.
+ */
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "path_cache.h"
+#include "task_pool.h"
+
+#define PATH_CACHE_SLOTS	4	/* a stack's usual objects */
+#define PATH_CACHE_NAME		128	/* longest name kept, its NUL too */
+#define PATH_CACHE_TTL		HZ	/* a name's life at most */
+
+struct path_slot {
+	struct ustack_path_key key;	/* .file NULL: empty */
+	unsigned long made;		/* jiffies */
+	char name[PATH_CACHE_NAME];
+};
+
+struct ustack_path_cache {
+	struct path_slot slot[PATH_CACHE_SLOTS];
+	u32 next;			/* the slot to replace next */
+};
+
+/* One cache per entry of the task pool, made at its first record. */
+static struct ustack_path_cache **caches;
+static u32 nr_caches;
+
+/**
+ * ustack_path_cache_init - room for a cache per entry of the task pool
+ *
+ * After the pool is made.  Without it, records name every file afresh.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int ustack_path_cache_init(void)
+{
+	caches = kvcalloc(ustack_deferred_max_tasks, sizeof(*caches),
+			  GFP_KERNEL);
+	if (!caches)
+		return -ENOMEM;
+	nr_caches = ustack_deferred_max_tasks;
+	return 0;
+}
+
+/* Module exit, after the last record (its client is unregistered). */
+void ustack_path_cache_exit(void)
+{
+	u32 i;
+
+	for (i = 0; i < nr_caches; i++)
+		kfree(caches[i]);
+	kvfree(caches);
+	caches = NULL;
+	nr_caches = 0;
+}
+
+/**
+ * ustack_path_cache_of - the cache of the pool entry @st
+ * @st: the current task's entry, in its task_work
+ *
+ * Return: the cache, made now if it is the entry's first record, or NULL
+ * (no memory: the record names its files afresh).
+ */
+struct ustack_path_cache *ustack_path_cache_of(const struct ustack_task *st)
+{
+	u32 i = ustack_task_index(st);
+
+	might_sleep();
+	if (i >= nr_caches)
+		return NULL;
+	if (!caches[i])
+		caches[i] = kzalloc(sizeof(*caches[i]), GFP_KERNEL);
+	return caches[i];
+}
+
+/**
+ * ustack_path_key_make - what the name of @file is made of, now
+ * @k: the key
+ * @file: a file mapped in current's mm (its mmap lock held)
+ *
+ * Before the name is made: a rename meanwhile then changes the key.
+ *
+ * Return: false if the name may not be cached (a deleted file).
+ */
+bool ustack_path_key_make(struct ustack_path_key *k, struct file *file)
+{
+	struct fs_struct *fs = current->fs;
+	struct dentry *d = file->f_path.dentry;
+
+	if (!fs || d_unlinked(d))
+		return false;
+	k->file = file;
+	k->dentry = d;
+	k->mnt = file->f_path.mnt;
+	k->inode = file_inode(file);
+	k->ino = file_inode(file)->i_ino;
+	/* Read as d_path() reads it, without fs->lock: compared only. */
+	k->root_dentry = READ_ONCE(fs->root.dentry);
+	k->root_mnt = READ_ONCE(fs->root.mnt);
+	k->rename_seq = read_seqbegin(&rename_lock);
+	return true;
+}
+
+static bool key_eq(const struct ustack_path_key *a,
+		   const struct ustack_path_key *b)
+{
+	return a->file == b->file && a->dentry == b->dentry &&
+	       a->mnt == b->mnt && a->inode == b->inode && a->ino == b->ino &&
+	       a->root_dentry == b->root_dentry && a->root_mnt == b->root_mnt &&
+	       a->rename_seq == b->rename_seq;
+}
+
+/**
+ * ustack_path_cache_get - the name made of @k, if @c has it still
+ * @c: the current task's cache
+ * @k: from ustack_path_key_make()
+ *
+ * Return: the name (NUL-terminated, in @c until the next put), or NULL.
+ */
+const char *ustack_path_cache_get(const struct ustack_path_cache *c,
+				  const struct ustack_path_key *k)
+{
+	unsigned long now = jiffies;
+	int i;
+
+	for (i = 0; i < PATH_CACHE_SLOTS; i++) {
+		const struct path_slot *s = &c->slot[i];
+
+		if (key_eq(&s->key, k) &&
+		    time_before(now, s->made + PATH_CACHE_TTL))
+			return s->name;
+	}
+	return NULL;
+}
+
+/**
+ * ustack_path_cache_put - keep @name, made of @k, in @c
+ * @c: the current task's cache
+ * @k: the key made before @name was
+ * @name: d_path()'s result; a longer name than a slot holds is not kept
+ *
+ * It replaces the file's earlier name if @c has one (expired, or made
+ * before a rename), else the oldest slot.
+ */
+void ustack_path_cache_put(struct ustack_path_cache *c,
+			   const struct ustack_path_key *k, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	struct path_slot *s = NULL;
+	int i;
+
+	if (n > PATH_CACHE_NAME)
+		return;
+	for (i = 0; i < PATH_CACHE_SLOTS && !s; i++)
+		if (c->slot[i].key.file == k->file)
+			s = &c->slot[i];
+	if (!s) {
+		s = &c->slot[c->next];
+		c->next = (c->next + 1) % PATH_CACHE_SLOTS;
+	}
+	s->key = *k;
+	s->made = jiffies;
+	memcpy(s->name, name, n);
+}
