@@ -7,46 +7,26 @@
  * whatever the samples before named it.
  *   rename_self SECONDS PATH NEW|-
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
-
-static volatile unsigned long sink;
-static volatile sig_atomic_t done;
-
-static void on_alarm(int sig)
-{
-	done = sig;
-}
-
-/* done becomes nonzero SECONDS from now. */
-static void alarm_in(double secs)
-{
-	struct itimerval it = { .it_value = {
-		.tv_sec = (long)secs,
-		.tv_usec = (long)((secs - (long)secs) * 1e6),
-	} };
-
-	done = 0;
-	signal(SIGALRM, on_alarm);
-	setitimer(ITIMER_REAL, &it, NULL);
-}
+#include "cpu_loop.h"
 
 /* No calls in the loops: a sample's first frame is the loop itself. */
 __attribute__((noinline)) static void spin_before(double secs)
 {
-	alarm_in(secs);
-	while (!done)
+	cpu_done = 0;
+	cpu_alarm(secs);
+	while (!cpu_done)
 		sink = sink * 7 + 1;
 }
 
 __attribute__((noinline)) static void spin_after(double secs)
 {
-	alarm_in(secs);
-	while (!done)
+	cpu_done = 0;
+	cpu_alarm(secs);
+	while (!cpu_done)
 		sink = sink * 5 + 3;
 }
 
