@@ -13,6 +13,7 @@
  * free, so one user gets at most half of what the others leave.
  */
 #include <linux/cred.h>
+#include <linux/hash.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -20,8 +21,10 @@
 #include "coop_table.h"
 
 #define COOP_PROCS		256
+#define COOP_PROC_HASH_BITS	6
 
 struct coop_proc {
+	struct hlist_node hnode;	/* in proc_hash while listed */
 	struct mm_struct *mm;	/* mmgrab()bed; NULL when free */
 	kuid_t uid;		/* of the opener */
 	u64 gen;		/* of this opt-in, never reused */
@@ -31,8 +34,34 @@ struct coop_proc {
 /* IRQs off: stay_end() looks the process up in the user-return notifier. */
 static DEFINE_RAW_SPINLOCK(procs_lock);
 static struct coop_proc procs[COOP_PROCS];
+/* Every walk looks its process up: by hash, not by a scan of the table. */
+static struct hlist_head proc_hash[1 << COOP_PROC_HASH_BITS];
 static atomic_t nr_procs = ATOMIC_INIT(0);
 static u64 procs_gen;
+
+static struct hlist_head *proc_bucket(const struct mm_struct *mm)
+{
+	return &proc_hash[hash_ptr(mm, COOP_PROC_HASH_BITS)];
+}
+
+static struct coop_proc *proc_find_locked(const struct mm_struct *mm)
+{
+	struct coop_proc *p;
+
+	lockdep_assert_held(&procs_lock);
+	hlist_for_each_entry(p, proc_bucket(mm), hnode)
+		if (p->mm == mm)
+			return p;
+	return NULL;
+}
+
+/* Under procs_lock: @p leaves the table; the caller drops its mm. */
+static void proc_clear_locked(struct coop_proc *p)
+{
+	hlist_del_init(&p->hnode);
+	p->mm = NULL;
+	atomic_dec(&nr_procs);
+}
 
 /*
  * The current process's signal (0: not opted in) and the key of the
@@ -41,18 +70,18 @@ static u64 procs_gen;
 int coop_current_key(struct coop_key *key)
 {
 	const struct mm_struct *mm = current->mm;
+	const struct coop_proc *p;
 	unsigned long flags;
-	int i, sig = 0;
+	int sig = 0;
 
 	if (!mm || !atomic_read(&nr_procs))
 		return 0;
 	raw_spin_lock_irqsave(&procs_lock, flags);
-	for (i = 0; i < COOP_PROCS; i++)
-		if (procs[i].mm == mm) {
-			sig = procs[i].sig;
-			key->gen = procs[i].gen;
-			break;
-		}
+	p = proc_find_locked(mm);
+	if (p) {
+		sig = p->sig;
+		key->gen = p->gen;
+	}
 	raw_spin_unlock_irqrestore(&procs_lock, flags);
 	key->task = current;
 	key->start = current->start_time;
@@ -70,18 +99,17 @@ int coop_current_key(struct coop_key *key)
 static int proc_slot_locked(const struct mm_struct *mm, kuid_t uid,
 			    struct mm_struct **dead)
 {
+	struct coop_proc *p = proc_find_locked(mm);
 	unsigned int held = 0, nr_free = 0;
 	int i, free = -1;
 
-	lockdep_assert_held(&procs_lock);
+	if (p)
+		return p - procs;
 	for (i = 0; i < COOP_PROCS; i++) {
 		dead[i] = NULL;
-		if (procs[i].mm == mm)
-			return i;
 		if (procs[i].mm && !atomic_read(&procs[i].mm->mm_users)) {
 			dead[i] = procs[i].mm;
-			procs[i].mm = NULL;
-			atomic_dec(&nr_procs);
+			proc_clear_locked(&procs[i]);
 		}
 		if (!procs[i].mm) {
 			nr_free++;
@@ -129,6 +157,7 @@ int ustack_coop_on(int sig)
 		procs[slot].uid = current_uid();
 		procs[slot].gen = ++procs_gen;
 		procs[slot].sig = sig;
+		hlist_add_head(&procs[slot].hnode, proc_bucket(mm));
 		atomic_inc(&nr_procs);
 	}
 	raw_spin_unlock_irqrestore(&procs_lock, flags);
@@ -147,19 +176,16 @@ int ustack_coop_on(int sig)
 int ustack_coop_off(void)
 {
 	struct mm_struct *mm = current->mm;
+	struct coop_proc *p;
 	unsigned long flags;
-	int i;
 
 	raw_spin_lock_irqsave(&procs_lock, flags);
-	for (i = 0; i < COOP_PROCS; i++)
-		if (procs[i].mm == mm)
-			break;
-	if (i == COOP_PROCS) {
+	p = proc_find_locked(mm);
+	if (!p) {
 		raw_spin_unlock_irqrestore(&procs_lock, flags);
 		return -ENOENT;
 	}
-	procs[i].mm = NULL;
-	atomic_dec(&nr_procs);
+	proc_clear_locked(p);
 	raw_spin_unlock_irqrestore(&procs_lock, flags);
 	mmdrop(mm);
 	return 0;
