@@ -31,6 +31,14 @@ DEFINE_RAW_SPINLOCK(coop_threads_lock);
 static struct coop_thread threads[COOP_THREADS];
 static struct hlist_head thread_hash[1 << COOP_HASH_BITS];
 static HLIST_HEAD(thread_free);
+static unsigned int nr_free = COOP_THREADS;	/* on thread_free */
+static unsigned long next_reclaim;		/* jiffies */
+
+static void put_free_locked(struct coop_thread *e)
+{
+	hlist_add_head(&e->hnode, &thread_free);
+	nr_free++;
+}
 
 static struct hlist_head *bucket_of(const struct task_struct *t)
 {
@@ -61,7 +69,7 @@ void coop_thread_free_locked(struct coop_thread *e)
 	if (e->work_queued)
 		e->released = true;
 	else
-		hlist_add_head(&e->hnode, &thread_free);
+		put_free_locked(e);
 }
 
 bool coop_expired(const struct coop_thread *e)
@@ -73,11 +81,10 @@ bool coop_expired(const struct coop_thread *e)
  * Reclaim every expired request (their threads may be gone, or never
  * return to user space) and count @uid's entries.
  */
-static unsigned int reclaim_locked(kuid_t uid, unsigned int *nr_free)
+static unsigned int reclaim_locked(kuid_t uid)
 {
 	unsigned int held = 0, i;
 
-	*nr_free = 0;
 	for (i = 0; i < COOP_THREADS; i++) {
 		struct coop_thread *e = &threads[i];
 
@@ -85,28 +92,36 @@ static unsigned int reclaim_locked(kuid_t uid, unsigned int *nr_free)
 			atomic_long_inc(&ustack_coop_stats.expired);
 			coop_thread_free_locked(e);
 		}
-		if (!e->key.task && !e->work_queued)
-			(*nr_free)++;
-		else if (e->key.task && uid_eq(e->uid, uid))
+		if (e->key.task && uid_eq(e->uid, uid))
 			held++;
 	}
+	next_reclaim = jiffies + HZ;
 	return held;
 }
 
-/* A new entry for @key, within its user's share; NULL if none. */
+/*
+ * A new entry for @key, within its user's share; NULL if none.
+ *
+ * While more than half the table is free, no user can hold as many
+ * entries as remain free, so the share needs no count: the table is
+ * scanned (for expired requests and the user's entries) only when it
+ * is half full, and once a second, not at every request.
+ */
 struct coop_thread *coop_thread_new_locked(const struct coop_key *key)
 {
 	kuid_t uid = current_uid();
 	struct coop_thread *e;
-	unsigned int nr_free;
 
-	if (reclaim_locked(uid, &nr_free) >= nr_free) {
+	lockdep_assert_held(&coop_threads_lock);
+	if ((nr_free <= COOP_THREADS / 2 || time_after(jiffies, next_reclaim)) &&
+	    reclaim_locked(uid) >= nr_free) {
 		if (nr_free)
 			atomic_long_inc(&ustack_coop_stats.share_refused);
 		return NULL;
 	}
 	e = hlist_entry(thread_free.first, struct coop_thread, hnode);
 	hlist_del(&e->hnode);
+	nr_free--;
 	e->key = *key;
 	e->uid = uid;
 	e->state = COOP_FREE;
@@ -134,6 +149,7 @@ void coop_threads_init(void)
 
 	for (i = 0; i < COOP_THREADS; i++)
 		hlist_add_head(&threads[i].hnode, &thread_free);
+	next_reclaim = jiffies;
 }
 
 /*
@@ -153,6 +169,6 @@ bool coop_thread_work_done_locked(struct coop_thread *e, bool exiting)
 	if (e->key.task)
 		coop_thread_free_locked(e);
 	else
-		hlist_add_head(&e->hnode, &thread_free);
+		put_free_locked(e);
 	return false;
 }
