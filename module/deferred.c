@@ -54,7 +54,35 @@
 
 static const struct ustack_client *clients[USTACK_CLIENT_MAX];
 
-struct ustack_stats ustack_stats;
+DEFINE_PER_CPU(struct ustack_stats, ustack_stats);
+static atomic_long_t max_depth;
+
+/**
+ * ustack_stats_sum() - the engine's counters, summed over every CPU
+ * @sum: filled in
+ *
+ * Each CPU's counters move on meanwhile: the sums are of a moment each.
+ */
+void ustack_stats_sum(struct ustack_stats *sum)
+{
+	unsigned long *d = (unsigned long *)sum;
+	const unsigned long *s;
+	size_t i;
+	int cpu;
+
+	BUILD_BUG_ON(sizeof(*sum) % sizeof(*d));
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		s = (const unsigned long *)per_cpu_ptr(&ustack_stats, cpu);
+		for (i = 0; i < sizeof(*sum) / sizeof(*d); i++)
+			d[i] += READ_ONCE(s[i]);
+	}
+}
+
+long ustack_stats_max_depth(void)
+{
+	return atomic_long_read(&max_depth);
+}
 
 /*
  * Per-task state is updated with IRQs off, and NMI requests on this CPU
@@ -72,7 +100,7 @@ static void stay_ended(const struct ustack_task *st)
 		if (c && c->stay_end && (st->delivered & BIT(i)))
 			c->stay_end(st);
 	}
-	atomic_long_inc(&ustack_stats.stays);
+	ustack_stat_inc(stays);
 }
 
 /* ---- requests ----------------------------------------------------------- */
@@ -104,11 +132,11 @@ static int request_locked(struct task_struct *t, unsigned int client,
 	st = ustack_task_get(t, nmi);
 	if (IS_ERR_OR_NULL(st)) {
 		if (st == ERR_PTR(-EDQUOT))
-			atomic_long_inc(&ustack_stats.share_refused);
+			ustack_stat_inc(share_refused);
 		else if (st)
-			atomic_long_inc(&ustack_stats.nomem);
+			ustack_stat_inc(nomem);
 		if (nmi)
-			atomic_long_inc(&ustack_stats.nmi_refused);
+			ustack_stat_inc(nmi_refused);
 		return nmi ? -EBUSY : -ENOMEM;
 	}
 	if (!st->cookie)
@@ -117,7 +145,7 @@ static int request_locked(struct task_struct *t, unsigned int client,
 	if (client >= USTACK_CLIENT_MAX)
 		goto out;
 	if (st->clients & BIT(client)) {
-		atomic_long_inc(&ustack_stats.coalesced);
+		ustack_stat_inc(coalesced);
 		ret = 1;
 		goto out;
 	}
@@ -178,15 +206,15 @@ int ustack_deferred_request(unsigned int client, struct pt_regs *regs,
 		*cookie = ustack_cookie_new();
 		return 0;
 	}
-	atomic_long_inc(&ustack_stats.requests);
+	ustack_stat_inc(requests);
 	if (nmi) {
-		atomic_long_inc(&ustack_stats.nmi_requests);
+		ustack_stat_inc(nmi_requests);
 		if (!USTACK_NMI_REQUESTS) {
-			atomic_long_inc(&ustack_stats.nmi_refused);
+			ustack_stat_inc(nmi_refused);
 			return -EAGAIN;
 		}
 		if (ustack_nmi_excl_busy() || !ustack_arch_nmi_regs_ok(t, regs)) {
-			atomic_long_inc(&ustack_stats.nmi_refused);
+			ustack_stat_inc(nmi_refused);
 			return -EBUSY;
 		}
 	}
@@ -210,7 +238,7 @@ static bool exec_since_request(const struct ustack_task *st, bool regs_moved)
 /* Counted, and said with both register sets: a bug here or a new case. */
 static void regs_mismatch(struct ustack_task *st, struct pt_regs *live)
 {
-	atomic_long_inc(&ustack_stats.regs_mismatch);
+	ustack_stat_inc(regs_mismatch);
 	pr_info_ratelimited("pid %d (%s): user registers moved between request and walk: ip %lx -> %lx, sp %lx -> %lx, ret %lx -> %lx\n",
 			    task_pid_nr(current), current->comm,
 			    instruction_pointer(&st->regs),
@@ -222,27 +250,26 @@ static void regs_mismatch(struct ustack_task *st, struct pt_regs *live)
 }
 
 /*
- * The walk in the stats.  The counters are shared by every CPU: a frame
- * is tallied here first, so that a walk adds to each method's counter
- * once, not once per frame.
+ * The walk in the stats.  A frame is tallied here first, so that a walk
+ * adds to each method's counter once, not once per frame.
  */
 static void count_walk(const struct ustack_task *st, u64 ns)
 {
 	u32 by_method[USTACK_METHOD_MAX] = { 0 };
 	u32 i;
 
-	atomic_long_inc(&ustack_stats.walks);
-	atomic_long_add(ns, &ustack_stats.walk_ns);
+	ustack_stat_inc(walks);
+	ustack_stat_add(walk_ns, ns);
 	if (st->end < USTACK_END_MAX)
-		atomic_long_inc(&ustack_stats.ends[st->end]);
+		ustack_stat_inc(ends[st->end]);
 	for (i = 0; i < st->nr; i++)
 		if (st->methods[i] < USTACK_METHOD_MAX)
 			by_method[st->methods[i]]++;
 	for (i = 0; i < USTACK_METHOD_MAX; i++)
 		if (by_method[i])
-			atomic_long_add(by_method[i], &ustack_stats.methods[i]);
-	if (st->nr > atomic_long_read(&ustack_stats.max_depth))
-		atomic_long_set(&ustack_stats.max_depth, st->nr);
+			ustack_stat_add(methods[i], by_method[i]);
+	if (st->nr > atomic_long_read(&max_depth))
+		atomic_long_set(&max_depth, st->nr);
 }
 
 static void walk(struct ustack_task *st)
@@ -271,11 +298,11 @@ static void walk(struct ustack_task *st)
 		 * counted apart; ptrace.
 		 */
 		if (moved && ustack_arch_entering_handler(live))
-			atomic_long_inc(&ustack_stats.regs_signal);
+			ustack_stat_inc(regs_signal);
 		else if (moved && ustack_arch_syscall_restarted(&st->regs, live))
-			atomic_long_inc(&ustack_stats.regs_restart);
+			ustack_stat_inc(regs_restart);
 		else if (moved && ustack_arch_in_sigreturn(&st->regs))
-			atomic_long_inc(&ustack_stats.regs_sigreturn);
+			ustack_stat_inc(regs_sigreturn);
 		else if (moved)
 			regs_mismatch(st, live);
 		st->nr = ustack_walk_user(&st->regs, st->ips, st->methods,
@@ -319,7 +346,7 @@ static void task_work_fn(struct callback_head *head)
 			continue;
 		if (c)
 			c->deliver(st);
-		atomic_long_inc(&ustack_stats.deliveries);
+		ustack_stat_inc(deliveries);
 	}
 	scoped_guard(irq) {
 		guard(ustack_nmi_excl)();
@@ -327,7 +354,7 @@ static void task_work_fn(struct callback_head *head)
 		/* A dying task never returns to user space: its stay ends here. */
 		if (!st->pending && (current->flags & PF_EXITING)) {
 			ustack_stay_end(st);
-			atomic_long_inc(&ustack_stats.stays);
+			ustack_stat_inc(stays);
 		}
 	}
 	module_put(THIS_MODULE);

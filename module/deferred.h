@@ -8,6 +8,7 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
 #include <linux/user-return-notifier.h>
 #include <uapi/ustack.h>
@@ -60,17 +61,27 @@ struct seq_file;
 int ustack_deferred_pending_show(struct seq_file *m, void *v);
 void ustack_deferred_counters(int *tasks, bool *on);
 
-/* The engine's counters, shown in debugfs (stats.c). */
+/*
+ * The engine's counters, per CPU so that no sample writes a line another
+ * CPU writes too; summed for debugfs (stats.c) by ustack_stats_sum().
+ * Counted with ustack_stat_inc()/_add(), NMI-safe where this_cpu ops are
+ * single instructions (arch.h's CPUs).
+ */
 struct ustack_stats {
-	atomic_long_t requests, coalesced, walks, deliveries, stays;
-	atomic_long_t nomem, regs_mismatch, max_depth, walk_ns;
-	atomic_long_t nmi_requests, nmi_refused, regs_signal, regs_restart;
-	atomic_long_t regs_sigreturn;
-	atomic_long_t share_refused;
-	atomic_long_t methods[USTACK_METHOD_MAX];
-	atomic_long_t ends[USTACK_END_MAX];
+	unsigned long requests, coalesced, walks, deliveries, stays;
+	unsigned long nomem, regs_mismatch, walk_ns;
+	unsigned long nmi_requests, nmi_refused, regs_signal, regs_restart;
+	unsigned long regs_sigreturn;
+	unsigned long share_refused;
+	unsigned long methods[USTACK_METHOD_MAX];
+	unsigned long ends[USTACK_END_MAX];
 };
 
-extern struct ustack_stats ustack_stats;
+DECLARE_PER_CPU(struct ustack_stats, ustack_stats);
+#define ustack_stat_inc(f)	this_cpu_inc(ustack_stats.f)
+#define ustack_stat_add(f, n)	this_cpu_add(ustack_stats.f, n)
+void ustack_stats_sum(struct ustack_stats *sum);
+/* the deepest walk yet: a maximum, not a sum */
+long ustack_stats_max_depth(void);
 
 #endif /* USTACK_DEFERRED_H */

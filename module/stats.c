@@ -18,14 +18,15 @@ static struct dentry *dir;
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	struct ustack_stats *s = &ustack_stats;
+	struct ustack_stats sum, *s = &sum;
 	struct ustack_ring_stats rs;
 	int i, cycles, cpu_clock;
 	long self_limited;
 	int tasks;
 	bool engine_on;
 
-#define SHOW(f) seq_printf(m, "%s %ld\n", #f, atomic_long_read(&s->f))
+	ustack_stats_sum(&sum);
+#define SHOW(f) seq_printf(m, "%s %lu\n", #f, s->f)
 	SHOW(requests);
 	SHOW(coalesced);
 	SHOW(walks);
@@ -36,7 +37,7 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(regs_signal);
 	SHOW(regs_restart);
 	SHOW(regs_sigreturn);
-	SHOW(max_depth);
+	seq_printf(m, "max_depth %ld\n", ustack_stats_max_depth());
 	SHOW(walk_ns);
 	SHOW(nmi_requests);
 	SHOW(nmi_refused);
@@ -84,11 +85,11 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "sampling_cycles_cpus %d\n", cycles);
 	seq_printf(m, "sampling_cpu_clock_cpus %d\n", cpu_clock);
 	for (i = 0; i < USTACK_METHOD_MAX; i++)
-		seq_printf(m, "frames_%s %ld\n", ustack_render_method(i),
-			   atomic_long_read(&s->methods[i]));
+		seq_printf(m, "frames_%s %lu\n", ustack_render_method(i),
+			   s->methods[i]);
 	for (i = 0; i < USTACK_END_MAX; i++)
-		seq_printf(m, "end_%s %ld\n", ustack_render_end(i),
-			   atomic_long_read(&s->ends[i]));
+		seq_printf(m, "end_%s %lu\n", ustack_render_end(i),
+			   s->ends[i]);
 	ustack_stage_times_show(m);
 	return 0;
 }

@@ -227,7 +227,7 @@ static void deliver(const struct ustack_task *st)
 	b = kmalloc(size_add(struct_size(b, frames, st->nr),
 			     USTACK_STRTAB_MAX), GFP_KERNEL);
 	if (!b) {
-		atomic_long_inc(&ustack_stats.nomem);
+		ustack_stat_inc(nomem);
 		return;
 	}
 	b->strtab = (char *)&b->frames[st->nr];
@@ -241,7 +241,7 @@ static void deliver(const struct ustack_task *st)
 		err = name_frames(b, st, NULL);
 	}
 	if (err) {
-		atomic_long_inc(&ustack_stats.nomem);
+		ustack_stat_inc(nomem);
 		goto out;
 	}
 
