@@ -76,6 +76,9 @@ static atomic_long_t walk_flushes = ATOMIC_LONG_INIT(0);
 /* Sections found by walks, by source (the cache hides the ones reused). */
 static atomic_long_t walk_found_reg, walk_found_elf;
 
+/* Walks that ended on a bad frame, by the SFrame code that ended them. */
+static atomic_long_t walk_bad[-SFRAME_E_MAX];
+
 /**
  * ustack_walk_show() - the walk's lines of the stats file
  * @m: the stats file
@@ -83,14 +86,26 @@ static atomic_long_t walk_found_reg, walk_found_elf;
  * How many times a CPU's rule cache dropped an mm's rules because they
  * may have changed; and the sections walks found
  * registered and as the files' own PT_GNU_SFRAME (the store's are in its
- * store_hits), which tells the three SFrame sources of method sframe apart.
+ * store_hits), which tells the three SFrame sources of method sframe apart;
+ * and, for each SFrame code that ended walks on a bad frame, how many
+ * (bad_frame_<code>), which tells a wrong rule (cfa-not-above-sp,
+ * bad-return-address) from a section that does not hold together.
  */
 void ustack_walk_show(struct seq_file *m)
 {
+	long n;
+	int i;
+
 	seq_printf(m, "rule_cache_flushes %ld\n", atomic_long_read(&walk_flushes));
 	seq_printf(m, "sections_registered %ld\n",
 		   atomic_long_read(&walk_found_reg));
 	seq_printf(m, "sections_elf %ld\n", atomic_long_read(&walk_found_elf));
+	for (i = 1; i < ARRAY_SIZE(walk_bad); i++) {
+		n = atomic_long_read(&walk_bad[i]);
+		if (n)
+			seq_printf(m, "bad_frame_%s %ld\n",
+				   ustack_sframe_strerror(-i), n);
+	}
 }
 
 /**
@@ -408,6 +423,9 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 					 SFRAME_WALK_CLONE_PARENT;
 	ustack_sframe_walk(&x.w);
 	ustack_store_rd_release(&x.c.rd);
+	if (x.w.end == USTACK_END_BAD_FRAME && x.w.err < 0 &&
+	    x.w.err > SFRAME_E_MAX)
+		atomic_long_inc(&walk_bad[-x.w.err]);
 	*end = x.w.end;
 	return x.w.nr;
 }

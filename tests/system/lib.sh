@@ -118,6 +118,8 @@ explain() {
 	local pid obj
 	echo "ustackd ready at $(journalctl -q -o short-monotonic -b -u ustackd --no-pager |
 		grep -m1 'ustackd: ready' | sed 's/^\[ *\([0-9.]*\)\].*/\1/') s"
+	# which SFrame code ended the bad-frame walks, system-wide
+	echo "bad frames by code: $(grep '^bad_frame_' /sys/kernel/debug/ustack/stats 2>/dev/null | paste -sd' ')"
 	for pid in $(awk -v min="$2" '/^processes \(samples, complete user stacks\):/ { on = 1; next }
 	     on && /^  / { p = $2; sub(/%/, "", p); if ($1 >= min && p + 0 < 99) { gsub(/[][]/, "", $4); print $4 }; next }
 	     on { on = 0 }' "$1"); do

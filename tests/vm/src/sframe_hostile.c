@@ -21,6 +21,10 @@
  * child spinning in its text on the crafted stack for SECONDS, for root's
  * sampling to walk (tests/vm/sframe-hostile-sample.sh); then SIGKILL, and
  * it must be gone within 2 s.
+ *
+ * "sframe_hostile badra": one FDE whose rule (CFA = SP + 16, RA at
+ * CFA - 8) finds a return address of 0 on the crafted stack: the walk
+ * ends on a bad frame (bad-return-address), after the interrupted frame.
  */
 #include "sframe_common.h"
 #include <signal.h>
@@ -88,6 +92,19 @@ static uint8_t *build(uint8_t *b, uint64_t text, uint32_t nfdes,
 	}
 	*len = n;
 	return b;
+}
+
+/* Register the section @sec for [@text, @text + @text_len): 0 or errno. */
+static int register_sec(struct sframe_reg *r, const uint8_t *sec, size_t len,
+			const uint8_t *text, uint64_t text_len)
+{
+	*r = (struct sframe_reg) {
+		.size = sizeof(*r),
+		.sframe_start = (uintptr_t)sec, .sframe_len = len,
+		.text_start = (uintptr_t)text,
+		.text_end = (uintptr_t)text + text_len,
+	};
+	return ioctl(sf_fd, SFRAME_IOC_REGISTER, r) ? errno : 0;
 }
 
 /*
@@ -185,7 +202,7 @@ static void walk_unbounded(const char *what)
 static void run(const char *what, uint8_t *text, uint32_t nfdes,
 		uint32_t span, uint32_t nfres, uint64_t stub_off, int want_err)
 {
-	struct sframe_reg r = { .size = sizeof(r) };
+	struct sframe_reg r;
 	uint32_t end = 0, nr = 0;
 	size_t len;
 	/* inside the text, its last 64 MiB below 2 GiB */
@@ -201,12 +218,8 @@ static void run(const char *what, uint8_t *text, uint32_t nfdes,
 		stack[1 + 2 * j] = (uintptr_t)text +
 				   (uint64_t)((j + 1) % nfdes) * span +
 				   stub_off + 0x1000 + 16 * (j / nfdes) + 1;
-	r.sframe_start = (uintptr_t)sec;
-	r.sframe_len = len;
-	r.text_start = (uintptr_t)text;
-	r.text_end = (uintptr_t)text + TEXT_SIZE;
 	t = now_ms();
-	err = ioctl(sf_fd, SFRAME_IOC_REGISTER, &r) ? errno : 0;
+	err = register_sec(&r, sec, len, text, TEXT_SIZE);
 	printf("%s: %u FDEs x %u FREs, %zu bytes: register %s in %.1f ms\n",
 	       what, nfdes, nfres, len, err ? strerror(err) : "ok",
 	       now_ms() - t);
@@ -244,7 +257,7 @@ static const uint8_t spin_code[] = { 0x48, 0x89, 0xcc, 0xeb, 0xfe };
 static void spin(uint8_t *text, uint32_t nfdes, uint32_t per, double secs)
 {
 	uint64_t stub_off = 0xf00000;
-	struct sframe_reg r = { .size = sizeof(r) };
+	struct sframe_reg r;
 	uint8_t *sec;
 	size_t len;
 	double t;
@@ -258,11 +271,8 @@ static void spin(uint8_t *text, uint32_t nfdes, uint32_t per, double secs)
 		stack[1 + 2 * j] = (uintptr_t)text +
 				   (uint64_t)((j + 1) % nfdes) * FDE_SPAN +
 				   stub_off + 0x1000 + 16 * (j / nfdes) + 1;
-	r.sframe_start = (uintptr_t)sec;
-	r.sframe_len = len;
-	r.text_start = (uintptr_t)text;
-	r.text_end = (uintptr_t)text + TEXT_SIZE;
-	if (ioctl(sf_fd, SFRAME_IOC_REGISTER, &r))
+	errno = register_sec(&r, sec, len, text, TEXT_SIZE);
+	if (errno)
 		die("spin: register: %s", strerror(errno));
 	p = fork();
 	if (p < 0)
@@ -278,6 +288,28 @@ static void spin(uint8_t *text, uint32_t nfdes, uint32_t per, double secs)
 		usleep(10000);
 	}
 	printf("spin: %.1f s sampled, killed in %.1f ms\n", secs, now_ms() - t);
+}
+
+static void badra(uint8_t *text)
+{
+	struct sframe_reg r;
+	uint64_t stub_off = 0x1000;
+	uint32_t end, nr;
+	size_t len;
+	uint8_t *sec = build(text + (2U << 30) - SEC_CAP, (uintptr_t)text, 1,
+			     FDE_SPAN, 1, &len);
+
+	memcpy(text + stub_off, stub_code, sizeof(stub_code));
+	stub = (stub_fn)(void *)(text + stub_off);
+	stack[1] = 0;
+	errno = register_sec(&r, sec, len, text, FDE_SPAN);
+	if (errno)
+		die("badra: register: %s", strerror(errno));
+	self_walk(&end, &nr);
+	printf("badra: SELF_STACK %u frames, end %u\n", nr, end);
+	if (end != USTACK_END_BAD_FRAME || nr != 1)
+		die("badra: end %u after %u frames, want %u after 1", end, nr,
+		    USTACK_END_BAD_FRAME);
 }
 
 int main(int argc, char **argv)
@@ -298,6 +330,11 @@ int main(int argc, char **argv)
 	printf("uid %d\n", getuid());
 	if (argc == 3 && !strcmp(argv[1], "spin")) {
 		spin(text, nfdes, per, atof(argv[2]));
+		printf("ok\n");
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "badra")) {
+		badra(text);
 		printf("ok\n");
 		return 0;
 	}
