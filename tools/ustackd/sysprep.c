@@ -6,13 +6,14 @@
  * child process at the lowest CPU and I/O priority, walks the system's
  * program and library directories and writes the store's entry of every
  * ELF object there that has none (SFrame from .eh_frame, by the same
- * generator, in its own bounded child), as `ustackd --prepare` does.  It
- * sends each object's path to the daemon, which registers the entry
- * (STORE_ADD: no generation, it exists now) between its reads of the miss
- * queue: a program started later finds its objects covered at its first
- * sample, and the daemon never waits on the preparer's work.  A pass that
- * finds the store complete (a restart, a reboot) generates nothing and
- * registers every entry again.
+ * generator, in its own bounded child), as `ustackd --prepare` does, and
+ * registers it (STORE_ADD on the daemon's /dev/sframe, which it inherits):
+ * a program started later finds its objects covered at its first sample.
+ * It tells the daemon what it covered (identity, entry, path), which the
+ * daemon enters in its table between its reads of the miss queue, with no
+ * file opened and no child forked: the daemon never waits on the pass's
+ * work.  A pass that finds the store complete (a restart, a reboot)
+ * generates nothing and registers every entry again.
  *
  * SIGHUP (`systemctl reload ustackd`, which the package's dpkg trigger
  * runs when a package installs or upgrades files in those directories)
@@ -45,6 +46,9 @@
 #define MAX_DEPTH	8
 #define MAX_ENTRIES	1000000
 #define MAX_PATH	4096
+#define MAX_RECORD	(MAX_PATH + 256)	/* a path and what precedes it */
+_Static_assert(STORE_NAME_MAX == 160 && MAX_RECORD == 4352,
+	       "note_covered()'s field widths");
 
 /* Where a system keeps its programs and libraries (a directory reached
  * twice, as /lib is /usr/lib on a merged /usr, is walked once). */
@@ -63,7 +67,7 @@ bool sysprep_off;			/* --no-system */
 static volatile sig_atomic_t hup;	/* another pass asked for */
 static pid_t child;			/* the preparer, or 0 */
 static int pipe_fd = -1;		/* its paths, NUL-terminated */
-static char buf[MAX_PATH * 2];
+static char buf[MAX_RECORD * 2];
 static size_t buf_len;
 static uint64_t pass_t0;
 static struct {
@@ -93,13 +97,32 @@ static bool maybe_object(const char *name, const struct stat *st)
 	       ((st->st_mode & 0111) || strstr(name, ".so"));
 }
 
-static void send_path(int out, const char *path)
+/* One record to the daemon, NUL-terminated; none longer than MAX_RECORD. */
+static void send_record(int out, const char *rec)
 {
-	size_t len = strlen(path) + 1;
+	size_t len = strlen(rec) + 1;
 
-	/* whole records: the pipe takes PIPE_BUF bytes atomically */
-	if (len <= MAX_PATH && write(out, path, len) != (ssize_t)len)
+	if (len <= MAX_RECORD && write(out, rec, len) != (ssize_t)len)
 		stopping = 1;	/* the daemon is gone */
+}
+
+/*
+ * @o, covered: "+USER SIZE MTIME MTIME_NS CTIME CTIME_NS DEV INO ENTRY
+ * PATH", the path as shown (escaped: no blank in it).
+ */
+static void send_covered(int out, const struct obj *o)
+{
+	char rec[MAX_RECORD];
+	int n;
+
+	n = snprintf(rec, sizeof(rec), "+%d %llu %lld %lld %lld %lld %llu %llu %s %s",
+		     o->user, (unsigned long long)o->src.size,
+		     (long long)o->src.mtime_sec, (long long)o->src.mtime_nsec,
+		     (long long)o->src.ctime_sec, (long long)o->src.ctime_nsec,
+		     (unsigned long long)o->dev, (unsigned long long)o->ino,
+		     o->what, o->path);
+	if (n > 0 && n < (int)sizeof(rec))
+		send_record(out, rec);
 }
 
 /* Refused because its entry could not be written (a full or read-only
@@ -158,8 +181,8 @@ static void prepare_file(int dirfd, const char *name, const char *path, int out)
 		return;
 	}
 	o = cover_file(fd, &st, path, o);
-	if (o && o->state == OBJ_PREPARED)
-		send_path(out, path);
+	if (o && o->state == OBJ_COVERED)
+		send_covered(out, o);
 	close(fd);
 }
 
@@ -217,7 +240,6 @@ static int preparer(int out)
 		if (null >= 0 && dup2(null, STDERR_FILENO) >= 0)
 			close(null);
 	}
-	registering = false;	/* write the entries; the daemon registers */
 	memset(&cnt, 0, sizeof(cnt));
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !stopping; i++) {
 		struct stat st;
@@ -235,9 +257,9 @@ static int preparer(int out)
 		walk(roots[i], 0, &entries, out);
 	}
 	/* its counts, as the last record */
-	snprintf(line, sizeof(line), "=%lu %lu %lu %lu %lu", cnt.prepared,
+	snprintf(line, sizeof(line), "=%lu %lu %lu %lu %lu", cnt.covered,
 		 cnt.generated, cnt.reused, cnt.own, cnt.refused);
-	send_path(out, line);
+	send_record(out, line);
 	return stopping ? 1 : 0;
 }
 
@@ -326,40 +348,44 @@ static void end_pass(const char *counts)
 	status_dirty = true;
 }
 
-/* One path from the preparer: its entry exists now; register it. */
-static void register_path(const char *path)
+/*
+ * One object the preparer covered (send_covered()): entered in the table
+ * as covered, unless the daemon covered it meanwhile.
+ */
+static void note_covered(const char *rec)
 {
-	struct stat st;
+	unsigned long long dev, ino, size;
+	long long mt, mtn, ct, ctn;
+	struct cache_src src;
+	char what[STORE_NAME_MAX], path[MAX_RECORD];
 	struct obj *o;
-	int fd;
+	int user;
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return;		/* gone since */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (sscanf(rec, "+%d %llu %lld %lld %lld %lld %llu %llu %159s %4351s", &user,
+		   &size, &mt, &mtn, &ct, &ctn, &dev, &ino, what, path) != 10)
 		return;
-	}
-	o = tab_find(st.st_dev, st.st_ino);
-	if (o && o->alias) {
-		close(fd);	/* a btrfs alias: the maps' scans know it */
-		return;
-	}
-	if (o && o->state == OBJ_COVERED) {
-		struct cache_src now;
-
-		cache_src_of(&now, &st);
-		if (!memcmp(&now, &o->src, sizeof(now))) {
-			close(fd);	/* a miss covered it meanwhile */
-			return;
-		}
-	}
-	o = cover_file(fd, &st, path, o);
-	if (o && o->state == OBJ_COVERED)
-		pass.registered++;
-	else if (o)
+	memset(&src, 0, sizeof(src));
+	src.dev = dev;
+	src.ino = ino;
+	src.size = size;
+	src.mtime_sec = mt;
+	src.mtime_nsec = mtn;
+	src.ctime_sec = ct;
+	src.ctime_nsec = ctn;
+	o = tab_find(dev, ino);
+	if (o && (o->alias ||
+		  (o->state == OBJ_COVERED && !memcmp(&src, &o->src, sizeof(src)))))
+		return;		/* a btrfs alias, or a miss covered it meanwhile */
+	if (!o)
+		o = tab_add(dev, ino, user);
+	if (!o) {
 		pass.failed++;
-	close(fd);
+		return;
+	}
+	o->src = src;
+	set_state(o, OBJ_COVERED, path, what);
+	cnt.covered++;
+	pass.registered++;
 }
 
 void sysprep_start(void)
@@ -368,10 +394,9 @@ void sysprep_start(void)
 }
 
 /*
- * Register the whole records read so far, until @end: each costs an
- * examining child (tens of milliseconds on a slow machine) while the miss
- * queue waits, so a pipe's worth of paths must not run past the budget.
- * False once the pass has ended.
+ * Take the whole records read so far, until @end (each is a table entry,
+ * microseconds; the budget bounds a pipe's worth all the same).  False
+ * once the pass has ended.
  */
 static bool take_paths(uint64_t end)
 {
@@ -384,7 +409,7 @@ static bool take_paths(uint64_t end)
 			going = false;
 			break;
 		}
-		register_path(p);
+		note_covered(p);
 		if (now_ms() >= end) {
 			p = z + 1;
 			break;
