@@ -4,10 +4,11 @@
 # bash and python3.11, all started before the module, reach
 # the outermost frame in >= 99% of their sampled stacks once ustackd says
 # ready; a program started afterwards (a new object) is covered within a
-# second of its first sample; ustackd killed with SIGKILL leaves the
-# kernel's entries working, and the next one registers the store's entries
-# again without generating them; SIGTERM stops it cleanly; rmmod with
-# entries registered.
+# second of its first sample; the pass over the system's programs and
+# libraries registers their entries, which the daemon's table learns;
+# ustackd killed with SIGKILL leaves the kernel's entries working, and the
+# next one registers the store's entries again without generating them;
+# SIGTERM stops it cleanly; rmmod with entries registered.
 # kernels: 6.1 debug
 # python: yes
 # bash: yes
@@ -111,6 +112,24 @@ if [ $((ok * 100)) -lt $((tot * 99)) ]; then
 	fail "late program: $ok of $tot stacks complete after $win s (< 99%)"
 fi
 grep -q '/tmp/late: \(generated\|reused\)' /tmp/ud1.log || fail "ustackd did not say it covered /tmp/late"
+
+# The pass over the system's programs and libraries, running since ready
+# (it takes minutes here): the preparer (the daemon's fork) registers each
+# entry itself and tells the daemon, which enters it in its table without
+# opening the file again.  The status file gains the objects it covered
+# (two at least, beside /tmp/late), each with its entry in the kernel.
+c0=$(grep -c '^covered ' /tmp/status)
+i=0
+until covered=$(ustackd --status | grep -c '^covered ') && [ "$covered" -ge $((c0 + 3)) ]; do
+	kill -0 $UD 2>/dev/null || fail "ustackd exited: $(tail -n 5 /tmp/ud1.log)"
+	i=$((i + 1))
+	[ $i -lt 3000 ] || fail "the system pass added $((covered - c0 - 1)) objects in 300 s"
+	sleep 0.1
+done
+[ "$(stat_of store_entries)" -ge "$covered" ] ||
+	fail "$(stat_of store_entries) entries in the kernel's store, $covered objects covered"
+! grep 'the preparer stopped early' /tmp/ud1.log || fail "the preparer stopped"
+echo "system pass: $((covered - c0 - 1)) objects so far; $covered covered, $(stat_of store_entries) entries in the kernel"
 
 # SIGKILL: the kernel keeps its entries; the next ustackd reuses the store.
 kill -KILL $UD
