@@ -44,59 +44,11 @@ wait_ready() {
 		sleep 0.1
 	done
 }
-# vdso_stacks REC: "N OK REACH BAD": the program's user records whose
-# first frame is in [vdso]; REACH of them have the chain vdso_calls .. main
-# in the program and end outermost, OK of those also the frame above the
-# vDSO's by sframe; BAD [vdso] frames whose address is not the vDSO's start
-# plus their offset.
+# vdso_stacks REC: "N OK REACH BAD" of the program's vDSO stacks
+# (vdso-check.awk).
 vdso_stacks() {
-	awk -v pid=$P -v obj=$obj -v syms=bin/vdso_loop.syms -v base=$vdso '
-	function hex(s,    i, n, c) {
-		sub(/^0x/, "", s); n = 0
-		for (i = 1; i <= length(s); i++) {
-			c = index("0123456789abcdef", tolower(substr(s, i, 1)))
-			if (c == 0) break
-			n = n * 16 + c - 1
-		}
-		return n
-	}
-	function sym_of(off,    i) {
-		for (i = nsyms; i >= 1; i--) if (saddr[i] <= off) return sname[i]
-		return "?"
-	}
-	function val(k,    i, kv) {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] }
-		return ""
-	}
-	function done(    i, j) {
-		if (!cur || first != "[vdso]") { cur = 0; return }
-		n++
-		j = 1
-		for (i = 1; i <= nf && j <= nchain; i++) if (fr[i] == want[j]) j++
-		if (j > nchain && end == "outermost") reach++
-		if (j > nchain && end == "outermost" && m2 == "sframe") ok++
-		else if (nshow++ < 3) print "incomplete: end=" end " method above [vdso]=" m2 ":" list >"/dev/stderr"
-		cur = 0
-	}
-	BEGIN {
-		while ((getline line < syms) > 0) {
-			split(line, f, " ")
-			if (f[2] ~ /^[tT]$/) { nsyms++; saddr[nsyms] = hex(f[1]); sname[nsyms] = f[3] }
-		}
-		nchain = split("vdso_calls,level3,level2,level1,main", want, ",")
-		base = hex(base)
-	}
-	/^user / { done(); cur = (val("pid") == pid); end = val("end"); nf = 0; first = ""; m2 = ""; list = ""; next }
-	/^[a-z]/ { done(); next }
-	/^[ \t]+user / && cur {
-		split($4, o, "+")
-		if (o[1] == "[vdso]" && hex($2) != base + hex(o[2])) bad++
-		if (!nf) first = o[1]
-		if (nf == 1) m2 = $3
-		fr[++nf] = o[1] == obj ? sym_of(hex(o[2])) : o[1]
-		list = list " " fr[nf]
-	}
-	END { done(); print n + 0, ok + 0, reach + 0, bad + 0 }' "$1"
+	awk -f syms.awk -f vdso-check.awk -v pid=$P -v obj=$obj \
+		-v syms=bin/vdso_loop.syms -v base=$vdso "$1"
 }
 
 # ustackd covers the program, libc and the vDSO.
