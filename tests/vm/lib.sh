@@ -33,9 +33,25 @@ per_hz() {
 	if [ $DEBUG_KERNEL = 1 ]; then echo $(($1 * DEBUG_HZ / 999)); else echo "$1"; fi
 }
 
+# The harness's shells (PID 1 and its watchdog, comm init: guest-init.sh)
+# wait for the test in wait().  One sampled in the kernel on its way there
+# would owe a walk until the test ends, and the module reference the walk
+# holds would refuse the test's rmmod (seen on a loaded host: "walks
+# pending in: 1 init S").  Sampling starts once they sleep there.
+harness_asleep() {
+	local p n=0
+	for p in /proc/[0-9]*; do
+		[ "$(cat $p/comm 2>/dev/null)" = init ] || continue
+		until [ "$(cat $p/wchan 2>/dev/null)" = do_wait ] || [ $n -ge 50 ]; do
+			n=$((n + 1)); sleep 0.1
+		done
+	done
+}
+
 # Load with exactly these parameters (reloading if a test left it loaded).
 ustack_load() {
 	ustack_unload
+	harness_asleep
 	[ -f "/lib/modules/$KREL/updates/ustack.ko" ] || ustack_install
 	if [ $DEBUG_KERNEL = 1 ]; then
 		_a=
