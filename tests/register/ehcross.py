@@ -4,8 +4,8 @@
 interpreter other than libdw: binutils' readelf --debug-dump=frames-interp of
 ORIG.  For the first and last PC of every row, the expected `lookup` answer
 is derived from readelf's table (CFA rsp/rbp+N, rbp u/s/c+N, ra c-8; ra u =>
-outermost; any other rule => the whole function left out, "none"; .plt's
-expression rows skipped), then compared with `sframe-register lookup GEN`.
+outermost; any other rule => that row left out, "none", while the function's
+other rows keep theirs; .plt's expression rows and signal frames skipped), then compared with `sframe-register lookup GEN`.
 Prints "ehcross: N PCs, M differ" and the first differences; exit 1 if any."""
 import re
 import subprocess
@@ -36,7 +36,8 @@ for line in txt.splitlines():
         continue
     m = row_re.match(line)
     if m and cols:
-        vals = line.split()
+        # a value held in a register reads "r3 (rbx)": one column
+        vals = re.sub(r'(r\d+) \((\w+)\)', r'\1(\2)', line).split()
         cur[2].append((int(vals[0], 16), dict(zip(cols[1:], vals[1:]))))
     elif not line.strip():
         cur = None
@@ -60,13 +61,12 @@ for start, end, rows in fdes:
             'u' if not ms else 'c%+d' % int(ms.group(1))))
     if 'exp' in kinds:          # ld's PLT expression: tested elsewhere
         continue
-    bad = 'bad' in kinds
     for i, (loc, v) in enumerate(rows):
         hi = rows[i + 1][0] if i + 1 < len(rows) else end
         if hi <= loc:
             continue
         for pc in {loc, hi - 1}:
-            exp[pc] = 'none' if bad else kinds[i]
+            exp[pc] = 'none' if kinds[i] == 'bad' else kinds[i]
 
 pcs = sorted(exp)
 got = {}

@@ -151,7 +151,8 @@ run_test gen-default-v1-readelf gen_default_v1_readelf
 # ---- 2. the --gsframe corpus -----------------------------------------------
 
 # The corpus: prog at -O0, -O2, -Os and -O2 with frame pointers, a program
-# with hand-written CFI (cfi.s), prog without ld's PLT unwind info.
+# with hand-written CFI (cfi.s), prog without ld's PLT unwind info, a frame
+# probed under -fstack-clash-protection (clash.c).
 corpus_build() {
 	local o f ok=0
 	for o in O0 O2 Os O2fp; do
@@ -162,6 +163,7 @@ corpus_build() {
 	gcc -O2 -Wa,--gsframe -o "$W/cfi" "$C/cfimain.c" "$C/cfi.s" 2>>"$W/cc.err" || ok=1
 	gcc -O2 -Wa,--gsframe -Wl,--no-ld-generated-unwind-info -o "$W/prog_noplt" \
 		"$C/prog.c" 2>>"$W/cc.err" || ok=1
+	gcc -O2 -fstack-clash-protection -o "$W/clash" "$C/clash.c" 2>>"$W/cc.err" || ok=1
 	[ $ok = 0 ] || head -3 "$W/cc.err"
 	return $ok
 }
@@ -228,6 +230,20 @@ gen_cfi_cases() { # VERSION
 	out=$("$SR" check "$W/cfi.g$1" 2>&1) && grep -q 'left out [0-9]* (cfa 1,' "$W/cfi.g$1.log" &&
 		grep -q ' 0 mismatch, 0 missing' <<<"$out" ||
 		{ echo "$(cat "$W/cfi.g$1.log") / $(tail -1 <<<"$out")"; return 1; }
+}
+
+# A function with a row SFrame cannot express keeps the others' rules: in
+# big() (clash.c) only the stack-clash probe loop (CFA in r11) has none,
+# not its body, its epilogue or its entry.
+gen_stack_clash() {
+	local a s out
+	"$SR" gen "$W/clash" -o "$W/clash.g3" --version 3 >"$W/clash.g3.log" 2>&1 ||
+		{ cat "$W/clash.g3.log"; return 1; }
+	read -r a s < <(nm -S "$W/clash" | awk '$4 == "big" { print $1, $2 }')
+	out=$("$SR" lookup "$W/clash.g3" "0x$a" "$(printf '%#x' $((16#$a + 16#$s - 1)))" 2>&1)
+	grep -q 'left out 1 (cfa 1,' "$W/clash.g3.log" && ! grep -q ' none$' <<<"$out" &&
+		"$SR" check "$W/clash.g3" | grep -q ' 0 mismatch, 0 missing, left out [1-9]' ||
+		{ echo "$(cat "$W/clash.g3.log") / $out"; return 1; }
 }
 
 # v3 says outermost for f_undef_ra; v1 cannot, and leaves it out.
@@ -332,6 +348,7 @@ if [ -x "$W/cfi" ]; then
 	run_test gen-cfi-cases-v3 gen_cfi_cases 3
 	run_test gen-outermost gen_outermost
 fi
+[ -x "$W/clash" ] && run_test gen-stack-clash gen_stack_clash
 if [ -x "$W/prog_O2" ]; then
 	run_test gen-check-corrupt-eh_frame gen_check_corrupt_eh_frame
 	run_test check-detects-corruption check_detects_corruption

@@ -3,8 +3,13 @@
  * gen_sframe.c - turn .eh_frame row tables (cfi_rules.c) into SFrame.
  *
  * One .eh_frame FDE gives one SFrame FDE whose FREs are its rows, except:
- *   - a function with a row SFrame cannot express (cfi_rules.h CFI_ROW_BAD)
- *     is left out whole and counted: the walker falls back there;
+ *   - a function with rows SFrame cannot express (cfi_rules.h CFI_ROW_BAD)
+ *     gets one FDE for each run of rows it can, and is counted: the walker
+ *     falls back only in the gaps (a stack-clash probe loop's CFA in r11,
+ *     ld.so's _dl_runtime_resolve realigning the stack on rbx, longjmp
+ *     and vfork after their register switch), not in the whole function;
+ *     a signal frame, or a function libdw could not read, is left out
+ *     whole;
  *   - RA-undefined rows become outermost FREs (no data words) in v2/v3; v1
  *     has no way to say it, so such functions are left out of v1;
  *   - ld's .plt FDE (PLT0 rows, then the "rsp + 8 + ((rip & 15) >= k) * 8"
@@ -136,6 +141,34 @@ static int emit_plt_entries(struct fde_list *l, uint64_t start, uint64_t end,
 	return 0;
 }
 
+/*
+ * A function with inexpressible rows: an FDE for each run of the rows
+ * SFrame can say (outermost ones from v2 on), none over the others.
+ * Returns 1 (counted as left out, in part), -1 out of memory.
+ */
+static int emit_runs(struct fde_list *l, const struct cfi_row *rows,
+		     size_t n, int version)
+{
+	size_t a = 0, b;
+
+	for (b = 0; b < n; b++)
+		if (rows[b].kind == CFI_ROW_BAD && (rows[b].bad == CFI_BAD_SIGNAL ||
+						    rows[b].bad == CFI_BAD_LIBDW))
+			return 1;
+	for (b = 0; b <= n; b++) {
+		bool ok = b < n && (rows[b].kind == CFI_ROW_OK ||
+				    (rows[b].kind == CFI_ROW_OUTERMOST &&
+				     version != SFRAME_VERSION_1));
+
+		if (ok)
+			continue;
+		if (b > a && emit_rows(l, rows, a, b) < 0)
+			return -1;
+		a = b + 1;
+	}
+	return 1;
+}
+
 /* Returns 0 emitted, 1 left out (counted), -1 out of memory. */
 static int emit_func(struct fde_list *l, const struct cfi_table *t,
 		     const struct cfi_func *fn, int version,
@@ -182,7 +215,7 @@ static int emit_func(struct fde_list *l, const struct cfi_table *t,
 		return rc;
 	default:
 		st->bad[fn->bad]++;
-		return 1;
+		return emit_runs(l, rows, fn->nrows, version);
 	}
 odd:
 	st->plt_odd++;
