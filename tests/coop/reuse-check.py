@@ -15,8 +15,8 @@ for line in open(sys.argv[1], errors="replace"):
     if not fm and not gm:
         continue
     if gm and func == "<module>":
-        fm = gm		# the generated module's own code: line 1
-        ln = min(ln, 1)
+        fm = gm		# the generated module's own code: line 1, or 0 at
+        ln = max(ln, 1)	# its RESUME (CPython 3.11 puts that on line 0)
     n += 1
     i = int((fm or gm).group(1))
     if not (fm and gm and fm.group(1) == gm.group(1) and 1 <= ln <= 5 + i % 5):
