@@ -31,6 +31,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,30 +355,22 @@ static void end_pass(const char *counts)
  */
 static void note_covered(const char *rec)
 {
-	unsigned long long dev, ino, size;
-	long long mt, mtn, ct, ctn;
-	struct cache_src src;
+	struct cache_src src = { 0 };
 	char what[STORE_NAME_MAX], path[MAX_RECORD];
 	struct obj *o;
 	int user;
 
-	if (sscanf(rec, "+%d %llu %lld %lld %lld %lld %llu %llu %159s %4351s", &user,
-		   &size, &mt, &mtn, &ct, &ctn, &dev, &ino, what, path) != 10)
+	if (sscanf(rec, "+%d %" SCNu64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		   " %" SCNd64 " %" SCNu64 " %" SCNu64 " %159s %4351s", &user,
+		   &src.size, &src.mtime_sec, &src.mtime_nsec, &src.ctime_sec,
+		   &src.ctime_nsec, &src.dev, &src.ino, what, path) != 10)
 		return;
-	memset(&src, 0, sizeof(src));
-	src.dev = dev;
-	src.ino = ino;
-	src.size = size;
-	src.mtime_sec = mt;
-	src.mtime_nsec = mtn;
-	src.ctime_sec = ct;
-	src.ctime_nsec = ctn;
-	o = tab_find(dev, ino);
+	o = tab_find(src.dev, src.ino);
 	if (o && (o->alias ||
 		  (o->state == OBJ_COVERED && !memcmp(&src, &o->src, sizeof(src)))))
 		return;		/* a btrfs alias, or a miss covered it meanwhile */
 	if (!o)
-		o = tab_add(dev, ino, user);
+		o = tab_add(src.dev, src.ino, user);
 	if (!o) {
 		pass.failed++;
 		return;
