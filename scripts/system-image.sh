@@ -245,7 +245,9 @@ cp "$root/boot/initrd.img-$krel" "$tmp/out/initrd.img"
 chroot "$root" dpkg-query -W -f='${Package} ${Version}\n' >"$tmp/out/packages.txt"
 # Room for the module builds, the store and a database (sparse).
 used=$(du -sm "$root" | cut -f1)
-mkfs.ext4 -q -L root -d "$root" "$tmp/out/root.img" "$((used + mkfs_extra))M"
+# (mkfs.ext4 says "Creating regular file" on stdout even with -q: that
+# is for the describing lines alone.)
+mkfs.ext4 -q -L root -d "$root" "$tmp/out/root.img" "$((used + mkfs_extra))M" >&2
 {
 	echo "RELEASE=$release"
 	echo "KREL=$krel"

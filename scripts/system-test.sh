@@ -55,7 +55,7 @@ cp "$debs"/ustack-dkms_*_all.deb "$debs"/ustack-tools_*_amd64.deb "$pay/debs/" |
 	{ echo "FAIL: system/$label/deb: no packages in $debs"; exit 0; }
 cp -r "$top"/tests/system/. "$pay/"
 mv "$pay/guest-run.sh" "$pay/run.sh"
-mkfs.ext4 -q -L USTACKTEST -d "$pay" "$work/payload.img" 64M
+mkfs.ext4 -q -L USTACKTEST -d "$pay" "$work/payload.img" 64M >/dev/null
 qemu-img create -q -f qcow2 -F raw -b "$IMAGE" "$work/root.qcow2"
 
 # The boot: reboots restart the guest with the same kernel (no -no-reboot);
