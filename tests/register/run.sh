@@ -270,14 +270,22 @@ check_detects_corruption() {
 	local off out
 	gen_once "$W/prog_O2" "$W/prog_O2.g1" 1
 	cp "$W/prog_O2.g1" "$W/corrupt"
-	off=$(readelf -SW "$W/corrupt" | sed -n 's/.*\] \.sframe *PROGBITS *[0-9a-f]* \([0-9a-f]*\) .*/\1/p')
-	# the FRE sub-section starts at 28 + freoff; corrupt a data byte of FRE 0
-	python3 - "$W/corrupt" "$((16#$off))" <<'EOF'
+	read -r addr off < <(readelf -SW "$W/corrupt" | sed -n 's/.*\] \.sframe *PROGBITS *\([0-9a-f]*\) \([0-9a-f]*\) .*/\1 \2/p')
+	read -r text < <(readelf -SW "$W/corrupt" | sed -n 's/.*\] \.text *PROGBITS *\([0-9a-f]*\) .*/\1/p')
+	# Corrupt a data byte of the first FRE of the first function of .text
+	# (ahead of it: .init's FDE, synthesized, which .eh_frame cannot check).
+	# v1: the FDEs (17 bytes: start from the section, size, FRE offset, ...)
+	# at 28 + fdeoff, the FREs at 28 + freoff.
+	python3 - "$W/corrupt" "$((16#$off))" "$((16#$addr))" "$((16#$text))" <<'EOF'
 import struct, sys
-p, off = sys.argv[1], int(sys.argv[2])
+p, off, addr, text = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 b = bytearray(open(p, 'rb').read())
-freoff = struct.unpack_from('<I', b, off + 24)[0]
-fre = off + 28 + freoff
+nfdes, _, _, fdeoff, freoff = struct.unpack_from('<5I', b, off + 8)
+for i in range(nfdes):
+    start, _, fre_off = struct.unpack_from('<iII', b, off + 28 + fdeoff + 17 * i)
+    if addr + start >= text:
+        break
+fre = off + 28 + freoff + fre_off
 b[fre + 2] ^= 0x10          # ADDR1 FRE: start, info, then the CFA offset
 open(p, 'wb').write(b)
 EOF
@@ -328,6 +336,21 @@ gen_plt_synthesized() {
 		! grep -q none "$W/a" || { cat "$W/g"; return 1; }
 }
 
+# .init and .fini (crti.o, crtn.o: no CFI) get rules from their bytes:
+# CFA rsp+8 at _init's first instruction, where a program's first sample
+# often lands, rsp+16 after its "[endbr64] sub $8,%rsp" (offset 8 is past it either
+# way), rsp+8 again at the ret.
+gen_init_fini() {
+	local init fini out
+	"$SR" gen "$W/prog_O2" -o "$W/crt.g3" --version 3 >"$W/crt.log" 2>&1 ||
+		{ cat "$W/crt.log"; return 1; }
+	init=$(pcs "$W/prog_O2" '^\.init$' | sed -n '1p; 9p; $p')
+	fini=$(pcs "$W/prog_O2" '^\.fini$' | sed -n '1p; $p')
+	out=$("$SR" lookup "$W/crt.g3" $init $fini 2>&1 | cut -d' ' -f2 | paste -sd' ')
+	grep -q '.init/.fini 2$' "$W/crt.log" && [ "$out" = "cfa=sp+8 cfa=sp+16 cfa=sp+8 cfa=sp+8 cfa=sp+8" ] ||
+		{ echo "$(cat "$W/crt.log") / .init, .fini: $out"; return 1; }
+}
+
 # Built whatever is asked: the shim's tests run prog_O2 too.
 if out=$(corpus_build); then
 	pass corpus-build
@@ -360,6 +383,7 @@ elif [ -x "$W/prog_ibt" ]; then
 	run_test gen-ibt-plt gen_ibt_plt
 fi
 [ -x "$W/prog_noplt" ] && run_test gen-plt-synthesized gen_plt_synthesized
+[ -x "$W/prog_O2" ] && run_test gen-init-fini gen_init_fini
 
 # ---- 3. the shim -------------------------------------------------------------
 want 'shim-*' run-preloads-shim 'gen-cache-*' 'walk-*' 'vm-bt-*' 'api-*' || exit 0

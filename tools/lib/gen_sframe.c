@@ -17,7 +17,9 @@
  *     FDE with rep_size 16 for the entries, exactly what ld emits;
  *   - an executable .plt/.plt.sec/.plt.got section that no .eh_frame FDE
  *     covers (ld --no-ld-generated-unwind-info) is synthesized from the
- *     standard x86-64 PLT layouts, after checking the instruction bytes.
+ *     standard x86-64 PLT layouts, after checking the instruction bytes;
+ *   - so are .init and .fini, which glibc's crti.o and crtn.o make without
+ *     CFI.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,8 +278,48 @@ static int synth_plt(struct fde_list *l, const char *name, const uint8_t *b,
 	return emit_plt_entries(l, addr + 16, addr + size, k, NULL);
 }
 
-static int synth_plts(Elf *elf, const struct cfi_table *t,
-		      struct fde_list *l, struct gen_stats *st)
+/*
+ * Synthesize the FDE of .init or .fini: crti.o's "[endbr64] sub $8,%rsp",
+ * crtn.o's "add $8,%rsp; ret", and between them at most calls (_init's of
+ * __gmon_start__).  Each program's _init runs at its start, and its first
+ * instruction's page fault is sampled often: without a rule its walk ends
+ * on a bad frame (rbp is no frame pointer there).
+ */
+static int synth_crt(struct fde_list *l, const uint8_t *b, uint64_t addr,
+		     uint64_t size)
+{
+	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const uint8_t sub8[] = { 0x48, 0x83, 0xec, 0x08 };
+	static const uint8_t add8_ret[] = { 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	struct sfe_fre f = { .cfa_base = SFE_BASE_SP, .cfa_off = 8 };
+	uint64_t k = 0;
+	int rc;
+
+	if (!b || size > 64)
+		return 1;
+	if (size >= sizeof(endbr) && !memcmp(b, endbr, sizeof(endbr)))
+		k = sizeof(endbr);
+	if (size < k + sizeof(sub8) + sizeof(add8_ret) ||
+	    memcmp(b + k, sub8, sizeof(sub8)) ||
+	    memcmp(b + size - sizeof(add8_ret), add8_ret, sizeof(add8_ret)))
+		return 1;
+	rc = add_fde(l, addr, size, false);
+	if (rc)
+		return rc;
+	if (add_fre(l, &f))
+		return -1;
+	f.start = (u32)(k + sizeof(sub8));
+	f.cfa_off = 16;
+	if (add_fre(l, &f))
+		return -1;
+	f.start = (u32)(size - 1);	/* the ret */
+	f.cfa_off = 8;
+	return add_fre(l, &f) ? -1 : 0;
+}
+
+/* The executable sections that have no CFI but a known shape. */
+static int synth_sections(Elf *elf, const struct cfi_table *t,
+			  struct fde_list *l, struct gen_stats *st)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
@@ -287,23 +329,27 @@ static int synth_plts(Elf *elf, const struct cfi_table *t,
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
+		const uint8_t *b;
 		Elf_Data *d;
+		bool crt;
 		int rc;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strncmp(name, ".plt", 4) ||
+		crt = name && (!strcmp(name, ".init") || !strcmp(name, ".fini"));
+		if (!name || (strncmp(name, ".plt", 4) && !crt) ||
 		    covered(t, sh.sh_addr, sh.sh_addr + sh.sh_size))
 			continue;
 		d = elf_getdata(scn, NULL);
-		rc = synth_plt(l, name, d && d->d_size == sh.sh_size ?
-			       d->d_buf : NULL, sh.sh_addr, sh.sh_size);
+		b = d && d->d_size == sh.sh_size ? d->d_buf : NULL;
+		rc = crt ? synth_crt(l, b, sh.sh_addr, sh.sh_size) :
+			   synth_plt(l, name, b, sh.sh_addr, sh.sh_size);
 		if (rc < 0)
 			return -1;
 		if (rc == 0)
-			st->synth_plt++;
+			(*(crt ? &st->synth_crt : &st->synth_plt))++;
 	}
 	return 0;
 }
@@ -333,7 +379,7 @@ int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
 		if (rc > 0)
 			st->left_out++;
 	}
-	if (synth_plts(elf, &t, &l, st))
+	if (synth_sections(elf, &t, &l, st))
 		goto oom;
 	for (size_t i = 0; i < l.n; i++) {
 		l.fdes[i].fres = l.fres + l.first[i];
@@ -366,11 +412,12 @@ void gen_stats_print(FILE *f, const char *what, const struct gen_stats *st)
 {
 	fprintf(f, "%s: %zu functions, %zu FDEs (%zu PCMASK), %zu FREs; "
 		"left out %zu (cfa %zu, ra %zu, fp %zu, signal %zu, libdw %zu, "
-		"outermost-v1 %zu, plt %zu); synthesized PLTs %zu%s\n",
+		"outermost-v1 %zu, plt %zu); synthesized PLTs %zu, "
+		".init/.fini %zu%s\n",
 		what, st->funcs, st->fdes, st->pcmask, st->fres, st->left_out,
 		st->bad[CFI_BAD_CFA], st->bad[CFI_BAD_RA], st->bad[CFI_BAD_FP],
 		st->bad[CFI_BAD_SIGNAL], st->bad[CFI_BAD_LIBDW],
-		st->outermost_v1, st->plt_odd, st->synth_plt,
+		st->outermost_v1, st->plt_odd, st->synth_plt, st->synth_crt,
 		st->dup_fdes || st->bad_range ? "; bad .eh_frame FDEs dropped" :
 		"");
 }
