@@ -73,7 +73,10 @@ stop_load() {
 
 # The names of every file of the root file system but those a running
 # system changes by itself (logs, databases, apt's and dpkg's state, the
-# tests' own files, users' homes).
+# tests' own files, users' homes), DKMS's module signing key, which dkms
+# makes at its first module build and keeps for all later ones (it may be
+# enrolled in the firmware: no module's purge removes it), and ldconfig's
+# aux-cache, which the first install of any library makes.
 file_list() {
 	find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp \
 		-o -path /var/tmp -o -path /var/log -o -path /var/lib/postgresql -o -path "$S" \
@@ -81,7 +84,8 @@ file_list() {
 		-o -path /home -o -path /var/lib/systemd/timers -o -path /var/lib/systemd/coredump \
 		-o -path /var/cache/debconf -o -path /var/lib/dpkg/updates \) -prune -o -print |
 		grep -v -e '^/var/lib/dpkg/[^/]*-old$' -e '^/var/lib/systemd/random-seed$' \
-			-e '^/var/lib/dpkg/triggers/' -e '^/var/lib/dpkg/lock' | sort
+			-e '^/var/lib/dpkg/triggers/' -e '^/var/lib/dpkg/lock' \
+			-e '^/var/lib/dkms/mok\.\(key\|pub\)$' -e '^/var/cache/ldconfig/aux-cache$' | sort
 }
 
 # coverage SUMMARY MIN: the processes of ustack-report --summary's table;
