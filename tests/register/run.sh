@@ -214,7 +214,7 @@ check_detects_gas_bugs() {
 	local out rc
 	out=$("$SR" check "$W/cfi" 2>&1)
 	rc=$?
-	[ $rc = 1 ] && grep -q 'mismatch .* eh_frame: inexpressible(cfa) sframe: cfa=sp+0' <<<"$out" &&
+	[ $rc = 1 ] && grep -q 'mismatch .* eh_frame: cfa=r10+0 fp=u ra=c-8 sframe: cfa=sp+0' <<<"$out" &&
 		grep -q 'eh_frame: outermost sframe: cfa=sp+8' <<<"$out" ||
 		{ echo "rc=$rc $(tail -1 <<<"$out")"; return 1; }
 }
@@ -225,25 +225,36 @@ readelf_cross_detects_gas_bugs() {
 }
 
 gen_cfi_cases() { # VERSION
-	local out
+	local out cfa=1 flex=0
+	[ "$1" = 3 ] && cfa=0 flex=1	# f_r10's CFA in r10: a v3 flex FRE
 	"$SR" gen "$W/cfi" -o "$W/cfi.g$1" --version "$1" >"$W/cfi.g$1.log" 2>&1
-	out=$("$SR" check "$W/cfi.g$1" 2>&1) && grep -q 'left out [0-9]* (cfa 1,' "$W/cfi.g$1.log" &&
+	out=$("$SR" check "$W/cfi.g$1" 2>&1) && grep -q 'left out [0-9]* (cfa '$cfa',' "$W/cfi.g$1.log" &&
+		grep -q " $flex with a CFA in another register" "$W/cfi.g$1.log" &&
 		grep -q ' 0 mismatch, 0 missing' <<<"$out" ||
 		{ echo "$(cat "$W/cfi.g$1.log") / $(tail -1 <<<"$out")"; return 1; }
 }
 
-# A function with a row SFrame cannot express keeps the others' rules: in
+# A function with a row v2 cannot express keeps the others' rules: in
 # big() (clash.c) only the stack-clash probe loop (CFA in r11) has none,
-# not its body, its epilogue or its entry.
+# not its body, its epilogue or its entry.  v3 says the loop's rule too,
+# in a flex FDE between the function's two default ones (CFA = r11 + N),
+# and check agrees with it at every PC.
 gen_stack_clash() {
-	local a s out
-	"$SR" gen "$W/clash" -o "$W/clash.g3" --version 3 >"$W/clash.g3.log" 2>&1 ||
-		{ cat "$W/clash.g3.log"; return 1; }
+	local a s all loop v
 	read -r a s < <(nm -S "$W/clash" | awk '$4 == "big" { print $1, $2 }')
-	out=$("$SR" lookup "$W/clash.g3" "0x$a" "$(printf '%#x' $((16#$a + 16#$s - 1)))" 2>&1)
-	grep -q 'left out 1 (cfa 1,' "$W/clash.g3.log" && ! grep -q ' none$' <<<"$out" &&
-		"$SR" check "$W/clash.g3" | grep -q ' 0 mismatch, 0 missing, left out [1-9]' ||
-		{ echo "$(cat "$W/clash.g3.log") / $out"; return 1; }
+	all=$(seq $((16#$a)) $((16#$a + 16#$s - 1)) | xargs printf '%#x\n')
+	for v in 2 3; do
+		"$SR" gen "$W/clash" -o "$W/clash.g$v" --version $v >"$W/clash.g$v.log" 2>&1 ||
+			{ cat "$W/clash.g$v.log"; return 1; }
+		"$SR" check "$W/clash.g$v" >"$W/clash.c$v" 2>&1
+	done
+	loop=$(xargs "$SR" lookup "$W/clash.g3" <<<"$all" | grep -c 'cfa=r11+')
+	grep -q 'left out 1 (cfa 1,' "$W/clash.g2.log" && grep -q ' 0 mismatch, 0 missing, left out [1-9]' "$W/clash.c2" &&
+		! "$SR" lookup "$W/clash.g2" "0x$a" "$(printf '%#x' $((16#$a + 16#$s - 1)))" | grep -q ' none$' &&
+		grep -q ' 1 with a CFA in another register .* left out 0 ' "$W/clash.g3.log" &&
+		grep -q ' 0 mismatch, 0 missing, left out 0 ' "$W/clash.c3" &&
+		! xargs "$SR" lookup "$W/clash.g3" <<<"$all" | grep -q ' none$' && [ "$loop" -gt 0 ] ||
+		{ echo "$(cat "$W/clash.g2.log" "$W/clash.g3.log" "$W/clash.c2" "$W/clash.c3") / r11 rows: $loop"; return 1; }
 }
 
 # v3 says outermost for f_undef_ra; v1 cannot, and leaves it out.

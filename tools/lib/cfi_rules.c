@@ -214,9 +214,13 @@ static bool is_cfa_slot(const Dwarf_Op *ops, size_t n, int32_t *off)
 	return true;
 }
 
+/* The general registers a CFA may be based on (DWARF 0-15: rax..r15). */
+#define REG_GPR_MAX	15
+
 /*
- * The CFA rule of @fr into @r: rsp/rbp + N, or ld's PLT expression
- * (CFI_ROW_PLT).  False when SFrame cannot express it.
+ * The CFA rule of @fr into @r: a general register + N (rsp/rbp, or
+ * another for CFI_ROW_REG), or ld's PLT expression (CFI_ROW_PLT).  False
+ * when SFrame cannot express it.
  */
 static bool classify_cfa(Dwarf_Frame *fr, struct cfi_row *r)
 {
@@ -226,13 +230,13 @@ static bool classify_cfa(Dwarf_Frame *fr, struct cfi_row *r)
 	if (dwarf_frame_cfa(fr, &ops, &n) || n == 0)
 		return false;
 	if (n == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == REG_RSP || ops[0].number == REG_RBP) &&
+	    ops[0].number <= REG_GPR_MAX &&
 	    (int64_t)ops[0].number2 >= INT32_MIN &&
 	    (int64_t)ops[0].number2 <= INT32_MAX) {
 		r->cfa_reg = (uint8_t)ops[0].number;
 		r->cfa_off = (int32_t)(int64_t)ops[0].number2;
-	} else if (n == 1 && (ops[0].atom == DW_OP_breg6 ||
-			      ops[0].atom == DW_OP_breg7) &&
+	} else if (n == 1 && ops[0].atom >= DW_OP_breg0 &&
+		   ops[0].atom <= DW_OP_breg0 + REG_GPR_MAX &&
 		   (int64_t)ops[0].number >= INT32_MIN &&
 		   (int64_t)ops[0].number <= INT32_MAX) {
 		r->cfa_reg = ops[0].atom - DW_OP_breg0;
@@ -276,7 +280,7 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 	Dwarf_Op mem[3], *ops;
 	size_t n;
 	int32_t off;
-	bool ra_ok;
+	bool ra_ok, other;
 
 	r->kind = CFI_ROW_BAD;
 	if (signal) {
@@ -304,18 +308,22 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		r->bad = CFI_BAD_CFA;
 		return;
 	}
+	/* (a CFA in another register is what v1/v2 count such rows by) */
+	other = r->cfa_reg != REG_RSP && r->cfa_reg != REG_RBP;
 	if (!ra_ok) {
 		r->kind = CFI_ROW_BAD;
-		r->bad = CFI_BAD_RA;
+		r->bad = other ? CFI_BAD_CFA : CFI_BAD_RA;
 		return;
 	}
 	r->bad = classify_fp(fr, r);
 	if (r->bad) {
 		r->kind = CFI_ROW_BAD;
+		r->bad = other ? CFI_BAD_CFA : r->bad;
 		return;
 	}
-	if (r->kind != CFI_ROW_PLT)
-		r->kind = CFI_ROW_OK;
+	if (r->kind == CFI_ROW_PLT)
+		return;
+	r->kind = other ? CFI_ROW_REG : CFI_ROW_OK;
 }
 
 #define MAX_EXEC_RANGES 64

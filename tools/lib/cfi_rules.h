@@ -11,10 +11,14 @@
  *   CFI_ROW_OUTERMOST RA undefined (the first frame of a program or thread);
  *   CFI_ROW_PLT       ld's PLT expression CFA = rsp + 8 + ((pc & 15) >= k) * 8,
  *                     which a PCMASK FDE with rep_size 16 expresses;
- *   CFI_ROW_BAD       anything else (register-based or expression CFA, RA not
- *                     at CFA-8, rbp in a register, signal frame...): SFrame
- *                     v1/v2 cannot express it, and the generator leaves the
- *                     whole function out so the walker falls back there.
+ *   CFI_ROW_REG       as CFI_ROW_OK, but CFA = another general register + off
+ *                     (a stack-clash probe loop's r11, ld.so's trampoline
+ *                     realigning on rbx): a v3 flex FRE says it, v1/v2
+ *                     cannot;
+ *   CFI_ROW_BAD       anything else (expression CFA, RA not at CFA-8, rbp in
+ *                     a register, signal frame...): SFrame cannot express
+ *                     it, and the generator leaves a gap there, where the
+ *                     walker falls back.
  */
 #ifndef SFRAME_REGISTER_CFI_RULES_H
 #define SFRAME_REGISTER_CFI_RULES_H
@@ -28,13 +32,14 @@ enum cfi_row_kind {
 	CFI_ROW_OK = 0,
 	CFI_ROW_OUTERMOST,
 	CFI_ROW_PLT,
+	CFI_ROW_REG,
 	CFI_ROW_BAD,
 };
 
 /* Why a row is CFI_ROW_BAD (counted by the generator and check). */
 enum cfi_bad {
 	CFI_BAD_NONE = 0,
-	CFI_BAD_CFA,		/* CFA not rsp/rbp + N */
+	CFI_BAD_CFA,		/* CFA not a register + N (v1/v2: rsp/rbp + N) */
 	CFI_BAD_RA,		/* RA not saved at CFA-8 (or other RA column) */
 	CFI_BAD_FP,		/* rbp not unchanged / at CFA+N */
 	CFI_BAD_SIGNAL,		/* signal frame (the sigreturn trampoline) */
@@ -46,7 +51,7 @@ struct cfi_row {
 	uint64_t start, end;	/* [start, end), file vaddr */
 	uint8_t kind;		/* enum cfi_row_kind */
 	uint8_t bad;		/* enum cfi_bad, for CFI_ROW_BAD */
-	uint8_t cfa_reg;	/* 6 rbp or 7 rsp */
+	uint8_t cfa_reg;	/* 6 rbp or 7 rsp (CFI_ROW_REG: 0-15, DWARF) */
 	uint8_t fp_saved;	/* rbp saved at CFA + fp_off */
 	uint8_t plt_k;		/* CFI_ROW_PLT: the threshold k */
 	int32_t cfa_off;

@@ -3,13 +3,16 @@
  * gen_sframe.c - turn .eh_frame row tables (cfi_rules.c) into SFrame.
  *
  * One .eh_frame FDE gives one SFrame FDE whose FREs are its rows, except:
- *   - a function with rows SFrame cannot express (cfi_rules.h CFI_ROW_BAD)
- *     gets one FDE for each run of rows it can, and is counted: the walker
- *     falls back only in the gaps (a stack-clash probe loop's CFA in r11,
- *     ld.so's _dl_runtime_resolve realigning the stack on rbx, longjmp
- *     and vfork after their register switch), not in the whole function;
- *     a signal frame, or a function libdw could not read, is left out
- *     whole;
+ *   - rows whose CFA is in another general register (cfi_rules.h
+ *     CFI_ROW_REG: a stack-clash probe loop's r11, ld.so's
+ *     _dl_runtime_resolve realigning the stack on rbx) are a v3 flex FDE
+ *     of their own between the function's default FDEs, exact where the
+ *     walker has that register (the interrupted frame); v1/v2 leave a gap;
+ *   - a function with rows SFrame cannot express (CFI_ROW_BAD) gets one
+ *     FDE for each run of rows it can, and is counted: the walker falls
+ *     back only in the gaps (longjmp and vfork after their register
+ *     switch), not in the whole function; a signal frame, or a function
+ *     libdw could not read, is left out whole;
  *   - RA-undefined rows become outermost FREs (no data words) in v2/v3; v1
  *     has no way to say it, so such functions are left out of v1;
  *   - ld's .plt FDE (PLT0 rows, then the "rsp + 8 + ((rip & 15) >= k) * 8"
@@ -95,10 +98,19 @@ static struct sfe_fre row_fre(const struct cfi_row *r, uint64_t base)
 		.fp_off = r->fp_off,
 		.outermost = r->kind == CFI_ROW_OUTERMOST,
 	};
+
+	if (r->kind == CFI_ROW_REG) {	/* a v3 flex FRE */
+		f.cfa = (struct sframe_loc){ SFRAME_LOC_REG_VAL, r->cfa_reg,
+					     r->cfa_off };
+		f.ra = (struct sframe_loc){ SFRAME_LOC_CFA_DEREF, 0, -8 };
+		f.fp = r->fp_saved ?
+		       (struct sframe_loc){ SFRAME_LOC_CFA_DEREF, 0, r->fp_off } :
+		       (struct sframe_loc){ SFRAME_LOC_SAME, 0, 0 };
+	}
 	return f;
 }
 
-/* PCINC FDE over rows [a, b) of a function. */
+/* PCINC FDE over rows [a, b) of a function (flex: all CFI_ROW_REG). */
 static int emit_rows(struct fde_list *l, const struct cfi_row *rows,
 		     size_t a, size_t b)
 {
@@ -107,6 +119,7 @@ static int emit_rows(struct fde_list *l, const struct cfi_row *rows,
 
 	if (rc)
 		return rc;
+	l->fdes[l->n - 1].flex = rows[a].kind == CFI_ROW_REG;
 	for (size_t i = a; i < b; i++) {
 		struct sfe_fre f = row_fre(&rows[i], start);
 
@@ -143,32 +156,44 @@ static int emit_plt_entries(struct fde_list *l, uint64_t start, uint64_t end,
 	return 0;
 }
 
+/* Can @version say @r (in a default FDE, or for CFI_ROW_REG a flex one)? */
+static bool row_ok(const struct cfi_row *r, int version)
+{
+	return r->kind == CFI_ROW_OK ||
+	       (r->kind == CFI_ROW_OUTERMOST && version != SFRAME_VERSION_1) ||
+	       (r->kind == CFI_ROW_REG && version == SFRAME_VERSION_3);
+}
+
 /*
- * A function with inexpressible rows: an FDE for each run of the rows
- * SFrame can say (outermost ones from v2 on), none over the others.
- * Returns 1 (counted as left out, in part), -1 out of memory.
+ * A function with rows other than CFI_ROW_OK: an FDE for each run of the
+ * rows SFrame can say (outermost ones from v2 on; CFI_ROW_REG ones in a
+ * flex FDE of their own, in v3), none over the others.  Returns 0 (all
+ * said), 1 (counted as left out, in part), -1 out of memory.
  */
 static int emit_runs(struct fde_list *l, const struct cfi_row *rows,
 		     size_t n, int version)
 {
 	size_t a = 0, b;
+	int gap = 0;
 
 	for (b = 0; b < n; b++)
 		if (rows[b].kind == CFI_ROW_BAD && (rows[b].bad == CFI_BAD_SIGNAL ||
 						    rows[b].bad == CFI_BAD_LIBDW))
 			return 1;
 	for (b = 0; b <= n; b++) {
-		bool ok = b < n && (rows[b].kind == CFI_ROW_OK ||
-				    (rows[b].kind == CFI_ROW_OUTERMOST &&
-				     version != SFRAME_VERSION_1));
+		bool ok = b < n && row_ok(&rows[b], version);
 
-		if (ok)
+		/* a run goes on while it stays default, or stays flex */
+		if (ok && (b == a || (rows[b].kind == CFI_ROW_REG) ==
+				     (rows[a].kind == CFI_ROW_REG)))
 			continue;
 		if (b > a && emit_rows(l, rows, a, b) < 0)
 			return -1;
-		a = b + 1;
+		if (b < n && !ok)
+			gap = 1;
+		a = ok ? b : b + 1;
 	}
-	return 1;
+	return gap;
 }
 
 /* Returns 0 emitted, 1 left out (counted), -1 out of memory. */
@@ -215,6 +240,13 @@ static int emit_func(struct fde_list *l, const struct cfi_table *t,
 		if (rc && p)
 			drop_last_fde(l);
 		return rc;
+	case CFI_ROW_REG:
+		if (version == SFRAME_VERSION_3) {
+			st->flex++;
+			return emit_runs(l, rows, fn->nrows, version);
+		}
+		st->bad[CFI_BAD_CFA]++;
+		return emit_runs(l, rows, fn->nrows, version);
 	default:
 		st->bad[fn->bad]++;
 		return emit_runs(l, rows, fn->nrows, version);
@@ -410,11 +442,13 @@ out:
 
 void gen_stats_print(FILE *f, const char *what, const struct gen_stats *st)
 {
-	fprintf(f, "%s: %zu functions, %zu FDEs (%zu PCMASK), %zu FREs; "
+	fprintf(f, "%s: %zu functions, %zu FDEs (%zu PCMASK), %zu FREs, "
+		"%zu with a CFA in another register (v3 flex); "
 		"left out %zu (cfa %zu, ra %zu, fp %zu, signal %zu, libdw %zu, "
 		"outermost-v1 %zu, plt %zu); synthesized PLTs %zu, "
 		".init/.fini %zu%s\n",
-		what, st->funcs, st->fdes, st->pcmask, st->fres, st->left_out,
+		what, st->funcs, st->fdes, st->pcmask, st->fres, st->flex,
+		st->left_out,
 		st->bad[CFI_BAD_CFA], st->bad[CFI_BAD_RA], st->bad[CFI_BAD_FP],
 		st->bad[CFI_BAD_SIGNAL], st->bad[CFI_BAD_LIBDW],
 		st->outermost_v1, st->plt_odd, st->synth_plt, st->synth_crt,

@@ -15,6 +15,7 @@
 struct gen_stats {
 	size_t funcs;			/* .eh_frame FDEs */
 	size_t fdes, fres, pcmask;	/* emitted */
+	size_t flex;			/* functions with CFI_ROW_REG rows, v3 */
 	size_t left_out;		/* functions left out, by reason: */
 	size_t bad[CFI_BAD_MAX];	/* CFI SFrame cannot express */
 	size_t outermost_v1;		/* RA undefined: v1 cannot say it */

@@ -41,7 +41,13 @@
 #include <sys/stat.h>
 #include "ustack_sframe.h"
 
-#define CACHE_MAGIC	"USFRCAC2"
+/*
+ * The magic changes with the format, and with a generator that makes
+ * better entries from the same file (3: v3 flex FDEs for CFAs in other
+ * registers, .init/.fini): readers take an old entry for none and make it
+ * again.
+ */
+#define CACHE_MAGIC	"USFRCAC3"
 #define CACHE_SUFFIX	".v3.sframe"
 #define CACHE_SFRAME_VERSION	SFRAME_VERSION_3	/* CACHE_SUFFIX says it */
 

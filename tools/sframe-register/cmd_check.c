@@ -36,6 +36,8 @@ struct counts {
 
 static void fmt_eh(char *b, size_t n, const struct cfi_row *r, uint64_t pc)
 {
+	char base[8], fp[16] = "u";
+
 	switch (r->kind) {
 	case CFI_ROW_OUTERMOST:
 		snprintf(b, n, "outermost");
@@ -44,16 +46,13 @@ static void fmt_eh(char *b, size_t n, const struct cfi_row *r, uint64_t pc)
 		snprintf(b, n, "inexpressible(%s)", cfi_bad_name(r->bad));
 		return;
 	}
+	snprintf(base, sizeof(base), r->cfa_reg == 7 ? "sp" :
+		 r->cfa_reg == 6 ? "fp" : "r%d", r->cfa_reg);
 	if (r->fp_saved)
-		snprintf(b, n, "cfa=%s+%d fp=c%+d ra=c-8",
-			 r->cfa_reg == 7 ? "sp" : "fp",
-			 r->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(r, pc) :
-			 r->cfa_off, r->fp_off);
-	else
-		snprintf(b, n, "cfa=%s+%d fp=u ra=c-8",
-			 r->cfa_reg == 7 ? "sp" : "fp",
-			 r->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(r, pc) :
-			 r->cfa_off);
+		snprintf(fp, sizeof(fp), "c%+d", r->fp_off);
+	snprintf(b, n, "cfa=%s%+d fp=%s ra=c-8", base,
+		 r->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(r, pc) : r->cfa_off,
+		 fp);
 }
 
 static void fmt_loc(char *b, size_t n, const struct sframe_loc *l)
@@ -129,7 +128,8 @@ static void check_pc(const struct sframe_sec *sec, const struct cfi_func *f,
 	c->pcs++;
 	rc = ustack_sframe_find(sec, pc, &s);
 	if (rc == SFRAME_E_NOINFO) {
-		if (f->worst == CFI_ROW_BAD || f->worst == CFI_ROW_PLT)
+		if (f->worst == CFI_ROW_BAD || f->worst == CFI_ROW_PLT ||
+		    f->worst == CFI_ROW_REG)
 			c->left_bad++;
 		else if (f->worst == CFI_ROW_OUTERMOST)
 			c->left_outer++;
