@@ -154,12 +154,22 @@ echo "$out"
 # ProtectHome=), without frame pointers: covered once ustackd had its miss.
 runuser -u tester -- gcc -O2 -fomit-frame-pointer -o /home/tester/spin /tmp/spin.c || fail "cc spin.c"
 # (runuser waits for it: the program is its child, found by name)
-runuser -u tester -- /home/tester/spin 12 & rp=$!
-sleep 3
+# The recording starts once ustackd says it covered the program (found
+# by its scan of new processes), which a loaded host may take seconds to
+# come to.
+runuser -u tester -- /home/tester/spin 60 & rp=$!
+t0=$(now)
+until journalctl -q -o cat -u ustackd --no-pager | grep -q '/home/tester/spin: \(generated\|reused\)'; do
+	[ "$(since "$t0" | cut -d. -f1)" -lt 30 ] || fail "ustackd did not cover /home/tester/spin in 30 s"
+	sleep 0.2
+done
+echo "ustackd covered the user's program $(since "$t0") s after its start"
 sp=$(pgrep -n -u tester -x spin) || fail "the user's program did not start"
-ustack-report --duration 6 --summary --pid "$sp" >"$S/summary3" 2>&1 || fail "ustack-report --pid"
+ustack-report --duration 3 --summary --pid "$sp" --save "$S/rec3.bin" >"$S/summary3" 2>&1 ||
+	fail "ustack-report --pid"
+kill "$sp"
 wait $rp
-coverage "$S/summary3" 50
+coverage "$S/summary3" 50 "$S/rec3.bin"
 
 step "8. apt remove, then apt purge"
 t0=$(now)
