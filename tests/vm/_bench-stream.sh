@@ -13,9 +13,18 @@
 # the module of another revision), its runs (b_ustack99, b_ustack999) are
 # in every round too, each module loaded in turn: a change's cost before
 # and after, in one boot; its results are the lines named ustack_b_*.
-# timeout: 900
+# Two more ustack runs at 999 Hz take their SFrame from the kernel's store
+# instead of the shim (as ustackd gives it on a real system: entries for
+# the workload, libc and ld.so, made here), the workload run plainly:
+# alone (ustack999_store) and as 100 processes started at once, sharing
+# the rule cache (ustack999_x100, `workload group`), next to perf --call-
+# graph fp on the same 100 (perf_fp_x100) and their baseline (base_x100).
+# Each ustack run also gives the share of the workload's user stacks that
+# are complete (outermost): the cost is not bought with completeness.
+# timeout: 1200
 . ./lib.sh
 N=${BENCH_WORK:-2400}
+G=$((N / 40))	# each of the 100: the group's work is 2.5 N
 R=${BENCH_ROUNDS:-5}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
@@ -30,33 +39,54 @@ use_module() {	# use_module CONFIG: its module loaded (not in a subshell)
 	[ "$loaded" = "$1" ] && return 0
 	if [ "$1" = a ]; then
 		ustack_load sample_hz=0 buffer_kb=65536
+		store_fill
 	else
 		ustack_unload
 		insmod $KO_B sample_hz=0 buffer_kb=65536 || fail "insmod $KO_B"
 	fi
 	loaded=$1
 }
+# The store's entries for what the plain workload maps (ustackd's, made
+# here), the shim's runs unaffected: a registration comes first.
+store_fill() {
+	local o
+	mkdir -p /tmp/store
+	for o in $(realpath ./bin/workload /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2); do
+		[ -f /tmp/store/${o##*/}.elf ] ||
+			sframe-register gen $o -o /tmp/store/${o##*/}.elf --version 3 >/dev/null || fail "gen $o"
+		bin/sframe_store add $o /tmp/store/${o##*/}.elf || fail "store add $o"
+	done
+}
 one() {	# one CONFIG: elapsed_ns of one timed run of the workload
+	local hz
 	case $1 in
 	base) ./bin/workload work $N ;;
 	base_shim) sframe-register run ./bin/workload work $N ;;
+	base_x100) ./bin/workload group $G 100 ;;
 	ustack* | b_ustack*)
-		param_set sample_hz ${1#*ustack}
-		./bin/ustack_read dump /tmp/u.bin >>/tmp/$1.txt &
+		hz=${1#*ustack}
+		param_set sample_hz ${hz%_*}
+		./bin/ustack_read dump /tmp/u.bin workload >>/tmp/$1.txt &
 		r=$!
 		sleep 0.3
-		sframe-register run ./bin/workload work $N
+		case $1 in
+		*_store) ./bin/workload work $N ;;
+		*_x100) ./bin/workload group $G 100 ;;
+		*) sframe-register run ./bin/workload work $N ;;
+		esac
 		kill -TERM $r; wait $r
 		param_set sample_hz 0 ;;
+	perf_fp_x100) perf record -q -F 999 -e cpu-clock --call-graph fp -o /tmp/p.fp_x100 \
+		./bin/workload group $G 100 ;;
 	perf_nocg) perf record -q -F 999 -e cpu-clock -o /tmp/p.nocg ./bin/workload work $N ;;
 	perf_*) perf record -q -F 999 -e cpu-clock --call-graph ${1#perf_} -o /tmp/p.${1#perf_} \
 		./bin/workload work $N ;;
 	esac 2>&1 >/dev/null | sed -n 's/^elapsed_ns=//p'
 }
 use_module ustack
-configs="base base_shim ustack99 ustack999"
+configs="base base_shim ustack99 ustack999 ustack999_store base_x100 ustack999_x100"
 [ -f $KO_B ] && configs="$configs b_ustack99 b_ustack999"
-command -v perf >/dev/null && configs="$configs perf_nocg perf_dwarf perf_fp"
+command -v perf >/dev/null && configs="$configs perf_nocg perf_dwarf perf_fp perf_fp_x100"
 rm -f /tmp/ustack*.txt /tmp/b_ustack*.txt
 # A warm-up run (TCG translates the code once), then R rounds over every
 # configuration in turn, the best run of each: a trend in the host's load
@@ -88,6 +118,15 @@ for c in ustack b_ustack; do
 		[ "${s:-0}" -gt 0 ] && echo "bench ${name}_bytes_per_sample_${hz}hz $((b / s)) bytes"
 	done
 done
+# The store as every object's source, alone and as 100 processes.
+sum() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$2" | awk '{ n += $1 } END { print n + 0 }'; }
+echo "bench ustack_store_slowdown_999hz $(ratio $best_ustack999_store $best_base) x"
+echo "bench ustack_x100_slowdown_999hz $(ratio $best_ustack999_x100 $best_base_x100) x"
+for c in ustack999 ustack999_store ustack999_x100; do
+	name=ustack${c#ustack999}
+	awk -v k="$(sum comm_complete /tmp/$c.txt)" -v u="$(sum comm_users /tmp/$c.txt)" -v n="$name" \
+		'BEGIN { printf "bench %s_complete_999hz %.2f percent\n", n, u ? 100 * k / u : 0 }'
+done
 if command -v perf >/dev/null; then
 	for cg in nocg dwarf fp; do
 		eval "t=\$best_perf_$cg"
@@ -96,6 +135,13 @@ if command -v perf >/dev/null; then
 		echo "bench perf_${cg}_slowdown_999hz $(ratio $t $best_base) x"
 		[ "${s:-0}" -gt 0 ] && echo "bench perf_${cg}_bytes_per_sample_999hz $((b / s)) bytes"
 	done
+	echo "bench perf_fp_x100_slowdown_999hz $(ratio $best_perf_fp_x100 $best_base_x100) x"
+	# ustack's added time over perf fp's (issue 28's goal: at most 1.5)
+	added() { awk -v u="$1" -v ub="$2" -v p="$3" -v pb="$4" 'BEGIN { d = p / pb - 1
+		if (d > 0.0005) printf "%.2f", (u / ub - 1) / d; else printf "inf" }'; }
+	echo "bench ustack_added_vs_perf_fp_999hz $(added $best_ustack999 $best_base_shim $best_perf_fp $best_base) ratio"
+	echo "bench ustack_store_added_vs_perf_fp_999hz $(added $best_ustack999_store $best_base $best_perf_fp $best_base) ratio"
+	echo "bench ustack_x100_added_vs_perf_fp_999hz $(added $best_ustack999_x100 $best_base_x100 $best_perf_fp_x100 $best_base_x100) ratio"
 fi
 # Where a sample's time goes: one more run at 999 Hz with the stages
 # timed (stage_times=1, kept out of the runs above), ns per stage each

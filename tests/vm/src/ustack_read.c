@@ -232,7 +232,7 @@ static void on_term(int sig)
  * sample came while a signal handler ran: for an interpreter under the
  * shim, its answering handler).
  */
-#define DUMP_PIDS 64
+#define DUMP_PIDS 256
 static __u32 dump_pids[DUMP_PIDS];
 static unsigned int nr_dump_pids;
 
@@ -249,11 +249,15 @@ static void dump_note_sample(const struct ustack_rec_sample *s, const char *comm
 		dump_pids[nr_dump_pids++] = s->pid;
 }
 
-/* 0: not a watched process, 1: watched, 2: watched, under a signal frame. */
+/*
+ * 0: not a watched process; else 1 (watched), | 2 (under a signal frame),
+ * | 4 (complete: the walk reached the outermost frame).
+ */
 static int dump_user(const struct ustack_rec_user *u)
 {
 	const struct ustack_frame *f = (const void *)(u + 1);
 	unsigned int i;
+	int k = 1;
 
 	for (i = 0; i < nr_dump_pids && dump_pids[i] != u->pid; i++)
 		;
@@ -261,20 +265,23 @@ static int dump_user(const struct ustack_rec_user *u)
 		return 0;
 	for (i = 0; i < u->nr_frames; i++)
 		if (f[i].method == USTACK_METHOD_SIGNAL)
-			return 2;
-	return 1;
+			k |= 2;
+	if (u->end_reason == USTACK_END_OUTERMOST)
+		k |= 4;
+	return k;
 }
 
 /*
  * Binary records to FILE until SIGTERM; prints samples and bytes, and
- * with COMM the user records of that command and those under a signal.
+ * with COMM the user records of that command, those under a signal and
+ * those complete.
  */
 static int dump(const char *path, const char *comm)
 {
 	static char buf[1 << 20];
 	unsigned int fmt = USTACK_FORMAT_BINARY;
 	unsigned long samples = 0, bytes = 0, interps = 0, ibytes = 0, iframes = 0;
-	unsigned long cusers = 0, csignal = 0;
+	unsigned long cusers = 0, csignal = 0, ccomplete = 0;
 	int fd = open("/dev/ustack", O_RDONLY);
 	FILE *out = fopen(path, "w");
 
@@ -301,7 +308,8 @@ static int dump(const char *path, const char *comm)
 				int k = dump_user((void *)h);
 
 				cusers += k > 0;
-				csignal += k == 2;
+				csignal += !!(k & 2);
+				ccomplete += !!(k & 4);
 			}
 			if (h->type == USTACK_REC_INTERP) {
 				interps++;
@@ -313,8 +321,8 @@ static int dump(const char *path, const char *comm)
 	}
 	fclose(out);
 	/* bytes= last: readers take it with a greedy match */
-	printf("dump interps=%lu interp_bytes=%lu interp_frames=%lu comm_users=%lu comm_in_signal=%lu samples=%lu bytes=%lu\n",
-	       interps, ibytes, iframes, cusers, csignal, samples, bytes);
+	printf("dump interps=%lu interp_bytes=%lu interp_frames=%lu comm_users=%lu comm_in_signal=%lu comm_complete=%lu samples=%lu bytes=%lu\n",
+	       interps, ibytes, iframes, cusers, csignal, ccomplete, samples, bytes);
 	return 0;
 }
 

@@ -5,12 +5,16 @@
  *   workload write N       main > run_write > write_one > write(2), N times
  *   workload block MS      a thread: block_thread > block_read > read(2) on
  *                          a pipe the main thread fills after MS ms
+ *   workload work N        N units of work, timed (elapsed_ns=, benchmarks)
+ *   workload group N K     K processes doing N units each at once, timed
+ *                          as a whole (elapsed_ns=, benchmarks)
  * Built with frame pointers (workload_fp) and without, with SFrame from gas
  * (workload_sf).
  */
 #include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,17 +72,53 @@ NOINLINE void run_block(long ms)
 	pthread_join(t, NULL);
 }
 
-/* A fixed amount of work, timed: for benchmarks. */
-NOINLINE void run_work(long n)
+NOINLINE void work(long n)
 {
-	struct timespec t0, t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long i = 0; i < n; i++)
 		cpu_outer(200000);
+}
+
+static struct timespec t0;
+
+static void timer_start(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+}
+
+static void timer_print(void)
+{
+	struct timespec t1;
+
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	fprintf(stderr, "elapsed_ns=%lld\n", (t1.tv_sec - t0.tv_sec) * 1000000000LL +
 		t1.tv_nsec - t0.tv_nsec);
+}
+
+/* A fixed amount of work, timed: for benchmarks. */
+NOINLINE void run_work(long n)
+{
+	timer_start();
+	work(n);
+	timer_print();
+}
+
+/* @k processes doing @n units each, started at once, timed until the last. */
+NOINLINE void run_group(long n, long k)
+{
+	timer_start();
+	for (long i = 0; i < k; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			exit(8);
+		if (!pid) {
+			work(n);
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	timer_print();
 }
 
 int main(int argc, char **argv)
@@ -96,8 +136,10 @@ int main(int argc, char **argv)
 		run_work(atol(argv[2]));
 	else if (argc == 3 && !strcmp(argv[1], "block"))
 		run_block(atol(argv[2]));
+	else if (argc == 4 && !strcmp(argv[1], "group"))
+		run_group(atol(argv[2]), atol(argv[3]));
 	else {
-		fprintf(stderr, "usage: workload cpu SECS | write N | block MS\n");
+		fprintf(stderr, "usage: workload cpu SECS | write N | block MS | work N | group N K\n");
 		return 1;
 	}
 	return 0;
