@@ -10,9 +10,10 @@
 # loaded host the run-to-run noise is large: BENCH_ROUNDS (default 5)
 # rounds over all configurations, the best of each; the workload runs about 0.85 s.
 # With a second module at /opt/ustack/ustack-b.ko (stream.sh BENCH_B=REV:
-# the module of another revision), its runs (b_ustack99, b_ustack999) are
-# in every round too, each module loaded in turn: a change's cost before
-# and after, in one boot; its results are the lines named ustack_b_*.
+# the module of another revision), its runs (b_ustack99, b_ustack999,
+# b_ustack999_x100) are in every round too, each module loaded in turn: a
+# change's cost before and after, in one boot; its results are the lines
+# named ustack_b_*.
 # Two more ustack runs at 999 Hz take their SFrame from the kernel's store
 # instead of the shim (as ustackd gives it on a real system: entries for
 # the workload, libc and ld.so, made here), the workload run plainly:
@@ -43,6 +44,7 @@ use_module() {	# use_module CONFIG: its module loaded (not in a subshell)
 	else
 		ustack_unload
 		insmod $KO_B sample_hz=0 buffer_kb=65536 || fail "insmod $KO_B"
+		store_fill
 	fi
 	loaded=$1
 }
@@ -85,7 +87,7 @@ one() {	# one CONFIG: elapsed_ns of one timed run of the workload
 }
 use_module ustack
 configs="base base_shim ustack99 ustack999 ustack999_store base_x100 ustack999_x100"
-[ -f $KO_B ] && configs="$configs b_ustack99 b_ustack999"
+[ -f $KO_B ] && configs="$configs b_ustack99 b_ustack999 b_ustack999_x100"
 command -v perf >/dev/null && configs="$configs perf_nocg perf_dwarf perf_fp perf_fp_x100"
 rm -f /tmp/ustack*.txt /tmp/b_ustack*.txt
 # A warm-up run (TCG translates the code once), then R rounds over every
@@ -122,6 +124,7 @@ done
 sum() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$2" | awk '{ n += $1 } END { print n + 0 }'; }
 echo "bench ustack_store_slowdown_999hz $(ratio $best_ustack999_store $best_base) x"
 echo "bench ustack_x100_slowdown_999hz $(ratio $best_ustack999_x100 $best_base_x100) x"
+[ -f $KO_B ] && echo "bench ustack_b_x100_slowdown_999hz $(ratio $best_b_ustack999_x100 $best_base_x100) x"
 for c in ustack999 ustack999_store ustack999_x100; do
 	name=ustack${c#ustack999}
 	awk -v k="$(sum comm_complete /tmp/$c.txt)" -v u="$(sum comm_users /tmp/$c.txt)" -v n="$name" \
