@@ -241,11 +241,10 @@ static int emit_func(struct fde_list *l, const struct cfi_table *t,
 			drop_last_fde(l);
 		return rc;
 	case CFI_ROW_REG:
-		if (version == SFRAME_VERSION_3) {
+		if (version == SFRAME_VERSION_3)
 			st->flex++;
-			return emit_runs(l, rows, fn->nrows, version);
-		}
-		st->bad[CFI_BAD_CFA]++;
+		else
+			st->bad[CFI_BAD_CFA]++;
 		return emit_runs(l, rows, fn->nrows, version);
 	default:
 		st->bad[fn->bad]++;
