@@ -18,75 +18,17 @@
  *   - ld's .plt FDE (PLT0 rows, then the "rsp + 8 + ((rip & 15) >= k) * 8"
  *     expression for the entries) becomes a PCINC FDE for PLT0 and a PCMASK
  *     FDE with rep_size 16 for the entries, exactly what ld emits;
- *   - an executable .plt/.plt.sec/.plt.got section that no .eh_frame FDE
- *     covers (ld --no-ld-generated-unwind-info) is synthesized from the
- *     standard x86-64 PLT layouts, after checking the instruction bytes;
- *   - so are .init and .fini, which glibc's crti.o and crtn.o make without
- *     CFI.
+ *   - code that no .eh_frame FDE covers but whose shape is known (PLTs
+ *     without CFI, .init/.fini) gets FDEs
+ *     made from its bytes (gen_synth.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include "gen_sframe.h"
-#include "sframe_encode.h"
-
-struct fde_list {
-	struct sfe_fde *fdes;
-	size_t n, cap;
-	struct sfe_fre *fres;	/* one pool; fdes[i].fres fixed up at the end */
-	size_t nfres, frecap;
-	size_t *first;		/* first FRE index of each FDE */
-};
-
-static int add_fde(struct fde_list *l, uint64_t start, uint64_t size,
-		   bool pcmask)
-{
-	if (size == 0 || size > UINT32_MAX)
-		return 1;
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 1024;
-		struct sfe_fde *f = realloc(l->fdes, nc * sizeof(*f));
-		size_t *fi;
-
-		if (!f)
-			return -1;
-		l->fdes = f;
-		fi = realloc(l->first, nc * sizeof(*fi));
-		if (!fi)
-			return -1;
-		l->first = fi;
-		l->cap = nc;
-	}
-	l->fdes[l->n] = (struct sfe_fde){
-		.start = start, .size = (u32)size, .pcmask = pcmask,
-		.rep_size = pcmask ? 16 : 0,
-	};
-	l->first[l->n] = l->nfres;
-	l->n++;
-	return 0;
-}
-
-static int add_fre(struct fde_list *l, const struct sfe_fre *fre)
-{
-	if (l->nfres == l->frecap) {
-		size_t nc = l->frecap ? l->frecap * 2 : 4096;
-		struct sfe_fre *f = realloc(l->fres, nc * sizeof(*f));
-
-		if (!f)
-			return -1;
-		l->fres = f;
-		l->frecap = nc;
-	}
-	l->fres[l->nfres++] = *fre;
-	l->fdes[l->n - 1].nfres++;
-	return 0;
-}
-
-static void drop_last_fde(struct fde_list *l)
-{
-	l->nfres = l->first[--l->n];
-}
+#include "fde_list.h"
+#include "gen_synth.h"
 
 static struct sfe_fre row_fre(const struct cfi_row *r, uint64_t base)
 {
@@ -115,7 +57,7 @@ static int emit_rows(struct fde_list *l, const struct cfi_row *rows,
 		     size_t a, size_t b)
 {
 	uint64_t start = rows[a].start;
-	int rc = add_fde(l, start, rows[b - 1].end - start, false);
+	int rc = fde_list_add(l, start, rows[b - 1].end - start, false);
 
 	if (rc)
 		return rc;
@@ -123,34 +65,7 @@ static int emit_rows(struct fde_list *l, const struct cfi_row *rows,
 	for (size_t i = a; i < b; i++) {
 		struct sfe_fre f = row_fre(&rows[i], start);
 
-		if (add_fre(l, &f))
-			return -1;
-	}
-	return 0;
-}
-
-/* PCMASK FDE, rep_size 16, over [start, end): CFA rsp+8 then rsp+16 from k. */
-static int emit_plt_entries(struct fde_list *l, uint64_t start, uint64_t end,
-			    unsigned int k, const struct cfi_row *fp_from)
-{
-	struct sfe_fre f = { .cfa_base = SFE_BASE_SP, .cfa_off = 8 };
-	int rc;
-
-	if (fp_from) {
-		f.fp_saved = fp_from->fp_saved;
-		f.fp_off = fp_from->fp_off;
-	}
-	rc = add_fde(l, start, end - start, true);
-	if (rc)
-		return rc;
-	if (k == 0)
-		f.cfa_off = 16;
-	if (add_fre(l, &f))
-		return -1;
-	if (k > 0 && k < 16) {
-		f.start = k;
-		f.cfa_off = 16;
-		if (add_fre(l, &f))
+		if (fde_list_add_fre(l, &f))
 			return -1;
 	}
 	return 0;
@@ -202,6 +117,7 @@ static int emit_func(struct fde_list *l, const struct cfi_table *t,
 		     struct gen_stats *st)
 {
 	const struct cfi_row *rows = t->rows + fn->first_row;
+	struct sfe_fre fp;
 	size_t p;
 	int rc;
 
@@ -235,10 +151,11 @@ static int emit_func(struct fde_list *l, const struct cfi_table *t,
 			if (rc)
 				return rc;
 		}
-		rc = emit_plt_entries(l, rows[p].start, fn->end, rows[p].plt_k,
-				      &rows[p]);
+		fp = row_fre(&rows[p], 0);
+		rc = fde_list_plt_entries(l, rows[p].start, fn->end,
+					  rows[p].plt_k, &fp);
 		if (rc && p)
-			drop_last_fde(l);
+			fde_list_drop_last(l);
 		return rc;
 	case CFI_ROW_REG:
 		if (version == SFRAME_VERSION_3)
@@ -253,136 +170,6 @@ static int emit_func(struct fde_list *l, const struct cfi_table *t,
 odd:
 	st->plt_odd++;
 	return 1;
-}
-
-static bool covered(const struct cfi_table *t, uint64_t lo, uint64_t hi)
-{
-	for (uint64_t pc = lo; pc < hi; pc += 16)
-		if (cfi_find_func(t, pc))
-			return true;
-	return false;
-}
-
-/*
- * Synthesize FDEs for a PLT section without CFI.  Layouts (x86-64 ld):
- *   .plt, lazy:      PLT0 "ff 35 push GOT+8; ff 25 jmp *GOT+16" (16 bytes),
- *                    entries "ff 25 jmp *GOT[n]; 68 push $n; e9 jmp PLT0"
- *                    (push ends at 11) or with IBT "f3 0f 1e fa endbr64;
- *                    68 push $n; ..." (push ends at 9);
- *   .plt.sec, .plt.got: each entry only jumps: CFA = rsp+8 throughout.
- */
-static int synth_plt(struct fde_list *l, const char *name, const uint8_t *b,
-		     uint64_t addr, uint64_t size)
-{
-	struct sfe_fre f = { .cfa_base = SFE_BASE_SP, .cfa_off = 8 };
-	unsigned int k;
-	int rc;
-
-	if (!strcmp(name, ".plt.sec") || !strcmp(name, ".plt.got")) {
-		rc = add_fde(l, addr, size, false);
-		if (rc)
-			return rc;
-		return add_fre(l, &f);
-	}
-	if (strcmp(name, ".plt") || size < 32 || (size & 15) || (addr & 15) ||
-	    !b)
-		return 1;
-	if (b[0] != 0xff || b[1] != 0x35)
-		return 1;
-	if (b[16] == 0xff && b[17] == 0x25 && b[22] == 0x68)
-		k = 11;
-	else if (b[16] == 0xf3 && b[17] == 0x0f && b[18] == 0x1e &&
-		 b[19] == 0xfa && b[20] == 0x68)
-		k = 9;
-	else
-		return 1;
-	rc = add_fde(l, addr, 16, false);
-	if (rc)
-		return rc;
-	f.cfa_off = 16;
-	if (add_fre(l, &f))
-		return -1;
-	f.start = 6;
-	f.cfa_off = 24;
-	if (add_fre(l, &f))
-		return -1;
-	return emit_plt_entries(l, addr + 16, addr + size, k, NULL);
-}
-
-/*
- * Synthesize the FDE of .init or .fini: crti.o's "[endbr64] sub $8,%rsp",
- * crtn.o's "add $8,%rsp; ret", and between them at most calls (_init's of
- * __gmon_start__).  Each program's _init runs at its start, and its first
- * instruction's page fault is sampled often: without a rule its walk ends
- * on a bad frame (rbp is no frame pointer there).
- */
-static int synth_crt(struct fde_list *l, const uint8_t *b, uint64_t addr,
-		     uint64_t size)
-{
-	static const uint8_t endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	static const uint8_t sub8[] = { 0x48, 0x83, 0xec, 0x08 };
-	static const uint8_t add8_ret[] = { 0x48, 0x83, 0xc4, 0x08, 0xc3 };
-	struct sfe_fre f = { .cfa_base = SFE_BASE_SP, .cfa_off = 8 };
-	uint64_t k = 0;
-	int rc;
-
-	if (!b || size > 64)
-		return 1;
-	if (size >= sizeof(endbr) && !memcmp(b, endbr, sizeof(endbr)))
-		k = sizeof(endbr);
-	if (size < k + sizeof(sub8) + sizeof(add8_ret) ||
-	    memcmp(b + k, sub8, sizeof(sub8)) ||
-	    memcmp(b + size - sizeof(add8_ret), add8_ret, sizeof(add8_ret)))
-		return 1;
-	rc = add_fde(l, addr, size, false);
-	if (rc)
-		return rc;
-	if (add_fre(l, &f))
-		return -1;
-	f.start = (u32)(k + sizeof(sub8));
-	f.cfa_off = 16;
-	if (add_fre(l, &f))
-		return -1;
-	f.start = (u32)(size - 1);	/* the ret */
-	f.cfa_off = 8;
-	return add_fre(l, &f) ? -1 : 0;
-}
-
-/* The executable sections that have no CFI but a known shape. */
-static int synth_sections(Elf *elf, const struct cfi_table *t,
-			  struct fde_list *l, struct gen_stats *st)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		const uint8_t *b;
-		Elf_Data *d;
-		bool crt;
-		int rc;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		crt = name && (!strcmp(name, ".init") || !strcmp(name, ".fini"));
-		if (!name || (strncmp(name, ".plt", 4) && !crt) ||
-		    covered(t, sh.sh_addr, sh.sh_addr + sh.sh_size))
-			continue;
-		d = elf_getdata(scn, NULL);
-		b = d && d->d_size == sh.sh_size ? d->d_buf : NULL;
-		rc = crt ? synth_crt(l, b, sh.sh_addr, sh.sh_size) :
-			   synth_plt(l, name, b, sh.sh_addr, sh.sh_size);
-		if (rc < 0)
-			return -1;
-		if (rc == 0)
-			(*(crt ? &st->synth_crt : &st->synth_plt))++;
-	}
-	return 0;
 }
 
 int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
@@ -410,13 +197,11 @@ int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
 		if (rc > 0)
 			st->left_out++;
 	}
-	if (synth_sections(elf, &t, &l, st))
+	if (gen_synth(elf, &t, &l, st))
 		goto oom;
-	for (size_t i = 0; i < l.n; i++) {
-		l.fdes[i].fres = l.fres + l.first[i];
-		if (l.fdes[i].pcmask)
-			st->pcmask++;
-	}
+	fde_list_seal(&l);
+	for (size_t i = 0; i < l.n; i++)
+		st->pcmask += l.fdes[i].pcmask;
 	st->fdes = l.n;
 	st->fres = l.nfres;
 	rc = sframe_encode(version,
@@ -432,9 +217,7 @@ int gen_sframe_build(Elf *elf, int version, uint64_t section_vaddr,
 oom:
 	snprintf(err, errlen, "out of memory");
 out:
-	free(l.fdes);
-	free(l.fres);
-	free(l.first);
+	fde_list_free(&l);
 	cfi_rules_free(&t);
 	return ret;
 }

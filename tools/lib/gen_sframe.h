@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gen_sframe.h - the .eh_frame -> SFrame generator: cfi_rules.h row tables
- * turned into sframe_encode.h FDE/FRE lists, PLT blocks included.
+ * turned into sframe_encode.h FDE/FRE lists, PLT blocks included, and
+ * FDEs for code without CFI (gen_synth.h).
  */
 #ifndef SFRAME_REGISTER_GEN_SFRAME_H
 #define SFRAME_REGISTER_GEN_SFRAME_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <gelf.h>
 #include "cfi_rules.h"
 #include "sframe_entry.h"
