@@ -164,6 +164,7 @@ corpus_build() {
 	gcc -O2 -Wa,--gsframe -Wl,--no-ld-generated-unwind-info -o "$W/prog_noplt" \
 		"$C/prog.c" 2>>"$W/cc.err" || ok=1
 	gcc -O2 -fstack-clash-protection -o "$W/clash" "$C/clash.c" 2>>"$W/cc.err" || ok=1
+	gcc -O2 -no-pie -o "$W/prog_nopie" "$C/prog.c" 2>>"$W/cc.err" || ok=1
 	[ $ok = 0 ] || head -3 "$W/cc.err"
 	return $ok
 }
@@ -358,8 +359,27 @@ gen_init_fini() {
 	init=$(pcs "$W/prog_O2" '^\.init$' | sed -n '1p; 9p; $p')
 	fini=$(pcs "$W/prog_O2" '^\.fini$' | sed -n '1p; $p')
 	out=$("$SR" lookup "$W/crt.g3" $init $fini 2>&1 | cut -d' ' -f2 | paste -sd' ')
-	grep -q '.init/.fini 2$' "$W/crt.log" && [ "$out" = "cfa=sp+8 cfa=sp+16 cfa=sp+8 cfa=sp+8 cfa=sp+8" ] ||
+	grep -q '.init/.fini 2,' "$W/crt.log" && [ "$out" = "cfa=sp+8 cfa=sp+16 cfa=sp+8 cfa=sp+8 cfa=sp+8" ] ||
 		{ echo "$(cat "$W/crt.log") / .init, .fini: $out"; return 1; }
+}
+
+# libgcc's crtbegin code has no CFI: gen makes its FDEs from its bytes, in
+# PIE programs (crtbeginS.o) and others (crtbegin.o).  Each function's
+# entry is sp+8; __do_global_dtors_aux's body, after "push %rbp", sp+16.
+sym_addr() { # FILE SYMBOL
+	nm "$1" | awk -v s="$2" '$3 == s { print "0x" $1 }'
+}
+gen_crtbegin() { # PROG
+	local p=$1 d out w="cfa=sp+8 fp=u ra=c-8"
+	"$SR" gen "$p" -o "$p.crtb" --version 3 >"$p.crtb.log" 2>&1 ||
+		{ cat "$p.crtb.log"; return 1; }
+	d=$(sym_addr "$p" __do_global_dtors_aux)
+	out=$("$SR" lookup "$p.crtb" "$(sym_addr "$p" deregister_tm_clones)" \
+		"$(sym_addr "$p" register_tm_clones)" "$(sym_addr "$p" frame_dummy)" \
+		"$d" "$(printf '0x%x' $((d + 0x10)))" 2>&1 | cut -d' ' -f2- | paste -sd,)
+	grep -q 'crtbegin 1$' "$p.crtb.log" &&
+		[ "$out" = "$w,$w,$w,$w,cfa=sp+16 fp=c-16 ra=c-8" ] ||
+		{ echo "$(cat "$p.crtb.log") / $out"; return 1; }
 }
 
 # Built whatever is asked: the shim's tests run prog_O2 too.
@@ -383,6 +403,8 @@ if [ -x "$W/cfi" ]; then
 	run_test gen-outermost gen_outermost
 fi
 [ -x "$W/clash" ] && run_test gen-stack-clash gen_stack_clash
+[ -x "$W/prog_O2" ] && run_test gen-crtbegin-pie gen_crtbegin "$W/prog_O2"
+[ -x "$W/prog_nopie" ] && run_test gen-crtbegin-nopie gen_crtbegin "$W/prog_nopie"
 if [ -x "$W/prog_O2" ]; then
 	run_test gen-check-corrupt-eh_frame gen_check_corrupt_eh_frame
 	run_test check-detects-corruption check_detects_corruption

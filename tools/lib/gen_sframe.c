@@ -19,7 +19,7 @@
  *     expression for the entries) becomes a PCINC FDE for PLT0 and a PCMASK
  *     FDE with rep_size 16 for the entries, exactly what ld emits;
  *   - code that no .eh_frame FDE covers but whose shape is known (PLTs
- *     without CFI, .init/.fini) gets FDEs
+ *     without CFI, .init/.fini, libgcc's crtbegin functions) gets FDEs
  *     made from its bytes (gen_synth.c).
  */
 #include <stdio.h>
@@ -228,12 +228,13 @@ void gen_stats_print(FILE *f, const char *what, const struct gen_stats *st)
 		"%zu with a CFA in another register (v3 flex); "
 		"left out %zu (cfa %zu, ra %zu, fp %zu, signal %zu, libdw %zu, "
 		"outermost-v1 %zu, plt %zu); synthesized PLTs %zu, "
-		".init/.fini %zu%s\n",
+		".init/.fini %zu, crtbegin %zu%s\n",
 		what, st->funcs, st->fdes, st->pcmask, st->fres, st->flex,
 		st->left_out,
 		st->bad[CFI_BAD_CFA], st->bad[CFI_BAD_RA], st->bad[CFI_BAD_FP],
 		st->bad[CFI_BAD_SIGNAL], st->bad[CFI_BAD_LIBDW],
 		st->outermost_v1, st->plt_odd, st->synth_plt, st->synth_crt,
+		st->synth_crtbegin,
 		st->dup_fdes || st->bad_range ? "; bad .eh_frame FDEs dropped" :
 		"");
 }

@@ -24,6 +24,7 @@ struct gen_stats {
 	size_t plt_odd;			/* PLT rule in an unexpected shape */
 	size_t synth_plt;		/* PLT sections without CFI, synthesized */
 	size_t synth_crt;		/* .init and .fini, synthesized */
+	size_t synth_crtbegin;		/* libgcc's crtbegin code, synthesized */
 	size_t dup_fdes;		/* overlapping .eh_frame FDEs dropped */
 	size_t bad_range;		/* FDEs outside executable code dropped */
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gen_synth.h - FDEs for code that has no CFI but a known shape, made from
- * its bytes: PLT sections, .init and .fini.
+ * its bytes: PLT sections, .init and .fini, libgcc's crtbegin code.
  */
 #ifndef SFRAME_REGISTER_GEN_SYNTH_H
 #define SFRAME_REGISTER_GEN_SYNTH_H
