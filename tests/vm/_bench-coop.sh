@@ -18,7 +18,8 @@
 # through a signal frame (taken while the shim's handler answered); the
 # share of the requests the kernel raised that were answered (with
 # frames, or with none); the bytes and frames of one interp record; the
-# floor any signal-borne answer costs here (sig_floor).  Then where an
+# floor any signal-borne answer costs here (sig_floor), and the cost of
+# an answer as a multiple of it (coop_answer_vs_floor).  Then where an
 # answer's time goes: one more 999 Hz coop run with the shim's stamps on
 # (USTACK_COOP_TIMES=1, tools/shim/interp_times.c), each stage in us per
 # answer (coop_stage_*: the handler whole, the unwinders, and in them the
@@ -112,6 +113,10 @@ set -- $(./bin/sig_floor 20000 | sed -n 's/.*floor_ns=\([0-9]*\).*/\1/p')
 [ -n "${1:-}" ] || fail "sig_floor: no figure"
 echo "bench coop_signal_floor $(awk -v f="$1" 'BEGIN { printf "%.1f", f / 1000 }') us"
 echo "bench coop_signal_floor_999hz $(awk -v f="$1" 'BEGIN { printf "%.2f", f * 999 / 1e7 }') percent"
+# The answer's cost in floors, measured in the same boot: what is left to
+# take out of the answer itself, whatever this machine's signals cost
+# (under TCG the floor alone is some 4% at 999 Hz).
+echo "bench coop_answer_vs_floor $(awk -v c="$(echo $cost | median)" -v f="$1" 'BEGIN { printf "%.2f", f ? c * 1000 / f : 0 }') x"
 # Side by side: a shim built before a change, placed at tests/vm/coop-a.so
 # (not in git: the guest build copies the directory), measured in turns
 # with the installed one at 999 Hz, R rounds, each build with a nocoop
