@@ -249,6 +249,9 @@ static int synth_crtbegin(struct fde_list *l, const struct cfi_table *t,
 {
 	uint64_t end = addr + size, lo = addr;
 
+	/* a hostile file's section may end past the address space */
+	if (end < addr || end > UINT64_MAX - 16)
+		return 1;
 	for (size_t i = 0; i <= t->nfuncs; i++) {
 		const struct cfi_func *fn = i < t->nfuncs ? &t->funcs[i] : NULL;
 		uint64_t hi = fn && fn->start < end ? fn->start : end;
