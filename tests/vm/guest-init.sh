@@ -78,12 +78,14 @@ for t in $tests; do
 	# Nothing a test started may outlive it: a failed or timed-out test's
 	# children would write into the next test's output, or hold
 	# /dev/ustack open (and the module) into the next test.  Kernel
-	# threads have an empty cmdline (procfs sizes are 0: read it).
+	# threads have an empty cmdline (procfs sizes are 0: read it, with
+	# the shell's own read: a command per task cost seconds per test).
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
-		[ "$p" -gt 1 ] && [ "$p" != $$ ] &&
-			[ -n "$(tr -d '\0' 2>/dev/null </proc/$p/cmdline)" ] &&
-			kill -9 "$p" 2>/dev/null
+		[ "$p" -gt 1 ] && [ "$p" != $$ ] || continue
+		c=
+		IFS= read -r c 2>/dev/null </proc/$p/cmdline
+		[ -n "$c" ] && kill -9 "$p" 2>/dev/null
 	done
 	sleep 0.2
 	sed 's/^/    /' /tmp/test.out

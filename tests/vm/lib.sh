@@ -39,9 +39,11 @@ per_hz() {
 # holds would refuse the test's rmmod (seen on a loaded host: "walks
 # pending in: 1 init S").  Sampling starts once they sleep there.
 harness_asleep() {
-	local p n=0
+	local p c n=0
 	for p in /proc/[0-9]*; do
-		[ "$(cat $p/comm 2>/dev/null)" = init ] || continue
+		c=
+		read -r c 2>/dev/null <$p/comm
+		[ "$c" = init ] || continue
 		until [ "$(cat $p/wchan 2>/dev/null)" = do_wait ] || [ $n -ge 50 ]; do
 			n=$((n + 1)); sleep 0.1
 		done
