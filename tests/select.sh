@@ -53,7 +53,7 @@ skip() { echo "SKIP: $SEL_AREA/$1: ${2-}"; }
 run_test() {
 	# (sel_ names: the test function sees these locals, and an area's
 	# globals such as $out must not be hidden from it)
-	local sel_name=$1 sel_text
+	local sel_name=$1 sel_text sel_t0=$SECONDS
 	shift
 	want "$sel_name" || return 0
 	if sel_text=$("$@" 2>&1); then
@@ -61,6 +61,8 @@ run_test() {
 	else
 		fail "$sel_name" "$(printf '%s' "$sel_text" | tail -n 3 | tr '\n' ' ')"
 	fi
+	# for the log (make check counts only the lines above)
+	echo "   $SEL_AREA/$sel_name took $((SECONDS - sel_t0)) s"
 }
 
 # want NAME...: true if a test named NAME (itself possibly a pattern, for
