@@ -68,6 +68,10 @@ ustackd -v 2>/tmp/ud1.log & UD=$!
 wait_ready /tmp/ud1.log
 echo "ustackd ready after $(awk -v t0=$t0 '{ print $1 - t0 }' /proc/uptime) s"
 grep -E 'objects:|refused|RSS' /tmp/ud1.log
+# The shim is covered, never run: here it is executable, as a build
+# leaves it, and run it would crash (a segfault line in the kernel log).
+[ -x /usr/lib/libsframe-register.so ] || fail "the guest's shim is not executable"
+! dmesg | grep 'libsframe-regis.*segfault' || fail "ustackd ran the shim"
 ustackd --status >/tmp/status || fail "ustackd --status"
 for o in /tests/vm/bin/workload /usr/bin/bash /usr/lib/x86_64-linux-gnu/libc.so.6; do
 	grep -q "^covered [0-9:]* $o " /tmp/status || fail "$o not covered: $(grep " $o" /tmp/status)"

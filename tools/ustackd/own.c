@@ -34,11 +34,17 @@
 #define OUT_MAX		65536
 #define OUT_SECONDS	10
 
-/* The package's programs, and the shim, which a program loads. */
-static const char *const tools[] = {
-	USTACK_PREFIX "/bin/ustack-report",
-	USTACK_PREFIX "/bin/sframe-register",
-	USTACK_PREFIX "/lib/libsframe-register.so",
+/*
+ * The package's programs, and the shim, which programs load: never run,
+ * even where it is executable (a shared object run so would crash).
+ */
+static const struct {
+	const char *path;
+	bool program;
+} tools[] = {
+	{ USTACK_PREFIX "/bin/ustack-report", true },
+	{ USTACK_PREFIX "/bin/sframe-register", true },
+	{ USTACK_PREFIX "/lib/libsframe-register.so", false },
 };
 
 /* Read @fd into @buf (at most @len - 1 bytes, NUL-terminated) within
@@ -97,8 +103,9 @@ static bool loader_list(const char *prog, char *buf, size_t len)
 	return ok;
 }
 
-/* @prog covered, and every library the loader lists for it. */
-static void cover_with_libraries(const char *prog)
+/* @prog covered, and if it is a @program, every library the loader lists
+ * for it. */
+static void cover_with_libraries(const char *prog, bool program)
 {
 	static char out[OUT_MAX];
 	struct stat st;
@@ -107,8 +114,8 @@ static void cover_with_libraries(const char *prog)
 	if (stat(prog, &st) || !S_ISREG(st.st_mode))
 		return;		/* not installed (a build tree) */
 	prepare_path(prog);
-	/* a program, root's own (the shim is loaded by programs, not run) */
-	if (!(st.st_mode & 0111) || !store_trusted_object(&st) ||
+	/* a program, root's own */
+	if (!program || !(st.st_mode & 0111) || !store_trusted_object(&st) ||
 	    !loader_list(prog, out, sizeof(out)))
 		return;
 	for (line = strtok_r(out, "\n", &save); line && !stopping;
@@ -129,5 +136,5 @@ void cover_own(void)
 {
 	scan_pid(getpid());
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]) && !stopping; i++)
-		cover_with_libraries(tools[i]);
+		cover_with_libraries(tools[i].path, tools[i].program);
 }
