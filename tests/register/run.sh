@@ -165,6 +165,7 @@ corpus_build() {
 		"$C/prog.c" 2>>"$W/cc.err" || ok=1
 	gcc -O2 -fstack-clash-protection -o "$W/clash" "$C/clash.c" 2>>"$W/cc.err" || ok=1
 	gcc -O2 -no-pie -o "$W/prog_nopie" "$C/prog.c" 2>>"$W/cc.err" || ok=1
+	gcc -O2 -o "$W/drap" "$ROOT/tests/sframe/corpus/v3.c" 2>>"$W/cc.err" || ok=1
 	[ $ok = 0 ] || head -3 "$W/cc.err"
 	return $ok
 }
@@ -240,22 +241,50 @@ gen_cfi_cases() { # VERSION
 # not its body, its epilogue or its entry.  v3 says the loop's rule too,
 # in a flex FDE between the function's two default ones (CFA = r11 + N),
 # and check agrees with it at every PC.
-gen_stack_clash() {
-	local a s all loop v
-	read -r a s < <(nm -S "$W/clash" | awk '$4 == "big" { print $1, $2 }')
-	all=$(seq $((16#$a)) $((16#$a + 16#$s - 1)) | xargs printf '%#x\n')
+# gen_v23 PROG: PROG.g2 and PROG.g3 (v2 and v3, gen's line in .log) and
+# check's verdicts on them (PROG.c2, PROG.c3).
+gen_v23() {
+	local v
 	for v in 2 3; do
-		"$SR" gen "$W/clash" -o "$W/clash.g$v" --version $v >"$W/clash.g$v.log" 2>&1 ||
-			{ cat "$W/clash.g$v.log"; return 1; }
-		"$SR" check "$W/clash.g$v" >"$W/clash.c$v" 2>&1
+		"$SR" gen "$1" -o "$1.g$v" --version $v >"$1.g$v.log" 2>&1 ||
+			{ cat "$1.g$v.log"; return 1; }
+		"$SR" check "$1.g$v" >"$1.c$v" 2>&1
 	done
+}
+# func_pcs PROG FUNC: each address of FUNC, one a line.
+func_pcs() {
+	local a s
+	read -r a s < <(nm -S "$1" | awk -v f="$2" '$4 == f { print $1, $2 }')
+	seq $((16#$a)) $((16#$a + 16#$s - 1)) | xargs printf '%#x\n'
+}
+
+gen_stack_clash() {
+	local all loop
+	all=$(func_pcs "$W/clash" big)
+	gen_v23 "$W/clash" || return 1
 	loop=$(xargs "$SR" lookup "$W/clash.g3" <<<"$all" | grep -c 'cfa=r11+')
 	grep -q 'left out 1 (cfa 1,' "$W/clash.g2.log" && grep -q ' 0 mismatch, 0 missing, left out [1-9]' "$W/clash.c2" &&
-		! "$SR" lookup "$W/clash.g2" "0x$a" "$(printf '%#x' $((16#$a + 16#$s - 1)))" | grep -q ' none$' &&
+		! "$SR" lookup "$W/clash.g2" "$(head -n1 <<<"$all")" "$(tail -n1 <<<"$all")" | grep -q ' none$' &&
 		grep -q ' 1 with a CFA in another register .* left out 0 ' "$W/clash.g3.log" &&
 		grep -q ' 0 mismatch, 0 missing, left out 0 ' "$W/clash.c3" &&
 		! xargs "$SR" lookup "$W/clash.g3" <<<"$all" | grep -q ' none$' && [ "$loop" -gt 0 ] ||
 		{ echo "$(cat "$W/clash.g2.log" "$W/clash.g3.log" "$W/clash.c2" "$W/clash.c3") / r11 rows: $loop"; return 1; }
+}
+
+# drap() (tests/sframe/corpus/v3.c, built by the host's binutils: no
+# .sframe of its own) realigns its stack through DRAP: CFA = *(rbp - 8) in
+# its body, rbp at *rbp.  v3 flex FDEs say every row of it (check: all
+# agree); v2 cannot, and leaves it out.  (sigtramp_like, a signal frame,
+# is left out by both.)
+gen_drap() {
+	gen_v23 "$W/drap" || return 1
+	func_pcs "$W/drap" drap | xargs "$SR" lookup "$W/drap.g3" >"$W/drap.l3"
+	grep -q 'left out 2 (cfa 1, ra 0, fp 0, signal 1,' "$W/drap.g2.log" &&
+		grep -q ' 1 with a CFA in another register .* left out 1 (cfa 0, ra 0, fp 0, signal 1,' "$W/drap.g3.log" &&
+		grep -q ' 0 mismatch, 0 missing,' "$W/drap.c3" &&
+		! grep -q ' none$' "$W/drap.l3" &&
+		grep -q 'cfa=\*(fp-8) fp=\*(fp+0) ra=c-8' "$W/drap.l3" ||
+		{ echo "$(cat "$W/drap.g2.log" "$W/drap.g3.log" "$W/drap.c3") / $(grep -c 'fp-8' "$W/drap.l3") DRAP rows"; return 1; }
 }
 
 # v3 says outermost for f_undef_ra; v1 cannot, and leaves it out.
@@ -403,6 +432,7 @@ if [ -x "$W/cfi" ]; then
 	run_test gen-outermost gen_outermost
 fi
 [ -x "$W/clash" ] && run_test gen-stack-clash gen_stack_clash
+[ -x "$W/drap" ] && run_test gen-drap gen_drap
 [ -x "$W/prog_O2" ] && run_test gen-crtbegin-pie gen_crtbegin "$W/prog_O2"
 [ -x "$W/prog_nopie" ] && run_test gen-crtbegin-nopie gen_crtbegin "$W/prog_nopie"
 if [ -x "$W/prog_O2" ]; then

@@ -217,10 +217,34 @@ static bool is_cfa_slot(const Dwarf_Op *ops, size_t n, int32_t *off)
 /* The general registers a CFA may be based on (DWARF 0-15: rax..r15). */
 #define REG_GPR_MAX	15
 
+/* @op is "general register + N" (DW_OP_bregN, DW_OP_bregx): @reg, @off. */
+static bool is_breg(const Dwarf_Op *op, uint8_t *reg, int32_t *off)
+{
+	uint64_t r;
+	int64_t v;
+
+	if (op->atom == DW_OP_bregx) {
+		r = op->number;
+		v = (int64_t)op->number2;
+	} else if (op->atom >= DW_OP_breg0 &&
+		   op->atom <= DW_OP_breg0 + REG_GPR_MAX) {
+		r = op->atom - DW_OP_breg0;
+		v = (int64_t)op->number;
+	} else {
+		return false;
+	}
+	if (r > REG_GPR_MAX || v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*reg = (uint8_t)r;
+	*off = (int32_t)v;
+	return true;
+}
+
 /*
  * The CFA rule of @fr into @r: a general register + N (rsp/rbp, or
- * another for CFI_ROW_REG), or ld's PLT expression (CFI_ROW_PLT).  False
- * when SFrame cannot express it.
+ * another for CFI_ROW_REG), the value saved there (DRAP's
+ * [DW_OP_breg6 -8, DW_OP_deref]: CFI_ROW_REG), or ld's PLT expression
+ * (CFI_ROW_PLT).  False when SFrame cannot express it.
  */
 static bool classify_cfa(Dwarf_Frame *fr, struct cfi_row *r)
 {
@@ -229,18 +253,11 @@ static bool classify_cfa(Dwarf_Frame *fr, struct cfi_row *r)
 
 	if (dwarf_frame_cfa(fr, &ops, &n) || n == 0)
 		return false;
-	if (n == 1 && ops[0].atom == DW_OP_bregx &&
-	    ops[0].number <= REG_GPR_MAX &&
-	    (int64_t)ops[0].number2 >= INT32_MIN &&
-	    (int64_t)ops[0].number2 <= INT32_MAX) {
-		r->cfa_reg = (uint8_t)ops[0].number;
-		r->cfa_off = (int32_t)(int64_t)ops[0].number2;
-	} else if (n == 1 && ops[0].atom >= DW_OP_breg0 &&
-		   ops[0].atom <= DW_OP_breg0 + REG_GPR_MAX &&
-		   (int64_t)ops[0].number >= INT32_MIN &&
-		   (int64_t)ops[0].number <= INT32_MAX) {
-		r->cfa_reg = ops[0].atom - DW_OP_breg0;
-		r->cfa_off = (int32_t)(int64_t)ops[0].number;
+	if (n == 1 && is_breg(&ops[0], &r->cfa_reg, &r->cfa_off)) {
+		r->cfa_deref = 0;
+	} else if (n == 2 && ops[1].atom == DW_OP_deref &&
+		   is_breg(&ops[0], &r->cfa_reg, &r->cfa_off)) {
+		r->cfa_deref = 1;
 	} else if (is_plt_expr(ops, n, &r->plt_k)) {
 		r->cfa_reg = REG_RSP;
 		r->kind = CFI_ROW_PLT;
@@ -251,22 +268,29 @@ static bool classify_cfa(Dwarf_Frame *fr, struct cfi_row *r)
 }
 
 /*
- * The rbp rule of @fr into @r: unchanged or saved at CFA + N.  Else
- * (undefined, in a register, val_offset, expression) the reason it is
- * bad: CFI_BAD_FP, or CFI_BAD_LIBDW.
+ * The rbp rule of @fr into @r: unchanged, saved at CFA + N, or saved at
+ * rbp + N (DRAP's DW_CFA_expression [DW_OP_breg6 N], which libdw gives
+ * after the CFA that DWARF pushes first).  Else (undefined, in a register,
+ * val_offset, another expression) the reason it is bad: CFI_BAD_FP, or
+ * CFI_BAD_LIBDW.
  */
 static int classify_fp(Dwarf_Frame *fr, struct cfi_row *r)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
 	int32_t off;
+	uint8_t reg;
 
 	if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &n))
 		return CFI_BAD_LIBDW;
 	if (n == 0 && ops == NULL) {
-		r->fp_saved = 0;	/* same value */
+		r->fp_saved = CFI_FP_SAME;
 	} else if (is_cfa_slot(ops, n, &off)) {
-		r->fp_saved = 1;
+		r->fp_saved = CFI_FP_AT_CFA;
+		r->fp_off = off;
+	} else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
+		   is_breg(&ops[1], &reg, &off) && reg == REG_RBP) {
+		r->fp_saved = CFI_FP_AT_FP;
 		r->fp_off = off;
 	} else {
 		return CFI_BAD_FP;
@@ -309,7 +333,8 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		return;
 	}
 	/* (a CFA in another register is what v1/v2 count such rows by) */
-	other = r->cfa_reg != REG_RSP && r->cfa_reg != REG_RBP;
+	other = (r->cfa_reg != REG_RSP && r->cfa_reg != REG_RBP) ||
+		r->cfa_deref;
 	if (!ra_ok) {
 		r->kind = CFI_ROW_BAD;
 		r->bad = other ? CFI_BAD_CFA : CFI_BAD_RA;
@@ -321,9 +346,15 @@ static void classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		r->bad = other ? CFI_BAD_CFA : r->bad;
 		return;
 	}
-	if (r->kind == CFI_ROW_PLT)
+	if (r->kind == CFI_ROW_PLT) {
+		if (r->fp_saved == CFI_FP_AT_FP) {
+			r->kind = CFI_ROW_BAD;
+			r->bad = CFI_BAD_FP;
+		}
 		return;
-	r->kind = other ? CFI_ROW_REG : CFI_ROW_OK;
+	}
+	r->kind = other || r->fp_saved == CFI_FP_AT_FP ? CFI_ROW_REG :
+		  CFI_ROW_OK;
 }
 
 #define MAX_EXEC_RANGES 64
@@ -426,6 +457,7 @@ static int func_rows(Dwarf_CFI *cfi, struct cfi_table *t, size_t *cap,
 
 			if (p->kind == r.kind && p->bad == r.bad &&
 			    p->cfa_reg == r.cfa_reg && p->cfa_off == r.cfa_off &&
+			    p->cfa_deref == r.cfa_deref &&
 			    p->fp_saved == r.fp_saved &&
 			    (!r.fp_saved || p->fp_off == r.fp_off) &&
 			    p->plt_k == r.plt_k) {
@@ -690,4 +722,22 @@ const char *cfi_bad_name(int bad)
 	};
 
 	return bad >= 0 && bad < CFI_BAD_MAX ? names[bad] : "?";
+}
+
+void cfi_row_locs(const struct cfi_row *r, uint64_t pc, struct sframe_loc *cfa,
+		  struct sframe_loc *ra, struct sframe_loc *fp)
+{
+	int32_t off = r->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(r, pc) :
+		      r->cfa_off;
+
+	*cfa = (struct sframe_loc){ r->cfa_deref ? SFRAME_LOC_REG_DEREF :
+				    SFRAME_LOC_REG_VAL, r->cfa_reg, off };
+	*ra = (struct sframe_loc){ SFRAME_LOC_CFA_DEREF, 0, -8 };
+	if (r->fp_saved == CFI_FP_AT_FP)
+		*fp = (struct sframe_loc){ SFRAME_LOC_REG_DEREF, REG_RBP,
+					   r->fp_off };
+	else if (r->fp_saved == CFI_FP_AT_CFA)
+		*fp = (struct sframe_loc){ SFRAME_LOC_CFA_DEREF, 0, r->fp_off };
+	else
+		*fp = (struct sframe_loc){ SFRAME_LOC_SAME, 0, 0 };
 }

@@ -13,8 +13,10 @@
  *                     which a PCMASK FDE with rep_size 16 expresses;
  *   CFI_ROW_REG       as CFI_ROW_OK, but CFA = another general register + off
  *                     (a stack-clash probe loop's r11, ld.so's trampoline
- *                     realigning on rbx): a v3 flex FRE says it, v1/v2
- *                     cannot;
+ *                     realigning on rbx), or the value saved at a register
+ *                     + off, or rbp saved at rbp + off (gcc's dynamic
+ *                     realignment, DRAP: CFA = *(rbp - 8), rbp at *rbp):
+ *                     a v3 flex FRE says it, v1/v2 cannot;
  *   CFI_ROW_BAD       anything else (expression CFA, RA not at CFA-8, rbp in
  *                     a register, signal frame...): SFrame cannot express
  *                     it, and the generator leaves a gap there, where the
@@ -47,12 +49,20 @@ enum cfi_bad {
 	CFI_BAD_MAX
 };
 
+/* Where a row says rbp is. */
+enum cfi_fp {
+	CFI_FP_SAME = 0,	/* unchanged */
+	CFI_FP_AT_CFA,		/* saved at CFA + fp_off */
+	CFI_FP_AT_FP,		/* saved at rbp + fp_off (CFI_ROW_REG: DRAP) */
+};
+
 struct cfi_row {
 	uint64_t start, end;	/* [start, end), file vaddr */
 	uint8_t kind;		/* enum cfi_row_kind */
 	uint8_t bad;		/* enum cfi_bad, for CFI_ROW_BAD */
 	uint8_t cfa_reg;	/* 6 rbp or 7 rsp (CFI_ROW_REG: 0-15, DWARF) */
-	uint8_t fp_saved;	/* rbp saved at CFA + fp_off */
+	uint8_t cfa_deref;	/* CFI_ROW_REG: CFA = *(cfa_reg + cfa_off) */
+	uint8_t fp_saved;	/* enum cfi_fp */
 	uint8_t plt_k;		/* CFI_ROW_PLT: the threshold k */
 	int32_t cfa_off;
 	int32_t fp_off;
@@ -88,5 +98,14 @@ static inline int32_t cfi_plt_cfa_off(const struct cfi_row *r, uint64_t pc)
 	return (pc & 15) >= r->plt_k ? 16 : 8;
 }
 const char *cfi_bad_name(int bad);
+
+struct sframe_loc;
+/*
+ * The rule of a row that is not CFI_ROW_BAD or CFI_ROW_OUTERMOST as SFrame
+ * locations, at @pc (a CFI_ROW_PLT row's CFA depends on it): what a v3 flex
+ * FRE says, and what the default shape says where it can.
+ */
+void cfi_row_locs(const struct cfi_row *r, uint64_t pc, struct sframe_loc *cfa,
+		  struct sframe_loc *ra, struct sframe_loc *fp);
 
 #endif

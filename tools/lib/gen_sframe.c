@@ -41,14 +41,8 @@ static struct sfe_fre row_fre(const struct cfi_row *r, uint64_t base)
 		.outermost = r->kind == CFI_ROW_OUTERMOST,
 	};
 
-	if (r->kind == CFI_ROW_REG) {	/* a v3 flex FRE */
-		f.cfa = (struct sframe_loc){ SFRAME_LOC_REG_VAL, r->cfa_reg,
-					     r->cfa_off };
-		f.ra = (struct sframe_loc){ SFRAME_LOC_CFA_DEREF, 0, -8 };
-		f.fp = r->fp_saved ?
-		       (struct sframe_loc){ SFRAME_LOC_CFA_DEREF, 0, r->fp_off } :
-		       (struct sframe_loc){ SFRAME_LOC_SAME, 0, 0 };
-	}
+	if (r->kind == CFI_ROW_REG)	/* a v3 flex FRE */
+		cfi_row_locs(r, r->start, &f.cfa, &f.ra, &f.fp);
 	return f;
 }
 

@@ -44,10 +44,10 @@
 /*
  * The magic changes with the format, and with a generator that makes
  * better entries from the same file (3: v3 flex FDEs for CFAs in other
- * registers, .init/.fini; 4: libgcc's crtbegin code): readers take an old
- * entry for none and make it again.
+ * registers, .init/.fini; 4: libgcc's crtbegin code; 5: gcc's DRAP
+ * functions): readers take an old entry for none and make it again.
  */
-#define CACHE_MAGIC	"USFRCAC4"
+#define CACHE_MAGIC	"USFRCAC5"
 #define CACHE_SUFFIX	".v3.sframe"
 #define CACHE_SFRAME_VERSION	SFRAME_VERSION_3	/* CACHE_SUFFIX says it */
 

@@ -34,9 +34,11 @@ struct counts {
 	uint64_t outer_agree;
 };
 
+static void fmt_sf(char *b, size_t n, const struct sframe_rule *r);
+
 static void fmt_eh(char *b, size_t n, const struct cfi_row *r, uint64_t pc)
 {
-	char base[8], fp[16] = "u";
+	struct sframe_rule s = { 0 };
 
 	switch (r->kind) {
 	case CFI_ROW_OUTERMOST:
@@ -46,13 +48,8 @@ static void fmt_eh(char *b, size_t n, const struct cfi_row *r, uint64_t pc)
 		snprintf(b, n, "inexpressible(%s)", cfi_bad_name(r->bad));
 		return;
 	}
-	snprintf(base, sizeof(base), r->cfa_reg == 7 ? "sp" :
-		 r->cfa_reg == 6 ? "fp" : "r%d", r->cfa_reg);
-	if (r->fp_saved)
-		snprintf(fp, sizeof(fp), "c%+d", r->fp_off);
-	snprintf(b, n, "cfa=%s%+d fp=%s ra=c-8", base,
-		 r->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(r, pc) : r->cfa_off,
-		 fp);
+	cfi_row_locs(r, pc, &s.cfa, &s.ra, &s.fp);
+	fmt_sf(b, n, &s);
 }
 
 static void fmt_loc(char *b, size_t n, const struct sframe_loc *l)
@@ -96,23 +93,31 @@ static void fmt_sf(char *b, size_t n, const struct sframe_rule *r)
 	snprintf(b, n, "cfa=%s fp=%s ra=%s", c, f, a);
 }
 
+static bool same_loc(const struct sframe_loc *a, const struct sframe_loc *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	switch (a->kind) {
+	case SFRAME_LOC_SAME:
+		return true;
+	case SFRAME_LOC_CFA_DEREF:
+	case SFRAME_LOC_CFA_VAL:
+		return a->off == b->off;
+	default:
+		return a->reg == b->reg && a->off == b->off;
+	}
+}
+
 static bool same_rule(const struct cfi_row *e, uint64_t pc,
 		      const struct sframe_rule *s)
 {
-	int32_t cfa_off = e->kind == CFI_ROW_PLT ? cfi_plt_cfa_off(e, pc) :
-			  e->cfa_off;
+	struct sframe_loc cfa, ra, fp;
 
 	if (s->flags & SFRAME_R_OUTERMOST)
 		return false;
-	if (s->cfa.kind != SFRAME_LOC_REG_VAL || s->cfa.reg != e->cfa_reg ||
-	    s->cfa.off != cfa_off)
-		return false;
-	if (s->ra.kind != SFRAME_LOC_CFA_DEREF || s->ra.off != -8)
-		return false;
-	if (e->fp_saved)
-		return s->fp.kind == SFRAME_LOC_CFA_DEREF &&
-		       s->fp.off == e->fp_off;
-	return s->fp.kind == SFRAME_LOC_SAME;
+	cfi_row_locs(e, pc, &cfa, &ra, &fp);
+	return same_loc(&s->cfa, &cfa) && same_loc(&s->ra, &ra) &&
+	       same_loc(&s->fp, &fp);
 }
 
 /* One PC of .eh_frame row @r of function @f against .sframe's rule there. */

@@ -7,6 +7,11 @@
  * each function keeps its own return address, and the kernel's stack must
  * give the same ones, every frame found by method sframe.
  *
+ * Built with -DSFRAME_V3_GEN by the host's own gcc and binutils instead
+ * (sframe_v3_gen: no .sframe of its own), it is run by `sframe-register
+ * run`: its section is the generator's, from .eh_frame, and v3_b's DRAP
+ * rows must be in it.
+ *
  * "sframe_v3 poison": clears the FDEs-sorted flag of its own (private,
  * copy-on-write) copy of the section, which the kernel's validation
  * refuses, and asks for its own stack: the kernel's verdict on the file
@@ -104,8 +109,13 @@ int main(int argc, char **argv)
 	int ver = 0;
 
 	dl_iterate_phdr(phdr_cb, &ver);
+#ifdef SFRAME_V3_GEN
+	if (ver)
+		die("own PT_GNU_SFRAME: version %d, want none", ver);
+#else
 	if (ver != 3)
 		die("own PT_GNU_SFRAME: version %d, not 3", ver);
+#endif
 	sf_open();
 	if (argc == 2 && !strcmp(argv[1], "poison")) {
 		uintptr_t pg = (uintptr_t)own_sframe & ~4095UL;
