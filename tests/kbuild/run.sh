@@ -123,6 +123,8 @@ done
 build() {
 	local krel=$1 kdir=$3 root=${4:-} d=$work/$1 t=$SECONDS key cc
 	# what decides the result: the sources, the headers, the compiler
+	# (a build root's packages: made first, if this is its first use)
+	[ -z "$root" ] || "$top/scripts/buildroot.sh" "$root" >/dev/null 2>&1
 	cc=$( (cat "$kdir/../../../.packages" 2>/dev/null
 	       if [ -n "$root" ]; then cat "$cache/buildroot/$root/.packages"
 	       else dpkg-query -W 'gcc-*' 'binutils*' 'libc6-dev' 2>/dev/null; fi) |
