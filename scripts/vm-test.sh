@@ -294,5 +294,7 @@ smp2=() smp4=()
 for t in "${tests[@]}"; do
 	case $t in smp4-*) smp4+=("$t") ;; *) smp2+=("$t") ;; esac
 done
+# make check-full's guests run the tests' long variants (lib.sh's long).
+[ "${USTACK_VM_ALL:-0}" != 1 ] || export USTACK_VM_APPEND="${USTACK_VM_APPEND:-} ustack_long=1"
 boot "${USTACK_VM_CPUS:-2}" "" "${smp2[@]}"
 boot 4 -smp4 "${smp4[@]}"

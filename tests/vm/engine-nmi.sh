@@ -54,7 +54,7 @@ fi
 param_set sample_hz 999
 param_set syscalls getppid
 record_start /tmp/rec2
-taskset -c 1 ./bin/hazard deep 50 20000 &
+taskset -c 1 ./bin/hazard deep 50 $(long 20000 8000) &
 W=$!
 param_set pid $W
 taskset -c 0 sh -c 'echo "1 1000" >/sys/kernel/debug/ustack/nmi_test' || fail "nmi_test (storm)"

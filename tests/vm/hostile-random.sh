@@ -16,7 +16,7 @@
 # timeout: 400
 . ./lib.sh
 arg() { sed -n "s/.*\<$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
-secs=$(arg ustack_random_secs); secs=${secs:-20}
+secs=$(arg ustack_random_secs); secs=${secs:-$(long 20 10)}
 seed=$(arg ustack_random_seed); seed=${seed:-$(date +%s)}
 [ -x /usr/sbin/ustackd ] || fail "ustackd not built"
 T=/sys/kernel/tracing

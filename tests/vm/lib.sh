@@ -4,6 +4,11 @@ case $KREL in *-ustack-debug) DEBUG_KERNEL=1 ;; *) DEBUG_KERNEL=0 ;; esac
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+# long N_LONG N_SHORT: a count for a test's long variant (make check-full
+# boots with ustack_long=1) or for make check's, which proves the same in
+# less time (fewer rounds, shorter runs).
+long() { if grep -qw 'ustack_long=1' /proc/cmdline; then echo "$1"; else echo "$2"; fi; }
+
 # Install ustack.ko the way `make install` does, then load it with modprobe.
 ustack_install() {
 	mkdir -p "/lib/modules/$KREL/updates"

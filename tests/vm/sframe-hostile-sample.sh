@@ -9,7 +9,7 @@
 ustack_load sample_hz=199
 record_start /tmp/hs.rec
 b0=$(stat_of end_budget) w0=$(stat_of walks) n0=$(stat_of walk_ns)
-out=$(su -s /bin/sh nobody -c "bin/sframe_hostile spin 5" 2>&1) || fail "as nobody: $out"
+out=$(su -s /bin/sh nobody -c "bin/sframe_hostile spin $(long 5 3)" 2>&1) || fail "as nobody: $out"
 b1=$(stat_of end_budget) w1=$(stat_of walks) n1=$(stat_of walk_ns)
 record_stop
 ustack_unload
