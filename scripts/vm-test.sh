@@ -17,7 +17,9 @@ else
 	# A feature test that the other kernels prove nothing more with runs
 	# on the kernels its line "# kernels: 6.1 debug" names; engine and
 	# hazard tests have none and run everywhere (trixie's 6.12, a later
-	# point release of a series the matrix has, runs only those).
+	# point release of a series the matrix has, runs only those; 6.12-rt
+	# adds the features whose code runs otherwise under PREEMPT_RT:
+	# coop-c's signals, stream-syscall's requests from tracepoints).
 	# USTACK_VM_ALL=1 (make check-full) runs every test on every kernel.
 	if [ "${USTACK_VM_ALL:-0}" != 1 ]; then
 		mapfile -t tests < <(for t in "${tests[@]}"; do

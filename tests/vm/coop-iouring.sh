@@ -6,7 +6,7 @@
 # EINTR, no short count, no wait cut short: src/coop_iouring.c); the
 # requests walked there were raised at the real return instead (counted
 # as deferred) and answers still arrive, one interp record each.
-# kernels: 6.1 6.12 6.12-rt debug
+# kernels: 6.1 6.12 debug
 . ./lib.sh
 ustack_load sample_hz=999 coop_timeout_ms=1000
 d0=$(stat_of coop_deferred)

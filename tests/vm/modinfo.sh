@@ -1,5 +1,5 @@
 # modinfo shows the version, the GPL license and a description.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_unload	# whatever an earlier test left loaded
 ustack_install

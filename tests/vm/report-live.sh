@@ -1,6 +1,6 @@
 # ustack-report reads /dev/ustack live for a given duration (binary mode)
 # and joins what it recorded: the workload's samples with full stacks.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load sample_hz=999
 ./bin/workload_sf cpu 4 &

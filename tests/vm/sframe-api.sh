@@ -4,7 +4,7 @@
 # mremap, MAP_FIXED, dlclose then a new mapping at the same address; not
 # mprotect/madvise), fork (inherits, own copy), exec (starts empty), and
 # 10^4 random mutations of a valid section, registered and walked.
-# kernels: 6.1 6.12 6.12-rt sid
+# kernels: 6.1 6.12 sid
 . ./lib.sh
 ustack_load
 [ "$(mode_of /dev/sframe)" = "666 0" ] || fail "/dev/sframe mode $(mode_of /dev/sframe)"

@@ -2,7 +2,7 @@
 # equals glibc backtrace() completely, through Debian's libc (qsort
 # comparator, signal handlers, __libc_start_main), a dlopen'ed library and
 # after dlclose; the program has no SFrame and no frame pointers.
-# kernels: 6.1 6.12 6.12-rt sid
+# kernels: 6.1 6.12 sid
 . ./lib.sh
 ustack_load
 [ -f /usr/lib/libsframe-register.so ] || fail "libsframe-register.so not built"

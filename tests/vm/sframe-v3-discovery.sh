@@ -6,7 +6,7 @@
 # The same program built by the host's binutils, without a .sframe, run
 # by sframe-register: the generator's section (from .eh_frame) must say
 # the DRAP function's rules as well.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load
 for p in "bin/sframe_v3" "sframe-register run bin/sframe_v3_gen"; do

@@ -3,7 +3,7 @@
 # -O0..-Os, with and without frame pointers), through a dlopen'ed library
 # and signal handlers (also on an alternate stack): with a registered
 # section, with ELF discovery only, and by frame pointers without SFrame.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load
 lib=/tests/vm/bin/sframe_lib

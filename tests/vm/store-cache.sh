@@ -14,7 +14,7 @@
 # moving, so nothing read from it is cached (the walks still use it).
 # The stats tell store sections (store_hits) from files' own
 # (sections_elf).
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load
 mkdir -p /tmp/store

@@ -2,7 +2,7 @@
 # name and directory hold a newline, a space and a backslash is sampled;
 # `cat /dev/ustack` shows them escaped (\012, \040, \134), and no forged
 # line starts a record of its own.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 nl='
 '

@@ -1,7 +1,7 @@
 # Parameters change while a reader is open; the pid filter holds; a reader
 # killed mid-read leaves nothing behind; rmmod is refused while a reader is
 # blocked and works once it is gone.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load sample_hz=99
 record_start /tmp/rec

@@ -2,7 +2,7 @@
 # records well-formed, text reads ending between records (a reader
 # stopped between reads keeps whole records), a blocking reader woken by
 # new records, in batches.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load sample_hz=0 syscalls=write
 ./bin/ustack_read nonblock || fail "nonblock"

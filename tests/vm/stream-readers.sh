@@ -2,7 +2,7 @@
 # binary fd with buffers just over one record, two more fds; no torn
 # record, no byte past a buffer, no kernel memory in the text, and no
 # blocking read that returns 0 (end of file) while the stream is open.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load sample_hz=999 syscalls=write
 ./bin/workload_fp cpu 4 &

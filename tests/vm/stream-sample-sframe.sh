@@ -2,7 +2,7 @@
 # pointers, run under the shim, sampled at 999 Hz for 2 s: every sample has
 # its user record, every user record ends outermost, the frames match the
 # program's call structure, cookies are unique per kernel stay.
-# kernels: 6.1 6.12 6.12-rt sid debug
+# kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load sample_hz=999
 [ -x /usr/bin/sframe-register ] || fail "no sframe-register"

@@ -3,8 +3,10 @@
 # report` prints each sample and the user stack of its cookie, and
 # ustack-report joins that text by cookie.  With a /dev/ustack reader
 # beside it, each user_stack event trace-cmd prints holds the very frames
-# of the user record of its cookie.
-# kernels: 6.1 debug
+# of the user record of its cookie.  (Debian's tool on Debian's kernel;
+# the events' kernel side runs under lockdep in trace-events and
+# trace-sources on the debug kernel.)
+# kernels: 6.1
 # trace-cmd: yes
 . ./lib.sh
 S=/sys/kernel/debug/ustack/stats
