@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cfi_classify.h - a libdw CFI row to a struct cfi_row (cfi_classify.c),
+ * for cfi_rules.c, which walks .eh_frame's rows.
+ */
+#ifndef SFRAME_REGISTER_CFI_CLASSIFY_H
+#define SFRAME_REGISTER_CFI_CLASSIFY_H
+
+#include <stdbool.h>
+#include <elfutils/libdw.h>
+#include "cfi_rules.h"
+
+/* DWARF register numbers of x86-64 the rules name. */
+#define REG_RBP 6
+#define REG_RSP 7
+#define REG_RA 16
+
+/*
+ * @r's kind, bad, CFA, rbp and PLT fields from libdw's frame @fr (its RA
+ * column @ra_reg, a signal frame if @signal); @r's range is the caller's.
+ */
+void cfi_classify(Dwarf_Frame *fr, int ra_reg, bool signal, struct cfi_row *r);
+
+#endif
