@@ -13,7 +13,7 @@
 # those in call order; its output is byte-identical with and without
 # ustack.
 . ./lib.sh
-rounds=2 expire=100
+rounds=$(long 2 1) expire=100
 case $(uname -r) in *-ustack-debug) rounds=1 expire=1000 ;; esac
 # shellcheck disable=SC2086	# PY is a command with its arguments
 $PY coop_prog.py $rounds >/tmp/plain.out 2>/tmp/plain.err ||

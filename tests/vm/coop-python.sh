@@ -9,9 +9,10 @@
 # python: yes
 # kernels: 6.1
 # timeout: 1200
-# Two rounds (some 3700 samples in Python code at 999 Hz on 6.1; the
-# checks ask for 100).  The debug kernel (KASAN, lockdep under TCG) runs one,
-# and gives the handler 1 s to answer.  make check runs it on 6.1 alone:
+# Two rounds in make check-full (some 3700 samples in Python code at
+# 999 Hz on 6.1; the checks ask for 100), one in make check.  The debug
+# kernel (KASAN, lockdep under TCG) runs one, and gives the handler 1 s
+# to answer.  make check runs it on 6.1 alone:
 # what it adds to coop-c and coop-iouring, which take the kernel's same
 # paths on every kernel, is the shim's Python frames, which no kernel
 # changes; make check-full runs it everywhere.
