@@ -4,7 +4,7 @@
 # file changed (a page of zeroes, say) outlives the change in the rule
 # cache.  The program runs alone on CPU 1, so no other process's walk
 # empties that CPU's rule cache meanwhile.
-# kernels: 6.1 debug
+# kernels: debug
 . ./lib.sh
 ustack_load sample_hz=999
 obj=/tests/vm/bin/workload_nofp

@@ -4,7 +4,7 @@
 # own loop reaches the outermost frame, its frames and libc's found by
 # SFrame read from the store files' page cache, and the stats count store
 # hits.
-# kernels: 6.1 debug
+# kernels: debug
 . ./lib.sh
 ustack_load sample_hz=999
 [ -x /usr/bin/sframe-register ] || fail "no sframe-register"

@@ -8,7 +8,7 @@
 # the entries there (SFRAME_STORE_KEEP: none replaced, read or validated
 # again).  The entries are the files ustackd names:
 # ustackd started afterwards reuses them instead of generating them.
-# kernels: 6.1 debug
+# kernels: debug
 . ./lib.sh
 ustack_load sample_hz=999
 [ -f /usr/lib/libsframe-register.so ] || fail "libsframe-register.so not built"

@@ -4,7 +4,7 @@
 # renames its own file and spins again; another deletes its own file.  The
 # samples in the second loop must name the new name, and " (deleted)";
 # those in the first, the old name.
-# kernels: 6.1 debug
+# kernels: debug
 . ./lib.sh
 d=/tmp/rn
 rm -rf $d && mkdir -p $d || fail "mkdir"

@@ -6,7 +6,7 @@
 # Disabling them stops the sources; ustack-report reads trace_pipe's text.
 # Debian's perf records both events and ustack-report joins what perf
 # script prints.
-# kernels: 6.1 debug
+# kernels: debug
 # perf: yes
 . ./lib.sh
 T=/sys/kernel/tracing

@@ -4,7 +4,7 @@
 # binary records, with user stacks main > run_write > write_one.  A bad
 # name is refused whole (EINVAL, one log line naming it) and the parameter
 # still reads back what is active.
-# kernels: 6.1 debug
+# kernels: debug
 . ./lib.sh
 P=/sys/module/ustack/parameters
 ustack_load sample_hz=0 tracepoints=sched:sched_process_exec
