@@ -16,8 +16,8 @@
 # timeout: 400
 . ./lib.sh
 arg() { sed -n "s/.*\<$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
-# make check's run is 10 s; 20 on the debug kernel, where 10 s make too
-# few operations for each kind to run (one exec in 8 forks: seen with none)
+# make check's run is 10 s; 20 on the debug kernel, where ops are few
+# (each kind runs at least once: hostile_random starts with the rare ones)
 short=10
 [ $DEBUG_KERNEL = 0 ] || short=20
 secs=$(arg ustack_random_secs); secs=${secs:-$(long 20 $short)}
