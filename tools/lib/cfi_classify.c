@@ -95,7 +95,7 @@ static bool classify_cfa(Dwarf_Frame *fr, struct cfi_row *r)
 		   is_breg(&ops[0], &r->cfa_reg, &r->cfa_off)) {
 		r->cfa_deref = 1;
 	} else if (is_plt_expr(ops, n, &r->plt_k)) {
-		r->cfa_reg = REG_RSP;
+		r->cfa_reg = SFRAME_REG_SP;
 		r->kind = CFI_ROW_PLT;
 	} else {
 		return false;
@@ -117,7 +117,7 @@ static int classify_fp(Dwarf_Frame *fr, struct cfi_row *r)
 	int32_t off;
 	uint8_t reg;
 
-	if (dwarf_frame_register(fr, REG_RBP, mem, &ops, &n))
+	if (dwarf_frame_register(fr, SFRAME_REG_FP, mem, &ops, &n))
 		return CFI_BAD_LIBDW;
 	if (n == 0 && ops == NULL) {
 		r->fp_saved = CFI_FP_SAME;
@@ -125,7 +125,7 @@ static int classify_fp(Dwarf_Frame *fr, struct cfi_row *r)
 		r->fp_saved = CFI_FP_AT_CFA;
 		r->fp_off = off;
 	} else if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
-		   is_breg(&ops[1], &reg, &off) && reg == REG_RBP) {
+		   is_breg(&ops[1], &reg, &off) && reg == SFRAME_REG_FP) {
 		r->fp_saved = CFI_FP_AT_FP;
 		r->fp_off = off;
 	} else {
@@ -147,14 +147,14 @@ void cfi_classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		r->bad = CFI_BAD_SIGNAL;
 		return;
 	}
-	if (ra_reg != REG_RA) {
+	if (ra_reg != SFRAME_REG_RA) {
 		r->bad = CFI_BAD_RA;
 		return;
 	}
 	/* RA undefined makes the row outermost whatever the CFA; else the
 	 * CFA is the first thing a walker needs, so it is checked (and
 	 * counted) before the RA rule. */
-	if (dwarf_frame_register(fr, REG_RA, mem, &ops, &n)) {
+	if (dwarf_frame_register(fr, SFRAME_REG_RA, mem, &ops, &n)) {
 		r->bad = CFI_BAD_LIBDW;
 		return;
 	}
@@ -169,7 +169,7 @@ void cfi_classify(Dwarf_Frame *fr, int ra_reg, bool signal,
 		return;
 	}
 	/* (a CFA in another register is what v1/v2 count such rows by) */
-	other = (r->cfa_reg != REG_RSP && r->cfa_reg != REG_RBP) ||
+	other = (r->cfa_reg != SFRAME_REG_SP && r->cfa_reg != SFRAME_REG_FP) ||
 		r->cfa_deref;
 	if (!ra_ok) {
 		r->kind = CFI_ROW_BAD;
@@ -212,7 +212,7 @@ void cfi_row_locs(const struct cfi_row *r, uint64_t pc, struct sframe_loc *cfa,
 				    SFRAME_LOC_REG_VAL, r->cfa_reg, off };
 	*ra = (struct sframe_loc){ SFRAME_LOC_CFA_DEREF, 0, -8 };
 	if (r->fp_saved == CFI_FP_AT_FP)
-		*fp = (struct sframe_loc){ SFRAME_LOC_REG_DEREF, REG_RBP,
+		*fp = (struct sframe_loc){ SFRAME_LOC_REG_DEREF, SFRAME_REG_FP,
 					   r->fp_off };
 	else if (r->fp_saved == CFI_FP_AT_CFA)
 		*fp = (struct sframe_loc){ SFRAME_LOC_CFA_DEREF, 0, r->fp_off };

@@ -10,11 +10,6 @@
 #include <elfutils/libdw.h>
 #include "cfi_rules.h"
 
-/* DWARF register numbers of x86-64 the rules name. */
-#define REG_RBP 6
-#define REG_RSP 7
-#define REG_RA 16
-
 /*
  * @r's kind, bad, CFA, rbp and PLT fields from libdw's frame @fr (its RA
  * column @ra_reg, a signal frame if @signal); @r's range is the caller's.
