@@ -67,6 +67,17 @@ expect missing-result 'FAIL: vm/k/b: no result' "$tmp/clean" a,b
 run_test long-log-end-marker long_log_end_marker
 mklog "$tmp/nodone" "" 12288 0
 expect missing-end-marker 'FAIL: vm/k/boot-complete' "$tmp/nodone"
+# The restart after the end marker: a splat of the kernel's own (a wakeup
+# racing reboot's stop of the other CPUs) passes; one naming the module,
+# and one with no end marker before it, fail.
+mklog "$tmp/reboot"
+printf '%s\n' '[   15.6] WARNING: CPU: 1 PID: 33 at kernel/sched/core.c:3346 set_task_cpu+0x1b1/0x1d0' \
+	'[   15.7] reboot: Restarting system' >>"$tmp/reboot"
+expect reboot-splat-passes 'PASS: vm/k/kernel-log' "$tmp/reboot"
+{ cat "$tmp/reboot"; echo '[   15.8]  ustack_exit+0x10/0x20 [ustack]'; } >"$tmp/reboot-ustack"
+expect reboot-splat-ustack 'FAIL: vm/k/kernel-log' "$tmp/reboot-ustack"
+grep -v '^USTACK-DONE' "$tmp/reboot" >"$tmp/reboot-nodone"
+expect reboot-splat-nodone 'FAIL: vm/k/kernel-log' "$tmp/reboot-nodone"
 mklog "$tmp/taint" "" $((12288 | 1))
 expect unexpected-taint 'FAIL: vm/k/kernel-log: unexpected taint' "$tmp/taint"
 n=0
