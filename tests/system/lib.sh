@@ -134,18 +134,23 @@ explain() {
 			{	n = split($0, l, "\n")
 				match(l[1], /[0-9]+\.[0-9]+: 1 /); t = substr(l[1], RSTART, RLENGTH - 4)
 				match(l[1], / end=[^ ]+/); e = substr(l[1], RSTART + 5, RLENGTH - 5)
-				o = "(no user frame)"
-				if (n > 1 && match(l[n], /\([^()]*\) method=[^ ]+/)) o = substr(l[n], RSTART, RLENGTH)
+				o = "(no user frame)"	# (l[n] is the [incomplete: ...] line)
+				for (i = n; i > 1; i--)
+					if (match(l[i], /\([^()]*\) method=[^ ]+/)) { o = substr(l[i], RSTART, RLENGTH); break }
 				k = e == "outermost" ? "complete" : "end=" e " last " o
 				c[k]++; if (!(k in t0)) t0[k] = t; t1[k] = t }
 			END { for (k in c) printf "    %6d %s, at %s .. %s s\n", c[k], k, t0[k], t1[k] }' |
 			sort -k1,1nr | head -n 12
-		# the first two whole, kernel frames too
+		# the first of each end reason whole, kernel frames too
 		ustack-report --perf -v --pid "$pid" "$3" 2>/dev/null |
-			awk 'BEGIN { RS = ""; ORS = "\n\n" } !/ end=outermost / && n++ < 2' | sed 's/^/      | /'
+			awk 'BEGIN { RS = ""; ORS = "\n\n" } !/ end=outermost / {
+				match($0, / end=[^ ]+/); if (!seen[substr($0, RSTART, RLENGTH)]++) print }' |
+			sed 's/^/      | /'
 	done
 	ustack-report --perf -v "$3" 2>/dev/null | awk 'BEGIN { RS = "" } !/ end=outermost / {
-		n = split($0, l, "\n"); if (match(l[n], /\(\/[^()]*\) method=/)) print substr(l[n], RSTART + 1, RLENGTH - 10) }' |
+		n = split($0, l, "\n")
+		for (i = n; i > 1; i--)
+			if (match(l[i], /\(\/[^()]*\) method=/)) { print substr(l[i], RSTART + 1, RLENGTH - 10); break } }' |
 		sort | uniq -c | sort -nr | head -n 8 | while read -r _ obj; do
 		echo "  ustackd on $obj: $(journalctl -q -o short-monotonic -b -u ustackd --no-pager |
 			grep -F -- "$obj:" | head -n 2 | paste -sd' ')"
