@@ -21,8 +21,10 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/hash.h>
 #include "file_id.h"
@@ -57,7 +59,16 @@ struct disc_ent {
 	struct disc_load load[UDISC_MAX_LOADS];	/* executable PT_LOADs */
 };
 
+/*
+ * Writers of the table hold disc_lock.  Lookups, one per frame of a walk
+ * that no cached rule answers, take no lock: a user's churn through its
+ * own files (each a miss, a read and an insert under disc_lock) would
+ * otherwise make every other walk wait on it.  They copy an entry under
+ * disc_seqc, retrying while a writer is in (writers never sleep or are
+ * preempted there), and the table is freed after an RCU grace period.
+ */
 static DEFINE_MUTEX(disc_lock);
+static seqcount_t disc_seqc = SEQCNT_ZERO(disc_seqc);
 /*
  * Sections are read and validated one at a time per lock: one lock for
  * system objects, and users' objects hashed by their owner among the
@@ -66,7 +77,7 @@ static DEFINE_MUTEX(disc_lock);
  * one section per lock at most, each charged to the reader's memcg.
  */
 static struct mutex disc_check_locks[(1 << UDISC_LOCK_BITS) + 1];
-static struct disc_ent *disc_tab;
+static struct disc_ent __rcu *disc_tab;
 static unsigned int disc_next;
 static u64 disc_seq;
 static atomic_long_t disc_checks, disc_checks_system;	/* stats */
@@ -133,6 +144,24 @@ out:
 	kfree(ph);
 }
 
+static struct disc_ent *disc_tab_locked(void)
+{
+	return rcu_dereference_protected(disc_tab, lockdep_is_held(&disc_lock));
+}
+
+static void disc_write_begin(void)
+{
+	lockdep_assert_held(&disc_lock);
+	preempt_disable();
+	write_seqcount_begin(&disc_seqc);
+}
+
+static void disc_write_end(void)
+{
+	write_seqcount_end(&disc_seqc);
+	preempt_enable();
+}
+
 /* A system object's good verdict: no user's churn replaces it. */
 static bool disc_protected(const struct disc_ent *e)
 {
@@ -147,19 +176,19 @@ static bool disc_protected(const struct disc_ent *e)
  * a system object's good verdict, which only another system object's
  * entry may replace.  Under disc_lock.
  */
-static int disc_slot(const struct disc_ent *key)
+static int disc_slot(const struct disc_ent *tab, const struct disc_ent *key)
 {
 	unsigned int i, own = 0, oldest = UDISC_SLOTS;
 
 	for (i = 0; i < UDISC_SLOTS; i++) {
-		const struct disc_ent *e = &disc_tab[i];
+		const struct disc_ent *e = &tab[i];
 
 		if (!e->used)
 			return i;
 		if (e->who != key->who || disc_protected(e))
 			continue;
 		own++;
-		if (oldest == UDISC_SLOTS || e->seq < disc_tab[oldest].seq)
+		if (oldest == UDISC_SLOTS || e->seq < tab[oldest].seq)
 			oldest = i;
 	}
 	if (own >= UDISC_USER_MAX)
@@ -167,7 +196,7 @@ static int disc_slot(const struct disc_ent *key)
 	for (i = 0; i < UDISC_SLOTS; i++) {
 		unsigned int j = (disc_next + i) % UDISC_SLOTS;
 
-		if (key->system || !disc_protected(&disc_tab[j])) {
+		if (key->system || !disc_protected(&tab[j])) {
 			disc_next = (j + 1) % UDISC_SLOTS;
 			return j;
 		}
@@ -175,60 +204,73 @@ static int disc_slot(const struct disc_ent *key)
 	return -1;
 }
 
+/* The cached entry for @key, if cached (copied to @key).  No lock. */
+static bool disc_find(struct disc_ent *key)
+{
+	const struct disc_ent *tab;
+	struct disc_ent e;
+	unsigned int seq, i;
+	bool found;
+
+	guard(rcu)();
+	tab = rcu_dereference(disc_tab);
+	if (!tab)
+		return false;
+	do {	/* (a torn copy is retried, never used) */
+		found = false;
+		seq = read_seqcount_begin(&disc_seqc);
+		for (i = 0; i < UDISC_SLOTS && !found; i++) {
+			if (disc_same(&tab[i], key)) {
+				e = tab[i];
+				found = true;
+			}
+		}
+	} while (read_seqcount_retry(&disc_seqc, seq));
+	if (found)
+		*key = e;
+	return found;
+}
+
 /* The cached entry for @key (copied to @key), read if needed. */
 static void disc_get(struct file *file, struct disc_ent *key)
 {
+	struct disc_ent *tab;
 	int slot;
 
-	unsigned int i;
-
-	scoped_guard(mutex, &disc_lock) {
-		for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
-			if (disc_same(&disc_tab[i], key)) {
-				*key = disc_tab[i];
-				return;
-			}
-		}
-	}
+	if (disc_find(key))
+		return;
 	disc_read(file, key);
 	key->used = true;
 	key->checked = false;
 	key->system = disc_system(file_inode(file));
 	key->who = ustack_user_of(current);
 	guard(mutex)(&disc_lock);
-	if (!disc_tab)
+	tab = disc_tab_locked();
+	if (!tab)
 		return;
-	slot = disc_slot(key);
+	slot = disc_slot(tab, key);
 	if (slot < 0)
 		return;
 	key->seq = ++disc_seq;
-	disc_tab[slot] = *key;
-}
-
-/* The cached entry for @key, if still cached (copied to @key). */
-static bool disc_find(struct disc_ent *key)
-{
-	unsigned int i;
-
-	guard(mutex)(&disc_lock);
-	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
-		if (disc_same(&disc_tab[i], key)) {
-			*key = disc_tab[i];
-			return true;
-		}
-	}
-	return false;
+	disc_write_begin();
+	tab[slot] = *key;
+	disc_write_end();
 }
 
 static void disc_set_checked(const struct disc_ent *key, bool ok)
 {
+	struct disc_ent *tab;
 	unsigned int i;
 
 	guard(mutex)(&disc_lock);
-	for (i = 0; disc_tab && i < UDISC_SLOTS; i++) {
-		if (disc_same(&disc_tab[i], key)) {
-			disc_tab[i].checked = true;
-			disc_tab[i].has = ok;
+	tab = disc_tab_locked();
+	for (i = 0; tab && i < UDISC_SLOTS; i++) {
+		if (disc_same(&tab[i], key)) {
+			/* (a lookup sees both fields or neither) */
+			disc_write_begin();
+			tab[i].checked = true;
+			tab[i].has = ok;
+			disc_write_end();
 		}
 	}
 }
@@ -364,7 +406,7 @@ int ustack_discovery_lookup(const struct ustack_text_map *t,
 	int err;
 
 	might_sleep();
-	if (!file || !READ_ONCE(disc_tab) || !disc_readable(file))
+	if (!file || !rcu_access_pointer(disc_tab) || !disc_readable(file))
 		return -ENOENT;
 	ustack_file_id_of(file_inode(file), &key.id);
 	disc_get(file, &key);
@@ -416,22 +458,30 @@ void ustack_discovery_show(struct seq_file *m)
  */
 int ustack_discovery_init(void)
 {
+	struct disc_ent *tab;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(disc_check_locks); i++)
 		mutex_init(&disc_check_locks[i]);
-	disc_tab = kcalloc(UDISC_SLOTS, sizeof(*disc_tab), GFP_KERNEL);
-	return disc_tab ? 0 : -ENOMEM;
+	tab = kcalloc(UDISC_SLOTS, sizeof(*tab), GFP_KERNEL);
+	rcu_assign_pointer(disc_tab, tab);
+	return tab ? 0 : -ENOMEM;
 }
 
 /**
  * ustack_discovery_exit() - free the file table
  *
- * Late walks (if any) find no table and use frame pointers.
+ * Late walks (if any) find no table and use frame pointers; lookups that
+ * found it are done before it is freed.
  */
 void ustack_discovery_exit(void)
 {
-	guard(mutex)(&disc_lock);
-	kfree(disc_tab);
-	disc_tab = NULL;
+	struct disc_ent *tab;
+
+	scoped_guard(mutex, &disc_lock) {
+		tab = disc_tab_locked();
+		rcu_assign_pointer(disc_tab, NULL);
+	}
+	synchronize_rcu();
+	kfree(tab);
 }
