@@ -4,7 +4,7 @@
  * SFrame on x86-64 can say: the CFA rule (a general register + N, the value
  * at one, ld's PLT expression), the return address's (at CFA - 8, or
  * undefined: outermost) and rbp's (unchanged, at CFA + N, at rbp + N).
- * The kinds and what each means: cfi_rules.h.  cfi_row_locs() is the one
+ * The kinds and what each means: cfi_row.h.  cfi_row_locs() is the one
  * reading of a classified row as SFrame locations, for the generator and
  * for check.
  */

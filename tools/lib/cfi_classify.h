@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 #include <elfutils/libdw.h>
-#include "cfi_rules.h"
+#include "cfi_row.h"
 
 /*
  * @r's kind, bad, CFA, rbp and PLT fields from libdw's frame @fr (its RA

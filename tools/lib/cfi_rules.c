@@ -8,7 +8,7 @@
  * dwarf_cfi_addrframe() at its start, then at the end of each row that
  * dwarf_frame_info() reports, so libdw's CFI interpreter (the one elfutils'
  * unwinder uses) is the only interpreter here.  Each row is classified by
- * what SFrame on x86-64 can say (cfi_classify.c; the kinds: cfi_rules.h).
+ * what SFrame on x86-64 can say (cfi_classify.c; the kinds: cfi_row.h).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,22 +5,7 @@
  * dwarf_frame_info/cfa/register), classified by what SFrame can express.
  *
  * Every .eh_frame FDE becomes one struct cfi_func: its PC range and its rows,
- * each row a PC range with one rule.  A row is one of:
- *   CFI_ROW_OK        CFA = rsp|rbp + off, RA at CFA-8, rbp unchanged or
- *                     saved at CFA+fp_off: what a default SFrame FRE says;
- *   CFI_ROW_OUTERMOST RA undefined (the first frame of a program or thread);
- *   CFI_ROW_PLT       ld's PLT expression CFA = rsp + 8 + ((pc & 15) >= k) * 8,
- *                     which a PCMASK FDE with rep_size 16 expresses;
- *   CFI_ROW_REG       as CFI_ROW_OK, but CFA = another general register + off
- *                     (a stack-clash probe loop's r11, ld.so's trampoline
- *                     realigning on rbx), or the value saved at a register
- *                     + off, or rbp saved at rbp + off (gcc's dynamic
- *                     realignment, DRAP: CFA = *(rbp - 8), rbp at *rbp):
- *                     a v3 flex FRE says it, v1/v2 cannot;
- *   CFI_ROW_BAD       anything else (expression CFA, RA not at CFA-8, rbp in
- *                     a register, signal frame...): SFrame cannot express
- *                     it, and the generator leaves a gap there, where the
- *                     walker falls back.
+ * each row a PC range with one rule (cfi_row.h).
  */
 #ifndef SFRAME_REGISTER_CFI_RULES_H
 #define SFRAME_REGISTER_CFI_RULES_H
@@ -29,44 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gelf.h>
-
-enum cfi_row_kind {
-	CFI_ROW_OK = 0,
-	CFI_ROW_OUTERMOST,
-	CFI_ROW_PLT,
-	CFI_ROW_REG,
-	CFI_ROW_BAD,
-};
-
-/* Why a row is CFI_ROW_BAD (counted by the generator and check). */
-enum cfi_bad {
-	CFI_BAD_NONE = 0,
-	CFI_BAD_CFA,		/* CFA not a register + N (v1/v2: rsp/rbp + N) */
-	CFI_BAD_RA,		/* RA not saved at CFA-8 (or other RA column) */
-	CFI_BAD_FP,		/* rbp not unchanged / at CFA+N */
-	CFI_BAD_SIGNAL,		/* signal frame (the sigreturn trampoline) */
-	CFI_BAD_LIBDW,		/* libdw could not compute the row */
-	CFI_BAD_MAX
-};
-
-/* Where a row says rbp is. */
-enum cfi_fp {
-	CFI_FP_SAME = 0,	/* unchanged */
-	CFI_FP_AT_CFA,		/* saved at CFA + fp_off */
-	CFI_FP_AT_FP,		/* saved at rbp + fp_off (CFI_ROW_REG: DRAP) */
-};
-
-struct cfi_row {
-	uint64_t start, end;	/* [start, end), file vaddr */
-	uint8_t kind;		/* enum cfi_row_kind */
-	uint8_t bad;		/* enum cfi_bad, for CFI_ROW_BAD */
-	uint8_t cfa_reg;	/* 6 rbp or 7 rsp (CFI_ROW_REG: 0-15, DWARF) */
-	uint8_t cfa_deref;	/* CFI_ROW_REG: CFA = *(cfa_reg + cfa_off) */
-	uint8_t fp_saved;	/* enum cfi_fp */
-	uint8_t plt_k;		/* CFI_ROW_PLT: the threshold k */
-	int32_t cfa_off;
-	int32_t fp_off;
-};
+#include "cfi_row.h"
 
 struct cfi_func {
 	uint64_t start, end;	/* the FDE's range, file vaddr */
@@ -92,20 +40,5 @@ const struct cfi_func *cfi_find_func(const struct cfi_table *t, uint64_t pc);
 /* The row of @f covering @pc, or NULL. */
 const struct cfi_row *cfi_find_row(const struct cfi_table *t,
 				   const struct cfi_func *f, uint64_t pc);
-/* CFA offset of a CFI_ROW_PLT row at @pc. */
-static inline int32_t cfi_plt_cfa_off(const struct cfi_row *r, uint64_t pc)
-{
-	return (pc & 15) >= r->plt_k ? 16 : 8;
-}
-const char *cfi_bad_name(int bad);
-
-struct sframe_loc;
-/*
- * The rule of a row that is not CFI_ROW_BAD or CFI_ROW_OUTERMOST as SFrame
- * locations, at @pc (a CFI_ROW_PLT row's CFA depends on it): what a v3 flex
- * FRE says, and what the default shape says where it can.
- */
-void cfi_row_locs(const struct cfi_row *r, uint64_t pc, struct sframe_loc *cfa,
-		  struct sframe_loc *ra, struct sframe_loc *fp);
 
 #endif

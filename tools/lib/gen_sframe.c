@@ -3,7 +3,7 @@
  * gen_sframe.c - turn .eh_frame row tables (cfi_rules.c) into SFrame.
  *
  * One .eh_frame FDE gives one SFrame FDE whose FREs are its rows, except:
- *   - rows whose CFA is in another general register (cfi_rules.h
+ *   - rows whose CFA is in another general register (cfi_row.h
  *     CFI_ROW_REG: a stack-clash probe loop's r11, ld.so's
  *     _dl_runtime_resolve realigning the stack on rbx) are a v3 flex FDE
  *     of their own between the function's default FDEs, exact where the
