@@ -24,7 +24,11 @@
 # hung), a stall with a vCPU in int3 handling, or a stall with every
 # vCPU idle in every sample, long after the running test's time limit (the
 # guest's timers stopped: its own timeout never fired).  Any other stall
-# is a failure, reported with the vCPUs' places.
+# is a failure, reported with the vCPUs' places.  The second boot runs its
+# vCPUs in one host thread (thread=single): the race is between vCPUs
+# running at once (CI met it twice in one lane), and a lane's one host
+# core is about what it has beside the other lane anyway.
+# USTACK_VM_ACCEL: the first boot's -accel (default tcg).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 label=$1 vmlinuz=$2 initrd=$3 tests=$4 log=$5
@@ -88,9 +92,10 @@ vcpu_places() {	# "vCPU0 sym+0xoff, vCPU1 ..." (vcpu-places.awk)
 	monitor "info registers -a" |
 		awk -v kmap="$kmap" -v modmap="$modmap" -v modbase="$modbase" -f "$here/vcpu-places.awk"
 }
+accel=${USTACK_VM_ACCEL:-tcg}
 run_qemu() {	# a guest stuck in that race, or stalled, is stopped at once
 	rm -f "$mon.in" "$mon.out" && mkfifo "$mon.in" "$mon.out"
-	timeout -s KILL "$tmo" qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem" \
+	timeout -s KILL "$tmo" qemu-system-x86_64 -accel "$accel" -cpu max -smp "$cpus" -m "$mem" \
 		-display none -monitor "pipe:$mon" -serial stdio "${dump_serial[@]}" -no-reboot -nodefaults \
 		-kernel "$vmlinuz" -initrd "$initrd" \
 		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init mitigations=off tsc=reliable nokaslr ustack_tests=$tests ustack_timeout=$per_test$dump_param ${USTACK_VM_APPEND:-}" \
@@ -151,6 +156,7 @@ fi
 if why=$(emulator_stall) || { int3_race && why="the emulator's text-patching race (an int3 oops or stall)"; }; then
 	mv "$log" "$log.first"
 	echo "RETRY: vm/$label: $why; first log: $log.first"
+	accel=tcg,thread=single
 	run_qemu 2>/dev/null
 	qrc=$?
 fi
