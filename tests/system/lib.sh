@@ -113,6 +113,18 @@ deferred_fail() {
 	[ ! -s "$S/deferred.$NAME" ] || fail "$(paste -sd' ' "$S/deferred.$NAME")"
 }
 
+# An awk function: the object and method of a sample's last user frame
+# ("(/usr/bin/ps) method=sframe"), or "".  A sample's lines from its
+# second on are frames; an incomplete one ends in an [incomplete: ...]
+# line, so the last line with a method= is the last frame.
+LAST_FRAME='function last_frame(s,   l, n, i) {
+	n = split(s, l, "\n")
+	for (i = n; i > 1; i--)
+		if (match(l[i], /\([^()]*\) method=[^ ]+/)) return substr(l[i], RSTART, RLENGTH)
+	return ""
+}
+'
+
 # explain SUMMARY MIN RECORDING: why the processes under 99% (with MIN
 # samples or more) have incomplete stacks: their end reasons, the object
 # of the last frame each incomplete walk reached with the first and last
@@ -129,14 +141,11 @@ explain() {
 	     on { on = 0 }' "$1"); do
 		echo "  pid $pid: end reasons: $(ustack-report --summary --pid "$pid" "$3" 2>/dev/null |
 			sed -n '/^end reasons:/,/^[^ ]/{/^  /p}' | awk '{ n = $1; $1 = $2 = ""; sub(/^ +/, ""); printf "%s %s; ", $0, n }')"
-		ustack-report --perf -v --pid "$pid" "$3" 2>/dev/null | awk '
+		ustack-report --perf -v --pid "$pid" "$3" 2>/dev/null | awk "$LAST_FRAME"'
 			BEGIN { RS = "" }
-			{	n = split($0, l, "\n")
-				match(l[1], /[0-9]+\.[0-9]+: 1 /); t = substr(l[1], RSTART, RLENGTH - 4)
-				match(l[1], / end=[^ ]+/); e = substr(l[1], RSTART + 5, RLENGTH - 5)
-				o = "(no user frame)"	# (l[n] is the [incomplete: ...] line)
-				for (i = n; i > 1; i--)
-					if (match(l[i], /\([^()]*\) method=[^ ]+/)) { o = substr(l[i], RSTART, RLENGTH); break }
+			{	match($0, /[0-9]+\.[0-9]+: 1 /); t = substr($0, RSTART, RLENGTH - 4)
+				match($0, / end=[^ ]+/); e = substr($0, RSTART + 5, RLENGTH - 5)
+				o = last_frame($0); o = o == "" ? "(no user frame)" : o
 				k = e == "outermost" ? "complete" : "end=" e " last " o
 				c[k]++; if (!(k in t0)) t0[k] = t; t1[k] = t }
 			END { for (k in c) printf "    %6d %s, at %s .. %s s\n", c[k], k, t0[k], t1[k] }' |
@@ -147,10 +156,8 @@ explain() {
 				match($0, / end=[^ ]+/); if (!seen[substr($0, RSTART, RLENGTH)]++) print }' |
 			sed 's/^/      | /'
 	done
-	ustack-report --perf -v "$3" 2>/dev/null | awk 'BEGIN { RS = "" } !/ end=outermost / {
-		n = split($0, l, "\n")
-		for (i = n; i > 1; i--)
-			if (match(l[i], /\(\/[^()]*\) method=/)) { print substr(l[i], RSTART + 1, RLENGTH - 10); break } }' |
+	ustack-report --perf -v "$3" 2>/dev/null | awk "$LAST_FRAME"'BEGIN { RS = "" } !/ end=outermost / {
+		o = last_frame($0); if (match(o, /^\(\/[^()]*\)/)) print substr(o, 2, RLENGTH - 2) }' |
 		sort | uniq -c | sort -nr | head -n 8 | while read -r _ obj; do
 		echo "  ustackd on $obj: $(journalctl -q -o short-monotonic -b -u ustackd --no-pager |
 			grep -F -- "$obj:" | head -n 2 | paste -sd' ')"
