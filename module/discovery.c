@@ -216,7 +216,11 @@ static bool disc_find(struct disc_ent *key)
 	tab = rcu_dereference(disc_tab);
 	if (!tab)
 		return false;
-	do {	/* (a torn copy is retried, never used) */
+	/*
+	 * A torn copy is retried, never used; it goes to @e, not @key, so
+	 * that the retry compares with the key it was given.
+	 */
+	do {
 		found = false;
 		seq = read_seqcount_begin(&disc_seqc);
 		for (i = 0; i < UDISC_SLOTS && !found; i++) {
