@@ -29,10 +29,12 @@
 # running at once (CI met it twice in one lane), and a lane's one host
 # core is about what it has beside the other lane anyway.
 # USTACK_VM_ACCEL: the first boot's -accel (default tcg).
+# USTACK_VM_CPUS: the vCPUs, over the caller's (a benchmark's one vCPU).
+# USTACK_VM_QEMU_ARGS: more of QEMU's options (a benchmark's -icount).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 label=$1 vmlinuz=$2 initrd=$3 tests=$4 log=$5
-tmo=${6:-900} cpus=${7:-2}
+tmo=${6:-900} cpus=${USTACK_VM_CPUS:-${7:-2}}
 mem=${USTACK_VM_MEM:-2048}
 per_test=${USTACK_TEST_TIMEOUT:-300}
 
@@ -95,7 +97,7 @@ vcpu_places() {	# "vCPU0 sym+0xoff, vCPU1 ..." (vcpu-places.awk)
 accel=${USTACK_VM_ACCEL:-tcg}
 run_qemu() {	# a guest stuck in that race, or stalled, is stopped at once
 	rm -f "$mon.in" "$mon.out" && mkfifo "$mon.in" "$mon.out"
-	timeout -s KILL "$tmo" qemu-system-x86_64 -accel "$accel" -cpu max -smp "$cpus" -m "$mem" \
+	timeout -s KILL "$tmo" qemu-system-x86_64 -accel "$accel" ${USTACK_VM_QEMU_ARGS:-} -cpu max -smp "$cpus" -m "$mem" \
 		-display none -monitor "pipe:$mon" -serial stdio "${dump_serial[@]}" -no-reboot -nodefaults \
 		-kernel "$vmlinuz" -initrd "$initrd" \
 		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init mitigations=off tsc=reliable nokaslr ustack_tests=$tests ustack_timeout=$per_test$dump_param ${USTACK_VM_APPEND:-}" \
