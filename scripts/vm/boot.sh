@@ -29,12 +29,11 @@
 # running at once (CI met it twice in one lane), and a lane's one host
 # core is about what it has beside the other lane anyway.
 # USTACK_VM_ACCEL: the first boot's -accel (default tcg).
-# USTACK_VM_CPUS: the vCPUs, over the caller's (a benchmark's one vCPU).
 # USTACK_VM_QEMU_ARGS: more of QEMU's options (a benchmark's -icount).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 label=$1 vmlinuz=$2 initrd=$3 tests=$4 log=$5
-tmo=${6:-900} cpus=${USTACK_VM_CPUS:-${7:-2}}
+tmo=${6:-900} cpus=${7:-2}
 mem=${USTACK_VM_MEM:-2048}
 per_test=${USTACK_TEST_TIMEOUT:-300}
 
