@@ -5,13 +5,11 @@
  * (d_path), and a task sampled at 999 Hz names the same few files a
  * thousand times a second: a record's costliest part.
  *
- * Each entry of the engine's task pool has a cache of a few names, made
- * at its first record and kept with the entry: its memory is bounded by
- * the pool's size (max_tasks), and each user's share of the pool bounds
- * the share a user can hold.  Only the task that holds the entry reads or
- * writes its cache, in its task_work (the record's context), so it takes
- * no lock.  Another task may hold the entry later: a name is found by
- * what made it, never by who asked for it.
+ * Each entry of the engine's task pool has a cache of a few names, kept
+ * with the entry by user_record.c.  Only the task that holds the entry
+ * reads or writes its cache, in its task_work (the record's context), so
+ * it takes no lock.  Another task may hold the entry later: a name is
+ * found by what made it, never by who asked for it.
  *
  * A name is used again only if everything d_path() read to make it is as
  * it was: the same file at the same dentry and mount, the same inode, the
@@ -26,77 +24,10 @@
 #include <linux/fs_struct.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
-#include <linux/slab.h>
 #include <linux/string.h>
 #include "path_cache.h"
-#include "task_pool.h"
 
-#define PATH_CACHE_SLOTS	4	/* a stack's usual objects */
-#define PATH_CACHE_NAME		128	/* longest name kept, its NUL too */
 #define PATH_CACHE_TTL		HZ	/* a name's life at most */
-
-struct path_slot {
-	struct ustack_path_key key;	/* .file NULL: empty */
-	unsigned long made;		/* jiffies */
-	char name[PATH_CACHE_NAME];
-};
-
-struct ustack_path_cache {
-	struct path_slot slot[PATH_CACHE_SLOTS];
-	u32 next;			/* the slot to replace next */
-};
-
-/* One cache per entry of the task pool, made at its first record. */
-static struct ustack_path_cache **caches;
-static u32 nr_caches;
-
-/**
- * ustack_path_cache_init - room for a cache per entry of the task pool
- *
- * After the pool is made.  Without it, records name every file afresh.
- *
- * Return: 0 or -ENOMEM.
- */
-int ustack_path_cache_init(void)
-{
-	caches = kvcalloc(ustack_deferred_max_tasks, sizeof(*caches),
-			  GFP_KERNEL);
-	if (!caches)
-		return -ENOMEM;
-	nr_caches = ustack_deferred_max_tasks;
-	return 0;
-}
-
-/* Module exit, after the last record (its client is unregistered). */
-void ustack_path_cache_exit(void)
-{
-	u32 i;
-
-	for (i = 0; i < nr_caches; i++)
-		kfree(caches[i]);
-	kvfree(caches);
-	caches = NULL;
-	nr_caches = 0;
-}
-
-/**
- * ustack_path_cache_of - the cache of the pool entry @st
- * @st: the current task's entry, in its task_work
- *
- * Return: the cache, made now if it is the entry's first record, or NULL
- * (no memory: the record names its files afresh).
- */
-struct ustack_path_cache *ustack_path_cache_of(const struct ustack_task *st)
-{
-	u32 i = ustack_task_index(st);
-
-	might_sleep();
-	if (i >= nr_caches)
-		return NULL;
-	if (!caches[i])
-		caches[i] = kzalloc(sizeof(*caches[i]), GFP_KERNEL);
-	return caches[i];
-}
 
 /**
  * ustack_path_key_make - what the name of @file is made of, now
@@ -149,7 +80,7 @@ const char *ustack_path_cache_get(const struct ustack_path_cache *c,
 	int i;
 
 	for (i = 0; i < PATH_CACHE_SLOTS; i++) {
-		const struct path_slot *s = &c->slot[i];
+		const struct ustack_path_slot *s = &c->slot[i];
 
 		if (key_eq(&s->key, k) &&
 		    time_before(now, s->made + PATH_CACHE_TTL))
@@ -171,7 +102,7 @@ void ustack_path_cache_put(struct ustack_path_cache *c,
 			   const struct ustack_path_key *k, const char *name)
 {
 	size_t n = strlen(name) + 1;
-	struct path_slot *s = NULL;
+	struct ustack_path_slot *s = NULL;
 	int i;
 
 	if (n > PATH_CACHE_NAME)

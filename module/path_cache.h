@@ -9,8 +9,6 @@
 #include <linux/types.h>
 
 struct file;
-struct ustack_task;
-struct ustack_path_cache;
 
 /*
  * What a name was made of: the file, its place in the tree, the reader's
@@ -24,9 +22,21 @@ struct ustack_path_key {
 	unsigned int rename_seq;
 };
 
-int ustack_path_cache_init(void);
-void ustack_path_cache_exit(void);
-struct ustack_path_cache *ustack_path_cache_of(const struct ustack_task *st);
+#define PATH_CACHE_SLOTS	4	/* a stack's usual objects */
+#define PATH_CACHE_NAME		128	/* longest name kept, its NUL too */
+
+struct ustack_path_slot {
+	struct ustack_path_key key;	/* .file NULL: empty */
+	unsigned long made;		/* jiffies */
+	char name[PATH_CACHE_NAME];
+};
+
+/* A task's cache: zeroed, it is empty. */
+struct ustack_path_cache {
+	struct ustack_path_slot slot[PATH_CACHE_SLOTS];
+	u32 next;			/* the slot to replace next */
+};
+
 bool ustack_path_key_make(struct ustack_path_key *k, struct file *file);
 const char *ustack_path_cache_get(const struct ustack_path_cache *c,
 				  const struct ustack_path_key *k);

@@ -10,7 +10,6 @@
 
 #include <linux/dcache.h>
 #include <linux/mm.h>
-#include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include "arch.h"
@@ -20,88 +19,163 @@
 #include "render.h"
 #include "ring.h"
 #include "stage_times.h"
+#include "task_pool.h"
 #include "user_record.h"
 #include "ustack_trace.h"
 
 /*
- * One delivery's record, in one allocation laid out as it goes into the
- * ring: the record, its frames, then its string table (strtab, up to
- * USTACK_STRTAB_MAX bytes).  A sample's record is made at every tick, so
- * it costs one allocation, not one per part.
+ * What a pool entry keeps from one of its task's records to the next:
+ * the names of its files (path_cache.c) and the record's buffer.  A task
+ * sampled at 999 Hz makes a record a thousand times a second, and an
+ * allocation is not cheap where every one is zeroed (Debian's kernels
+ * set init_on_alloc): a small buffer is kept and used again, a larger
+ * one freed.  Made at the entry's first record and kept with the entry,
+ * their memory is bounded by the pool's size (max_tasks); each user's
+ * share of the pool bounds the share a user can hold.  Only the task that
+ * holds the entry uses them, in its task_work, so they take no lock.
  */
-struct user_rec_buf {
-	char *strtab;		/* after frames[nr] */
-	u32 strtab_len;
-	struct ustack_path_cache *names;	/* the task's, or NULL */
-	struct ustack_rec_user rec;
-	struct ustack_frame frames[];
+struct rec_keep {
+	struct ustack_path_cache names;
+	struct ustack_rec_user *buf;	/* NULL, or REC_KEEP_MAX bytes at most */
+	u32 size;
 };
 
-/* The offset of @name in the string table, or -1. */
-static int strtab_find(const struct user_rec_buf *b, const char *name)
+#define REC_KEEP_MAX	2048		/* a buffer kept: some 70 frames */
+#define REC_STRTAB_FIRST	256	/* a new buffer's room for names */
+
+static struct rec_keep **keeps;
+static u32 nr_keeps;
+
+/*
+ * One delivery's record, in one buffer laid out as it goes into the ring:
+ * the record, its frames, then its string table (strtab, up to
+ * USTACK_STRTAB_MAX bytes), which grows the buffer when it needs to.
+ */
+struct rec_build {
+	struct ustack_rec_user *rec;	/* the buffer */
+	u32 size;			/* its bytes */
+	u32 nr;				/* frames */
+	u32 strtab_len;
+	struct ustack_path_cache *names;	/* the task's, or NULL */
+};
+
+static size_t rec_size(u32 nr, u32 strtab)
 {
+	return sizeof(struct ustack_rec_user) +
+	       nr * sizeof(struct ustack_frame) + strtab;
+}
+
+static struct ustack_frame *frames_of(const struct rec_build *b)
+{
+	return (struct ustack_frame *)(b->rec + 1);
+}
+
+static char *strtab_of(const struct rec_build *b)
+{
+	return (char *)(frames_of(b) + b->nr);
+}
+
+/* The string table's room, its names included. */
+static u32 strtab_room(const struct rec_build *b)
+{
+	return min_t(size_t, b->size - rec_size(b->nr, 0), USTACK_STRTAB_MAX);
+}
+
+/* Room for the largest string table.  Return: 0, or -ENOMEM. */
+static int rec_grow(struct rec_build *b)
+{
+	size_t size = rec_size(b->nr, USTACK_STRTAB_MAX);
+	void *p = krealloc(b->rec, size, GFP_KERNEL);
+
+	if (!p)
+		return -ENOMEM;
+	b->rec = p;
+	b->size = size;
+	return 0;
+}
+
+/* The offset of @name in the string table, or -1. */
+static int strtab_find(const struct rec_build *b, const char *name)
+{
+	const char *tab = strtab_of(b);
 	u32 off = 0;
 
 	while (off < b->strtab_len) {
-		if (!strcmp(b->strtab + off, name))
+		if (!strcmp(tab + off, name))
 			return off;
-		off += strlen(b->strtab + off) + 1;
+		off += strlen(tab + off) + 1;
 	}
 	return -1;
 }
 
-/* Add @name to the string table (once); returns its offset. */
-static u32 strtab_add(struct user_rec_buf *b, const char *name)
+/*
+ * Add @name to the string table (once).  A name made in the table's free
+ * tail always fits: only a name from elsewhere grows the buffer.
+ *
+ * Return: its offset, or -ENOMEM.
+ */
+static int strtab_add(struct rec_build *b, const char *name)
 {
 	size_t n = strlen(name) + 1;
 	int off = strtab_find(b, name);
 
 	if (off >= 0)
 		return off;
-	if (b->strtab_len + n > USTACK_STRTAB_MAX)
+	if (b->strtab_len + n > strtab_room(b) &&
+	    strtab_room(b) < USTACK_STRTAB_MAX && rec_grow(b))
+		return -ENOMEM;
+	if (b->strtab_len + n > strtab_room(b))
 		return 0;	/* full: the first name stands in */
-	memmove(b->strtab + b->strtab_len, name, n);
+	memmove(strtab_of(b) + b->strtab_len, name, n);
 	off = b->strtab_len;
 	b->strtab_len += n;
 	return off;
+}
+
+/* d_path() of @file into the string table's free tail. */
+static char *path_in_tail(struct rec_build *b, struct file *file)
+{
+	u32 free = min_t(u32, strtab_room(b) - b->strtab_len, PATH_MAX);
+
+	return file_path(file, strtab_of(b) + b->strtab_len, free);
 }
 
 /*
  * The path of @file, into the string table.  d_path() writes at the end
  * of the buffer it is given: the table's free tail is that buffer, and a
  * new path is moved down into place, so no PATH_MAX buffer is needed.  A
- * path too long for the tail is made again in one (it may be in the
- * table already, or be the first name's stand-in).  A path made, not an
- * error's stand-in, is kept in @k's cache for the task's next records.
+ * path too long for the tail is made again in a grown table, then in a
+ * buffer of its own (it may be in the table already, or be the first
+ * name's stand-in).  A path made, not an error's stand-in, is kept in
+ * @k's cache for the task's next records.
  *
  * Return: its offset, or -ENOMEM.
  */
-static int path_make(struct user_rec_buf *b, struct file *file,
+static int path_make(struct rec_build *b, struct file *file,
 		     const struct ustack_path_key *k)
 {
-	u32 room = min_t(u32, USTACK_STRTAB_MAX - b->strtab_len, PATH_MAX);
-	char *p = file_path(file, b->strtab + b->strtab_len, room);
-	char *buf;
-	u32 off;
+	char *p, *buf = NULL;
+	int off;
 
-	if (!IS_ERR(p)) {
-		if (k)
-			ustack_path_cache_put(b->names, k, p);
-		return strtab_add(b, p);
+	p = path_in_tail(b, file);
+	if (p == ERR_PTR(-ENAMETOOLONG) && strtab_room(b) < USTACK_STRTAB_MAX) {
+		if (rec_grow(b))
+			return -ENOMEM;
+		p = path_in_tail(b, file);
 	}
-	if (PTR_ERR(p) != -ENAMETOOLONG || room >= PATH_MAX)
-		return strtab_add(b, "[unknown]");
-	buf = __getname();
-	if (!buf)
-		return -ENOMEM;
-	p = file_path(file, buf, PATH_MAX);
+	if (p == ERR_PTR(-ENAMETOOLONG) && b->strtab_len) {
+		buf = __getname();
+		if (!buf)
+			return -ENOMEM;
+		p = file_path(file, buf, PATH_MAX);
+	}
 	if (!IS_ERR(p) && k)
 		ustack_path_cache_put(b->names, k, p);
 	off = strtab_add(b, IS_ERR(p) ? "[unknown]" : p);
-	__putname(buf);
+	if (buf)
+		__putname(buf);
 	return off;
 }
-
 /*
  * The path of @file, into the string table: from the task's cache if an
  * earlier record made it (path_cache.c says when a name is the same),
@@ -109,7 +183,7 @@ static int path_make(struct user_rec_buf *b, struct file *file,
  *
  * Return: its offset, or -ENOMEM.
  */
-static int path_add(struct user_rec_buf *b, struct file *file)
+static int path_add(struct rec_build *b, struct file *file)
 {
 	struct ustack_path_key k;
 	const char *name;
@@ -150,7 +224,7 @@ struct named {
  * record, not at every change of mapping.  The mmap lock keeps each file
  * mapped.
  */
-static int object_of(struct user_rec_buf *b, struct named *seen,
+static int object_of(struct rec_build *b, struct named *seen,
 		     struct vm_area_struct *vma)
 {
 	struct file *f = vma ? vma->vm_file : NULL;
@@ -179,7 +253,7 @@ static int object_of(struct user_rec_buf *b, struct named *seen,
  *
  * Return: 0, or -ENOMEM.
  */
-static int name_frames(struct user_rec_buf *b, const struct ustack_task *st,
+static int name_frames(struct rec_build *b, const struct ustack_task *st,
 		       struct mm_struct *mm)
 {
 	struct vm_area_struct *vma, *last = NULL;
@@ -202,7 +276,7 @@ static int name_frames(struct user_rec_buf *b, const struct ustack_task *st,
 		if (obj < 0)
 			return obj;
 		last = vma;
-		b->frames[i] = (struct ustack_frame) {
+		frames_of(b)[i] = (struct ustack_frame) {
 			.ip = ip,
 			.offset = offset_in(vma, ip),
 			.object = obj,
@@ -212,59 +286,105 @@ static int name_frames(struct user_rec_buf *b, const struct ustack_task *st,
 	return 0;
 }
 
+/* The keep of pool entry @st, made at its first record; NULL without memory. */
+static struct rec_keep *keep_of(const struct ustack_task *st)
+{
+	u32 i = ustack_task_index(st);
+
+	might_sleep();
+	if (i >= nr_keeps)
+		return NULL;
+	if (!keeps[i])
+		keeps[i] = kzalloc(sizeof(*keeps[i]), GFP_KERNEL);
+	return keeps[i];
+}
+
+/*
+ * A buffer for a record of @nr frames: @k's, grown if too small.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+static int rec_start(struct rec_build *b, struct rec_keep *k, u32 nr)
+{
+	size_t need = rec_size(nr, REC_STRTAB_FIRST);
+	void *p;
+
+	*b = (struct rec_build) { .nr = nr, .names = k ? &k->names : NULL };
+	if (k) {
+		swap(b->rec, k->buf);
+		swap(b->size, k->size);
+	}
+	if (b->size >= need)
+		return 0;
+	p = krealloc(b->rec, need, GFP_KERNEL);
+	if (!p) {
+		kfree(b->rec);
+		return -ENOMEM;
+	}
+	b->rec = p;
+	b->size = need;
+	return 0;
+}
+
+/* @b's buffer kept in @k for the next record if small, else freed. */
+static void rec_end(struct rec_build *b, struct rec_keep *k)
+{
+	if (k && b->size <= REC_KEEP_MAX) {
+		k->buf = b->rec;
+		k->size = b->size;
+	} else {
+		kfree(b->rec);
+	}
+}
+
 static void deliver(const struct ustack_task *st)
 {
-	struct user_rec_buf *b;
-	struct mm_struct *mm = current->mm;
+	struct mm_struct *mm = st->nr ? current->mm : NULL;
 	u64 t0 = ustack_stage_begin();
-	u32 alen;
+	struct rec_build b;
+	struct rec_keep *k;
+	size_t len;
 	int err;
 
 	trace_user_stack(st->cookie, ustack_render_end(st->end), st->nr,
 			 st->ips, st->methods);
 	if (!ustack_ring_active())
 		return;
-	b = kmalloc(size_add(struct_size(b, frames, st->nr),
-			     USTACK_STRTAB_MAX), GFP_KERNEL);
-	if (!b) {
+	k = keep_of(st);
+	if (rec_start(&b, k, st->nr)) {
 		ustack_stat_inc(nomem);
 		return;
 	}
-	b->strtab = (char *)&b->frames[st->nr];
-	b->strtab_len = 0;
-	b->names = st->nr ? ustack_path_cache_of(st) : NULL;
-	if (mm && st->nr) {
+	if (mm) {
 		mmap_read_lock(mm);
-		err = name_frames(b, st, mm);
+		err = name_frames(&b, st, mm);
 		mmap_read_unlock(mm);
 	} else {
-		err = name_frames(b, st, NULL);
+		err = name_frames(&b, st, NULL);
 	}
 	if (err) {
 		ustack_stat_inc(nomem);
 		goto out;
 	}
 
-	alen = sizeof(b->rec) + st->nr * sizeof(b->frames[0]);
-	BUILD_BUG_ON(offsetof(struct user_rec_buf, frames) !=
-		     offsetof(struct user_rec_buf, rec) + sizeof(b->rec));
-	b->rec = (struct ustack_rec_user) {
+	len = rec_size(st->nr, b.strtab_len);
+	*b.rec = (struct ustack_rec_user) {
 		.hdr = {
 			.type = USTACK_REC_USER,
-			.size = ALIGN(alen + b->strtab_len, 8),
+			.size = ALIGN(len, 8),
 		},
 		.cookie = st->cookie,
 		.pid = task_tgid_nr(current),
 		.tid = task_pid_nr(current),
 		.nr_frames = st->nr,
 		.end_reason = st->end,
-		.strtab_len = b->strtab_len,
+		.strtab_len = b.strtab_len,
 	};
 	ustack_stage_end(USTACK_STAGE_RECORD, t0);
 	/* The string table follows the frames: the record is one piece. */
-	ustack_ring_write(&b->rec, alen + b->strtab_len, NULL, 0);
+	ustack_ring_write(b.rec, len, NULL, 0);
 out:
-	kfree(b);
+	rec_end(&b, k);
 }
 
 static const struct ustack_client user_record_client = {
@@ -273,15 +393,28 @@ static const struct ustack_client user_record_client = {
 
 void ustack_user_record_init(void)
 {
-	/* Without its caches, records name their files afresh. */
-	if (ustack_path_cache_init())
-		pr_warn("no memory for the path caches\n");
+	/* Without them, records name their files afresh, in new buffers. */
+	keeps = kvcalloc(ustack_deferred_max_tasks, sizeof(*keeps), GFP_KERNEL);
+	if (keeps)
+		nr_keeps = ustack_deferred_max_tasks;
+	else
+		pr_warn("no memory for the records' keeps\n");
 	ustack_deferred_client_register(USTACK_CLIENT_STREAM,
 					&user_record_client);
 }
 
+/* After the last record: its client is unregistered first. */
 void ustack_user_record_exit(void)
 {
+	u32 i;
+
 	ustack_deferred_client_unregister(USTACK_CLIENT_STREAM);
-	ustack_path_cache_exit();
+	for (i = 0; i < nr_keeps; i++) {
+		if (keeps[i])
+			kfree(keeps[i]->buf);
+		kfree(keeps[i]);
+	}
+	kvfree(keeps);
+	keeps = NULL;
+	nr_keeps = 0;
 }
