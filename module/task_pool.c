@@ -171,7 +171,7 @@ struct ustack_task *ustack_task_at(u32 i)
 
 /*
  * The place of @st in the pool, below max_tasks: a client keeps per-task
- * state of its own by it (path_cache.c).
+ * state of its own by it (user_record.c).
  */
 u32 ustack_task_index(const struct ustack_task *st)
 {

@@ -176,6 +176,7 @@ static int path_make(struct rec_build *b, struct file *file,
 		__putname(buf);
 	return off;
 }
+
 /*
  * The path of @file, into the string table: from the task's cache if an
  * earlier record made it (path_cache.c says when a name is the same),
