@@ -107,8 +107,11 @@ coverage() {
 	[ -z "$bad" ] && return
 	if [ -n "${3:-}" ]; then
 		lazy=
-		for l in $(echo "$bad" | grep -o '\[[0-9]*\] ([0-9]* samples, [0-9.]*%)' |
-			tr -d '[]()%,' | awk '{ print $1 ":" $2 ":" $4 }'); do
+		# (pid:samples:share of each process under 99%, from the table)
+		for l in $(awk -v min="$2" '/^processes \(samples, complete user stacks\):/ { on = 1; next }
+			on && /^  / { p = $2; sub(/%/, "", p); gsub(/[][]/, "", $4)
+				if ($1 >= min && p + 0 < 99) print $4 ":" $1 ":" p; next }
+			on { on = 0 }' "$1"); do
 			pid=${l%%:*}
 			n=$(lazy_samples "$3" "$pid")
 			echo "  pid $pid: $n walks ended in ld.so's lazy binding (README, limits)"
