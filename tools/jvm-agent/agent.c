@@ -93,6 +93,30 @@ static void JNICALL on_class_load(jvmtiEnv *j, JNIEnv *env, jthread thread,
 	(void)klass;
 }
 
+/*
+ * Nothing to do either.  With this event on, HotSpot's JIT records where
+ * each inlined method's code lies at every instruction, not only at
+ * safepoints (DebugNonSafepoints, which a JVMTI agent looking at compiled
+ * code turns on unless the command line set it), so that
+ * AsyncGetCallTrace() at a tick in the middle of a loop names the method
+ * inlined there and the ones inlining it, not the scope of the nearest
+ * safepoint.
+ */
+static void JNICALL on_compiled_method_load(jvmtiEnv *j, jmethodID method,
+					    jint code_size, const void *code_addr,
+					    jint map_length,
+					    const jvmtiAddrLocationMap *map,
+					    const void *compile_info)
+{
+	(void)j;
+	(void)method;
+	(void)code_size;
+	(void)code_addr;
+	(void)map_length;
+	(void)map;
+	(void)compile_info;
+}
+
 static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread thread,
 				     jclass klass)
 {
@@ -140,16 +164,20 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	memset(&caps, 0, sizeof(caps));
 	caps.can_get_line_numbers = 1;
 	caps.can_get_source_file_name = 1;
+	caps.can_generate_compiled_method_load_events = 1;
 	(*jvmti)->AddCapabilities(jvmti, &caps);
 	memset(&cb, 0, sizeof(cb));
 	cb.VMInit = on_vm_init;
 	cb.ClassPrepare = on_class_prepare;
 	cb.ClassLoad = on_class_load;
+	cb.CompiledMethodLoad = on_compiled_method_load;
 	(*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
 	/* AsyncGetCallTrace() answers nothing unless ClassLoad is on. */
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_LOAD, NULL);
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
 	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
 					   JVMTI_EVENT_CLASS_PREPARE, NULL);
+	(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
+					   JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
 	return 0;
 }
