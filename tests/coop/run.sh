@@ -25,6 +25,11 @@
 #                     the shim puts its guard in front of it again (plain
 #                     loads again), which then steps aside for good
 #   guard-default     a fault with no handler of the program's still kills
+#   java-inlined      the JVM agent under openjdk-17, CoopChain with c
+#                     inlined by C2 into a loop with no safepoint: >= 90%
+#                     of the answers name c above b, a and main (without
+#                     DebugNonSafepoints, which the agent turns on, the
+#                     nearest recorded scope is b's call of e)
 # Run from the repository root: bash tests/coop/run.sh [NAME...]
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -159,6 +164,43 @@ if want python-faulthandler; then
 fi
 
 # --- fakepy: a Python the shim must survive --------------------------------
+# --- the JVM agent --------------------------------------------------------
+if want java-inlined; then
+	J=/usr/lib/jvm/java-17-openjdk-amd64/bin
+	if [ ! -x $J/javac ]; then
+		fail java-inlined "no $J/javac (scripts/deps.sh check)"
+	elif ! make -s -C "$ROOT/tools/jvm-agent" >"$W/jvm.log" 2>&1 ||
+	     ! $J/javac -d "$W/jbin" "$ROOT/tests/vm/java/CoopChain.java" 2>>"$W/jvm.log"; then
+		fail java-inlined "build: $(tail -2 "$W/jvm.log" | tr '\n' ' ')"
+	elif ! LD_LIBRARY_PATH=$T shim_run 997 "$W/java.err" $J/java -Xmx48m \
+		-XX:+UseSerialGC -XX:-UsePerfData -XX:+PreserveFramePointer \
+		-XX:CompileCommand=quiet -XX:CompileCommand=dontinline,CoopChain::e \
+		-agentpath:"$ROOT/tools/jvm-agent/libustack-jvm.so" -cp "$W/jbin" \
+		CoopChain 200000 4000 >"$W/java.out"; then
+		fail java-inlined "exit $?: $(grep -av '^ \|^coop' "$W/java.err" | head -2)"
+	else
+		# Answers with the chain main, a, b (innermost first: b a main
+		# at the end); "whole" when c is above them.
+		set -- $(awk '/^coop-test/ { if (s != "") judge(); s = ""; next }
+			/^    interp CoopChain\./ { s = s " " $2 }
+			function judge() {
+				if (s ~ / CoopChain\.b CoopChain\.a CoopChain\.main$/) {
+					n++
+					whole += s ~ /^ CoopChain\.c /
+				}
+			}
+			END { if (s != "") judge(); print n + 0, whole + 0 }' "$W/java.err")
+		if [ "$1" -lt 50 ]; then
+			fail java-inlined "only $1 answers with the chain"
+		elif [ $(($2 * 100)) -lt $(($1 * 90)) ]; then
+			fail java-inlined "$2 of $1 answers name c above b, a and main"
+		else
+			pass java-inlined
+			echo "coop/java-inlined: $2 of $1 answers name c above b, a and main"
+		fi
+	fi
+fi
+
 want python-unknown hostile guard-chain guard-default || exit 0
 if ! gcc -O2 -g -Wall -Wno-array-bounds -rdynamic -pthread -o "$W/fakepy" "$C/fakepy.c" 2>"$W/cc.err" ||
    ! gcc -O2 -g -Wall -Wno-array-bounds -rdynamic -pthread -DFAKE_VERSION=0x031000f0 \
