@@ -1,10 +1,13 @@
 # coop-java: read a text stream (-v PID: the JVM).  Its Java thread is the
 # one whose answers name CoopChain.main; a sample of it while CoopChain
 # runs (from its first sample whose answer names CoopChain.main to its
-# last: not the JVM's start-up and exit) is "in Java code" when its user
-# stack has a frame in anonymous memory (the code cache: HotSpot's
-# interpreter and JIT code) and none under a signal frame (the shim's
-# handler answering, counted apart).  It is answered when an
+# last: not the JVM's start-up and exit) is "in Java code" when its
+# innermost user frame is in anonymous memory (the code cache: HotSpot's
+# interpreter and JIT code) and no frame is under a signal frame (the
+# shim's handler answering, counted apart).  A tick in the VM's own code
+# called from Java (libjvm: a call resolved, a class loaded, a compile
+# asked for) is counted apart too, as in_vm: its answer, if any, names
+# the Java frame that called the VM.  A sample is answered when an
 # interp record of its (tid, cookie) came, and in order when that
 # answer's CoopChain frames, outermost first, are main, a, b, c or the
 # first of them (an AsyncGetCallTrace stack: inlined frames included).
@@ -26,6 +29,10 @@ BEGIN { split("CoopChain.main CoopChain.a CoopChain.b CoopChain.c", chain, " ") 
 	next
 }
 mode == "user" && $1 == "user" {
+	if (!nu[ukey] && index($4, "[anon]") == 1)
+		topjava[ukey] = 1
+	if (nu[ukey]++ < 4)
+		ustk[ukey] = ustk[ukey] " " $3 ":" $4
 	if (index($4, "[anon]") == 1)
 		injava[ukey] = 1
 	if ($3 == "signal")
@@ -68,10 +75,15 @@ END {
 			handler++
 			continue
 		}
+		if (!(k in topjava)) {
+			invm++
+			invm_ok += k in answered
+			continue
+		}
 		js++
 		if (!(k in answered)) {
 			if (nmiss++ < 3)
-				print "unanswered: " k
+				print "unanswered: " k " at " sampled[k] ":" ustk[k]
 			continue
 		}
 		ok++
@@ -81,6 +93,9 @@ END {
 			good = fr[k, m + 1 - i] == chain[i]
 		if (good) {
 			ordered++
+			chain_len[m]++
+			if (m < 4 && nshort[m]++ < 3)
+				print "short chain " m ":" ustk[k]
 			if (m == 4)
 				full++
 		} else if (nbad++ < 5) {
@@ -90,5 +105,6 @@ END {
 			print "out of order:" s
 		}
 	}
-	printf "java_samples %d answered %d in_order %d full_chain %d answers %d bad_lang %d in_handler %d\n", js, ok, ordered, full, nanswers, badlang, handler
+	printf "chain_lengths main %d a %d b %d c %d\n", chain_len[1], chain_len[2], chain_len[3], chain_len[4]
+	printf "java_samples %d answered %d in_order %d full_chain %d answers %d bad_lang %d in_handler %d in_vm %d in_vm_answered %d\n", js, ok, ordered, full, nanswers, badlang, handler, invm, invm_ok
 }

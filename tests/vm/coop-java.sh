@@ -1,10 +1,12 @@
 # Cooperative unwinding of Debian's openjdk-17 (a java.base runtime made
 # by its jlink, /opt/java) with the JVM agent (libustack-jvm.so), under
 # the shim at 999 Hz, running CoopChain (main -> a -> b -> c):
-# at least 90% of its Java thread's samples in Java code (a frame in the
-# code cache) while CoopChain runs get an interp record of lang java
-# showing the chain in order, at least half of them the whole chain; its output is byte-identical with and without ustack; the
-# report puts the Java frames in place of the code cache's.
+# at least 90% of its Java thread's samples in Java code (the innermost
+# frame in the code cache; coop-java.awk) while CoopChain runs get an
+# interp record of lang java showing the chain in order, and at least
+# 90% of them the whole chain; its output is byte-identical with and
+# without ustack; the report puts the Java frames in place of the code
+# cache's.
 # java: yes
 # kernels: full (none: make check-full alone: a JVM, node or a third
 # Python under TCG takes minutes)
@@ -14,10 +16,14 @@
 [ -f /usr/lib/ustack/libustack-jvm.so ] || fail "no JVM agent in the guest"
 # A small heap, one collector thread: the guest's memory.  Both JIT
 # compilers: C1 alone leaves inlined methods out of AsyncGetCallTrace's
-# stacks more often.
+# stacks more often.  Few long rounds: c runs compiled on its own (its
+# loop's OSR code), as the time of a program's hot loop does; c inlined
+# into b is tests/coop's java-inlined, on the host.  (Inlined, in this
+# guest under TCG, c was left out of more than half the answers, though
+# the host's run names it in all: not explained yet.)
 JAVA="/opt/java/bin/java -Xmx48m -Xss512k -XX:+UseSerialGC -XX:-UsePerfData
 	-XX:+PreserveFramePointer -cp bin"
-rounds=40
+rounds="40 2000000"
 # shellcheck disable=SC2086
 $JAVA CoopChain $rounds >/tmp/plain.out 2>/tmp/plain.err || fail "java: $(head -3 /tmp/plain.err)"
 ustack_load sample_hz=999 buffer_kb=32768 coop_timeout_ms=200
@@ -38,7 +44,7 @@ js=$1 ok=$3 ordered=$5 full=$7 badlang=${11}
 [ "$badlang" = 0 ] || fail "$badlang answers not lang=java"
 [ $((ordered * 100)) -ge $((js * 90)) ] ||
 	fail "$ordered of $js samples in Java code show the chain in order (< 90%); $ok answered"
-[ "$full" -ge $((js / 2)) ] || fail "only $full of $js samples with the whole chain"
+[ $((full * 100)) -ge $((js * 90)) ] || fail "only $full of $js samples with the whole chain (< 90%)"
 ustack-report --folded --pid $P /tmp/java.rec >/tmp/java.folded || fail "ustack-report"
 grep -q 'CoopChain.main (CoopChain.java);CoopChain.a (CoopChain.java);CoopChain.b (CoopChain.java);CoopChain.c (CoopChain.java)' \
 	/tmp/java.folded || fail "no folded stack with the chain: $(sort -t' ' -k2 -n /tmp/java.folded | tail -2)"
