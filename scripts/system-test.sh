@@ -101,7 +101,7 @@ note="qemu exit $qrc after $((SECONDS - t0)) s"
 # (the console) checked as a busybox guest's is.
 { tr -d '\r' <"$log"; echo "USTACK-CONSOLE-BEGIN"; tr -d '\r' <"$log.console"; } >"$log.all"
 "$top/scripts/vm/verdict.sh" "$label" "$(IFS=,; echo "${tests[*]}")" "$log.all" "$note" |
-	sed 's|^\(PASS\|FAIL\): vm/|\1: system/|'
+	sed 's#^\(PASS\|FAIL\): vm/#\1: system/#'
 echo "system/$label: $((SECONDS - t0)) s in the guest ($KREL), log $log"
 exit
 }
