@@ -164,6 +164,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 	memset(&caps, 0, sizeof(caps));
 	caps.can_get_line_numbers = 1;
 	caps.can_get_source_file_name = 1;
+	(*jvmti)->AddCapabilities(jvmti, &caps);
+	/* Apart: a JVM without it still gets the names and lines. */
+	memset(&caps, 0, sizeof(caps));
 	caps.can_generate_compiled_method_load_events = 1;
 	(*jvmti)->AddCapabilities(jvmti, &caps);
 	memset(&cb, 0, sizeof(cb));
