@@ -5,7 +5,8 @@
 # frames of jit_prog.js (fa, fb, fc, fd, named from node's perf map),
 # outermost first, begin with fa and go down the chain in order, and
 # node's native frames hold them: main or node::Start further out, and a
-# native frame of node's between it and fa.
+# native frame of node's between it and fa.  Prints the first good
+# sample's stack and up to four bad ones.
 function flush(   i, k, last, nat, ok, start) {
 	if (!inblock)
 		return
@@ -33,14 +34,14 @@ function flush(   i, k, last, nat, ok, start) {
 		if (uobj[i] != "[anon]")
 			nat++
 	ok = ok && start > sidx[nscript] && nat > 0
-	if (ok)
-		good++
-	else if (nbad++ < 4) {
-		s = ""
-		for (i = nu; i >= 1; i--)
-			s = s ";" uname[i]
-		print "not in order:" s
-	}
+	if (ok && good++)
+		return
+	if (!ok && nbad++ >= 4)
+		return
+	s = ""
+	for (i = nu; i >= 1; i--)
+		s = s ";" uname[i]
+	print (ok ? "in order:" : "not in order:") s
 }
 /^[^\t]/ {
 	flush()

@@ -57,7 +57,4 @@ set -- $(sed -n 's/^jit_samples //p' /tmp/node.res)
 jit=$1 good=$3
 [ "$jit" -ge 100 ] || fail "only $jit samples in JIT code"
 [ $((good * 100)) -ge $((jit * 90)) ] || fail "$good of $jit samples in JIT code in call order (< 90%)"
-# The heaviest stack through the script, as a flame graph shows it.
-ustack-report --folded --pid $P /tmp/node.rec | grep 'jit_prog\.js' |
-	awk '{ print $NF "\t" $0 }' | sort -n | tail -1 | cut -f2-
 echo "jit-node: $good of $jit samples in JIT code name jit_prog.js's functions in call order"
