@@ -76,4 +76,14 @@ END { print "nested " tot + 0 " " good + 0 }' /tmp/coop.folded >/tmp/coop.nest
 cat /tmp/coop.nest
 set -- $(sed -n 's/^nested \([0-9]\)/\1/p' /tmp/coop.nest)
 [ "$1" -ge 10 ] || fail "only $1 samples in digit_sum"
-[ $(($2 * 100)) -ge $(($1 * 90)) ] || fail "$2 of $1 samples in digit_sum nested right (< 90%)"
+[ $(($2 * 100)) -ge $(($1 * 90)) ] && return 0
+# Why: the walks' end reasons, and the first samples in digit_sum whose
+# native walk stopped after three frames, whole, with their addresses.
+grep -E '^(end_|bad_frame_)' /sys/kernel/debug/ustack/stats | grep -v ' 0$' | tr '\n' ' '; echo
+ustack-report --perf -v --pid $P /tmp/coop.rec | awk '
+/^[^\t]/ { flush(); blk = $0 "\n"; bad = /end=bad-frame/; next }
+{ blk = blk $0 "\n"; if (/ \(\[interp\]\)$/) { if (/ digit_sum /) d = 1 }
+  else if (!/kernel/) nu++ }
+function flush() { if (bad && d && nu < 4 && n++ < 3) printf "%s", blk; blk = ""; bad = d = nu = 0 }
+END { flush() }'
+fail "$2 of $1 samples in digit_sum nested right (< 90%)"
