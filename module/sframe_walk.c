@@ -258,9 +258,10 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 	struct sframe_state last = w->st;	/* before the step: the scan's */
 	u32 start_bytes = w->budget.bytes;
 	u8 method, end = USTACK_END_DEPTH;
+	bool sig = w->flags & SFRAME_WALK_IN_SIGRETURN;
 
 	while (nr) {
-		if (sf_walk_has_cache(w, ops))
+		if (!sig && sf_walk_has_cache(w, ops))
 			nr = ustack_sframe_walk_cached(w, ops, &st, nr, stop);
 		if (nr >= max) {
 			end = USTACK_END_DEPTH;
@@ -278,7 +279,8 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 		}
 		if (w->flags & SFRAME_WALK_GUESS)
 			last = st;
-		if (sf_walk_step(w, ops, &st, &method, &end)) {
+		if (sig ? sf_walk_signal(w, &st, &method, &end) :
+			  sf_walk_step(w, ops, &st, &method, &end)) {
 			if ((end == USTACK_END_NO_INFO ||
 			     end == USTACK_END_BAD_FRAME) &&
 			    (w->flags & SFRAME_WALK_GUESS) && ops->is_text &&
@@ -290,6 +292,7 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 		if (methods)
 			methods[nr] = method;
 		nr++;
+		sig = false;
 	}
 	w->nr = nr;
 	w->end = end;

@@ -421,6 +421,8 @@ u32 ustack_walk_user(struct pt_regs *regs, u64 *ips, u8 *methods, u32 max,
 	if (clone)
 		x.w.flags |= clone > 0 ? SFRAME_WALK_CLONE_CHILD :
 					 SFRAME_WALK_CLONE_PARENT;
+	if (ustack_arch_in_sigreturn(regs))
+		x.w.flags |= SFRAME_WALK_IN_SIGRETURN;
 	ustack_sframe_walk(&x.w);
 	ustack_store_rd_release(&x.c.rd);
 	if (x.w.end == USTACK_END_BAD_FRAME && x.w.err < 0 &&

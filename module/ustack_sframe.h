@@ -399,6 +399,13 @@ struct sframe_walk_ops {
  */
 #define SFRAME_WALK_CLONE_CHILD		0x4
 #define SFRAME_WALK_CLONE_PARENT	0x8
+/*
+ * The interrupted frame is in rt_sigreturn, the kernel has not undone
+ * the signal frame yet: SP is at its ucontext, whatever code made the
+ * call (the kernel finds the frame there too).  The first step is the
+ * signal frame's.  No rule could take it: the PC is past the trampoline.
+ */
+#define SFRAME_WALK_IN_SIGRETURN	0x10
 
 /* Nested signal frames in one walk (sigaltstack breaks the SP order). */
 #define SFRAME_WALK_MAX_SIGNALS	16

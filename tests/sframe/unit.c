@@ -1015,6 +1015,51 @@ static void test_walk_cache_hooks(struct sframe_walk *w)
 	      hook_runs);
 }
 
+/*
+ * A request inside rt_sigreturn (SFRAME_WALK_IN_SIGRETURN): the PC is past
+ * the trampoline's system call, SP at the signal frame's ucontext.  Its
+ * first step is the signal frame's, with the rule cache and without; no
+ * rule covers that PC, so without the flag the walk goes wrong.
+ */
+static void test_walk_in_sigreturn(struct sframe_walk *w, u64 *stack)
+{
+	static const u64 want[] = { SIG_ALIGNED + 9, 0x1020, SIG_UNALIGNED,
+				    0x3005, 0x9999 };
+	static const u8 wantm[] = { USTACK_METHOD_REGS, USTACK_METHOD_SIGNAL,
+				    USTACK_METHOD_SFRAME, USTACK_METHOD_SIGNAL,
+				    USTACK_METHOD_FP };
+	static const struct sframe_walk_ops sig_ops = {
+		.find_sec = walk_find, .read_code = sig_read_code,
+	};
+	static struct sframe_cache cache;
+	int ok = 1, k;
+
+	w->ops = &sig_ops;
+	w->cache_burst = 0;
+	w->flags = SFRAME_WALK_IN_SIGRETURN;
+	for (k = 0; k < 2; k++) {
+		ustack_sframe_cache_reset(&cache);
+		w->cache = k ? &cache : NULL;
+		w->st.ip = SIG_ALIGNED + 9;
+		w->st.sp = (u64)(unsigned long)stack + 16;
+		w->st.fp = 0x77;
+		memset(w->ips, 0, 16 * sizeof(u64));
+		ustack_sframe_walk(w);
+		ok &= w->nr == 5 && w->end == USTACK_END_OUTERMOST &&
+		      !memcmp(w->ips, want, sizeof(want)) &&
+		      !memcmp(w->methods, wantm, sizeof(wantm));
+	}
+	check("walk-in-sigreturn", ok, "nr %u end %u err %s ips %#llx %#llx",
+	      w->nr, w->end, ustack_sframe_strerror(w->err),
+	      (unsigned long long)w->ips[1], (unsigned long long)w->ips[2]);
+	w->flags = 0;
+	ustack_sframe_walk(w);
+	check("walk-in-sigreturn-needs-flag",
+	      w->nr < 2 || w->methods[1] != USTACK_METHOD_SIGNAL,
+	      "nr %u method %u", w->nr, w->methods[1]);
+	w->cache = NULL;
+}
+
 static void test_walk_sigreturn(void)
 {
 	static const struct sfe_fre fa[] = { { .start = 0, .cfa_base = SFE_BASE_SP, .cfa_off = 16 } };
@@ -1067,6 +1112,7 @@ static void test_walk_sigreturn(void)
 	      (w.nr < 3 || methods[2] != USTACK_METHOD_SIGNAL),
 	      "nr %u method %u", w.nr, methods[2]);
 	test_walk_cache_hooks(&w);
+	test_walk_in_sigreturn(&w, stack);
 	free(b);
 }
 
