@@ -566,6 +566,20 @@ symbolize_return_address() {
 }
 run_test symbolize-return-address symbolize_return_address
 
+# Names as libdwfl's own lookup (dwfl_module_addrinfo(), eu-addr2line -S)
+# chooses them, which symtab.c does by a binary search: the first, last
+# and next byte of functions and addresses spread over the code of prog,
+# libtr.so and the C library.
+symbolize_libdwfl() {
+	local libc
+	libc=$(ldd "$T/prog" | awk '$1 ~ /^libc\.so/ { print $3 }')
+	[ -n "$libc" ] || { echo "no libc in ldd's list"; return 1; }
+	python3 $D/dwfl_names.py $R "$T/prog" "$T/libtr.so" "$libc" >"$T/dw.out" ||
+		{ cat "$T/dw.out"; return 1; }
+	grep -q '^checked [0-9]\{4,\} mismatched 0$' "$T/dw.out" || { cat "$T/dw.out"; return 1; }
+}
+run_test symbolize-libdwfl-choice symbolize_libdwfl
+
 # -l: file:line as addr2line gives it (ip for the first frame, ip-1 after)
 symbolize_lines() {
 	$R -l "$T/profile.txt" >"$T/l.out" || return 1
