@@ -162,6 +162,12 @@ struct objstat {
 size_t symbolize_nobj(void);
 const struct objstat *symbolize_obj(size_t i);
 
+/* symtab.c: a module's symbols, sorted (libdwfl's lookup scans them) */
+typedef struct Dwfl_Module Dwfl_Module;
+struct symtab *symtab_build(Dwfl_Module *mod);	/* NULL: no symbols */
+const char *symtab_lookup(const struct symtab *t, uint64_t addr,
+			  uint64_t *off);
+
 /* ehsplit.c: the FDE after the one covering @func in .eh_frame */
 typedef struct Elf Elf;
 int eh_next_fde(Elf *elf, uint64_t func, uint64_t *lo, uint64_t *hi);

@@ -39,6 +39,7 @@ struct obj {
 	int parsed;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct symtab *syms;	/* sorted (symtab.c) */
 	GElf_Phdr *load;
 	size_t nload;
 	uint64_t split_lo, split_hi;	/* the evaluator's other part */
@@ -189,7 +190,7 @@ static void find_split_evaluator(struct obj *ob, Elf *elf, GElf_Addr bias)
 {
 	int i, n = dwfl_module_getsymtab(ob->mod);
 	uint64_t lo, hi;
-	GElf_Off soff;
+	uint64_t soff;
 
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -204,8 +205,7 @@ static void find_split_evaluator(struct obj *ob, Elf *elf, GElf_Addr bias)
 		    eh_next_fde(elf, sym.st_value, &lo, &hi))
 			return;
 		/* ... and the next FDE's start has no name of its own */
-		name = dwfl_module_addrinfo(ob->mod, lo + bias, &soff, &sym,
-					    NULL, NULL, NULL);
+		name = symtab_lookup(ob->syms, lo + bias, &soff);
 		if (name && !soff)
 			return;
 		ob->split_lo = lo;
@@ -251,6 +251,7 @@ static void obj_open(struct obj *ob)
 		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
 			ob->load[ob->nload++] = ph;
 	}
+	ob->syms = symtab_build(ob->mod);
 	find_split_evaluator(ob, elf, bias);
 	len = dwfl_module_build_id(ob->mod, &bits, &bvaddr);
 	if (len > 0 && len <= 64) {
@@ -377,8 +378,8 @@ static const struct symres *cache_get(const char *obj, uint64_t off, int adj)
 static const struct symres *lookup(struct obj *ob, uint64_t off, int adj)
 {
 	struct symres *res = xalloc(sizeof(*res));
-	GElf_Addr bias, addr = 0, soff;
-	GElf_Sym sym;
+	GElf_Addr bias, addr = 0;
+	uint64_t soff;
 	const char *name;
 	size_t i;
 	int found = 0;
@@ -401,8 +402,7 @@ static const struct symres *lookup(struct obj *ob, uint64_t off, int adj)
 	addr += bias;
 	if (addr < (GElf_Addr)adj)
 		return res;
-	name = dwfl_module_addrinfo(ob->mod, addr - adj, &soff, &sym, NULL,
-				    NULL, NULL);
+	name = symtab_lookup(ob->syms, addr - adj, &soff);
 	if (name && *name) {
 		char *dm = NULL;
 		int st = -1;
