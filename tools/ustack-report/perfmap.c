@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -370,20 +371,14 @@ static int cmp_start(const void *a, const void *b)
 static const struct pment *find(struct pmap *m, uint64_t addr)
 {
 	const struct pment *best = NULL;
-	size_t lo = 0, hi = m->n, k;
+	size_t lo, k;
 
 	if (!m->sorted) {
 		qsort(m->e, m->n, sizeof(*m->e), cmp_start);
 		m->sorted = 1;
 	}
-	while (lo < hi) {	/* the first entry starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->e[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = first_above(m->e, m->n, sizeof(*m->e),
+			 offsetof(struct pment, start), addr);
 	for (k = 0; k < PERFMAP_SCAN && lo > k; k++) {
 		const struct pment *e = &m->e[lo - 1 - k];
 

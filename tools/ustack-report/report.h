@@ -13,6 +13,9 @@ void *xrealloc(void *p, size_t n);	/* heap */
 const char *intern(const char *s, size_t n);	/* stable, unique per content */
 const char *internz(const char *s);
 const char *basename_of(const char *path);
+/* sorted by a u64 field: the first element above key (offsetof field) */
+size_t first_above(const void *v, size_t n, size_t size, size_t field,
+		   uint64_t key);
 /* Records are words: skip blanks; the next word, NUL-terminated, or NULL. */
 char *skip_ws(char *p);
 char *next_word(char **pp);

@@ -11,6 +11,7 @@
  * sizeless, at one address), else the nearest symbol if it is sizeless
  * and in the address's section.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -108,17 +109,13 @@ struct symtab *symtab_build(Dwfl_Module *mod)
 const char *symtab_lookup(const struct symtab *t, uint64_t addr,
 			  uint64_t *off)
 {
-	size_t lo = 0, hi = t ? t->n : 0, k;
+	size_t lo, k;
 	const struct sym *best = NULL;
 
-	while (lo < hi) {	/* the first symbol starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->s[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	if (!t)
+		return NULL;
+	lo = first_above(t->s, t->n, sizeof(*t->s), offsetof(struct sym, lo),
+			 addr);
 	/* nearest first; at one address the better ranks come first */
 	for (k = lo; k-- > 0 && lo - k <= SYMTAB_BACK;) {
 		const struct sym *s = &t->s[k];

@@ -141,6 +141,28 @@ const char *basename_of(const char *path)
 	return b ? b + 1 : path;
 }
 
+/*
+ * In @n elements of @size bytes sorted by the u64 at byte @field of each:
+ * the index of the first whose value is above @key (n if none).
+ */
+size_t first_above(const void *v, size_t n, size_t size, size_t field,
+		   uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t x;
+
+		memcpy(&x, (const char *)v + mid * size + field, sizeof(x));
+		if (x <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Pointer-keyed memo tables (open addressing), for derived names. */
 const void *memo_get(struct memo *m, const void *key)
 {
