@@ -65,3 +65,18 @@ run report_text_folded_per_sample --folded "$T/bench.txt"
 run report_text_svg_per_sample --svg "$T/bench.txt"
 echo "bench report_text_bytes_per_sample $(($(stat -c %s "$T/bench.txt") / N)) bytes"
 echo "bench report_binary_bytes_per_sample $(($(stat -c %s "$T/bench.bin") / N)) bytes"
+# Naming distinct addresses in a large object (the C library: every
+# address a lookup of its own): ustack-report's sorted table against
+# libdwfl's own lookup, which scans the whole table per address
+# (eu-addr2line -S on the same addresses), side by side.
+libc=$(ldd "$T/prog" | awk '$1 ~ /^libc\.so/ { print $3 }')
+if out=$(python3 tests/report/dwfl_names.py $R "$libc"); then
+	set -- $(echo "$out" | sed -n 's/^checked \([0-9]*\) .*/\1/p') \
+		$(echo "$out" | sed -n 's/^seconds report \([0-9.]*\) libdwfl \([0-9.]*\)$/\1 \2/p')
+	awk -v n="$1" -v r="$2" -v d="$3" 'BEGIN {
+		printf "bench report_names_per_address %.0f ns\n", r * 1e9 / n
+		printf "bench libdwfl_names_per_address %.0f ns\n", d * 1e9 / n
+		printf "bench report_names_vs_libdwfl %.3f x\n", r / d }'
+else
+	echo "bench report_names failed: $(echo "$out" | tail -n 3)" >&2
+fi

@@ -6,12 +6,14 @@
 For each OBJ: addresses spread over its executable PT_LOADs (about
 1500 per segment) and the first, last and next byte of its functions
 (1000 of them, from nm), as interrupted IPs in a text stream, named by REPORT (--perf)
-and by eu-addr2line -S (dwfl_module_addrinfo()).  Prints each mismatch
-and "checked N mismatched M"; exits 1 on any mismatch.
+and by eu-addr2line -S (dwfl_module_addrinfo()).  Prints each mismatch,
+"checked N mismatched M" and "seconds report S libdwfl S" (each side's
+time for all the addresses, for the bench); exits 1 on any mismatch.
 """
 import re
 import subprocess
 import sys
+import time
 
 
 def loads(obj):
@@ -49,16 +51,19 @@ def edges(obj):
 def main():
     report, objs = sys.argv[1], sys.argv[2:]
     stream, want = [], []
+    t_dwfl = 0.0
     for obj in objs:
         ends = edges(obj)
         for off, vaddr, size in loads(obj):
             step = size // 1500 + 1
             addrs = sorted(set(range(0, size, step)) |
                            {a - vaddr for a in ends if 0 <= a - vaddr < size})
+            t0 = time.monotonic()
             names = subprocess.run(
                 ["eu-addr2line", "-C", "-S", "-e", obj] +
                 ["0x%x" % (vaddr + a) for a in addrs],
                 capture_output=True, text=True, check=True).stdout
+            t_dwfl += time.monotonic() - t0
             names = names.splitlines()[0::2]
             for a, n in zip(addrs, names):
                 k = len(want) + 1
@@ -69,9 +74,11 @@ def main():
                 stream.append("    user 0x%x regs %s+0x%x" %
                               (vaddr + a, obj, off + a))
                 want.append((obj, vaddr + a, dwfl_name(n)))
+    t0 = time.monotonic()
     out = subprocess.run([report, "--perf", "/dev/stdin"],
                          input="\n".join(stream) + "\n", capture_output=True,
                          text=True, check=True).stdout
+    t_report = time.monotonic() - t0
     got = [m.group(1) for m in
            re.finditer(r"^\t *[0-9a-f]+ (.*) \([^()]*\)$", out, re.M)]
     if len(got) != len(want):
@@ -84,6 +91,7 @@ def main():
             if bad <= 5:
                 print("%s 0x%x: got %s, libdwfl %s" % (obj, addr, g, w))
     print("checked %d mismatched %d" % (len(want), bad))
+    print("seconds report %.3f libdwfl %.3f" % (t_report, t_dwfl))
     return 1 if bad else 0
 
 
