@@ -15,7 +15,17 @@ case $(phase) in
 	[ -n "$k2" ] && [ "$k2" != "$KREL" ] || fail "no second kernel in the archive"
 	echo "$k2" >"$S/k2"
 	t0=$(now)
-	apt-get install -y "linux-image-$k2" "linux-headers-$k2" >"$S/apt-k2.log" 2>&1 || {
+	apt-get install -y "linux-image-$k2" "linux-headers-$k2" >"$S/apt-k2.log" 2>&1 &
+	apt=$!
+	# Under TCG the DKMS build and the initramfs take many minutes: every
+	# 5 minutes, the install's last line, so that a timeout says where.
+	n=0
+	while kill -0 $apt 2>/dev/null; do
+		sleep 5
+		n=$((n + 1))
+		[ $((n % 60)) != 0 ] || echo "  [$(since "$t0") s] $(tail -n 1 "$S/apt-k2.log" | cut -c1-100)"
+	done
+	wait $apt || {
 		tail -n 20 "$S/apt-k2.log" | sed 's/^/  | /'
 		fail "apt-get install linux-image-$k2 linux-headers-$k2"
 	}
