@@ -303,7 +303,7 @@ bool ustack_registry_lookup(struct mm_struct *mm, u64 pc, struct sframe_sec *sec
 
 	*gap_lo = 0;
 	*gap_hi = TASK_SIZE;
-	if (hash_empty(ustack_reg_hash) || !ustack_reg_sighted())
+	if (ustack_reg_none() || !ustack_reg_sighted())
 		return false;
 	rcu_read_lock();
 	um = ustack_reg_find_mm(mm);
@@ -363,7 +363,7 @@ u64 ustack_registry_generation(struct mm_struct *mm)
 {
 	struct reg_mm *um;
 
-	if (hash_empty(ustack_reg_hash))
+	if (ustack_reg_none())
 		return 0;
 	guard(rcu)();
 	um = ustack_reg_find_mm(mm);

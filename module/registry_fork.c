@@ -148,7 +148,7 @@ static void ufork_probe(void *data, struct task_struct *parent,
 	/* the tracepoint runs with preemption off: no sleeping allocation */
 	lockdep_assert_preemption_disabled();
 	if (!child->mm || child->mm == parent->mm ||
-	    (child->flags & PF_KTHREAD) || hash_empty(ustack_reg_hash))
+	    (child->flags & PF_KTHREAD) || ustack_reg_none())
 		return;
 	rcu_read_lock();
 	um = ustack_reg_find_mm(parent->mm);

@@ -26,7 +26,7 @@
 
 DEFINE_HASHTABLE(ustack_reg_hash, REG_HASH_BITS);
 static DEFINE_RAW_SPINLOCK(reg_hash_lock);
-static atomic_t reg_nr_mm = ATOMIC_INIT(0);
+atomic_t ustack_reg_nr_mm = ATOMIC_INIT(0);
 
 /* The source of every reg_mm's generation: values are never reused. */
 static atomic64_t reg_gen = ATOMIC64_INIT(1);
@@ -148,7 +148,7 @@ void ustack_reg_mm_drop(struct reg_mm *um)
 	ustack_reg_set_put(old);
 	scoped_guard(raw_spinlock, &reg_hash_lock)
 		hash_del_rcu(&um->node);
-	atomic_dec(&reg_nr_mm);
+	atomic_dec(&ustack_reg_nr_mm);
 	atomic_long_sub(sizeof(*um), &reg_bytes);
 	call_rcu(&um->rcu, reg_mm_free);
 }
@@ -174,14 +174,16 @@ struct reg_mm *ustack_reg_mm_of(struct mm_struct *mm)
 	scoped_guard(raw_spinlock, &reg_hash_lock) {
 		/* Another thread of @mm may have been first. */
 		old = ustack_reg_find_mm(mm);
-		if (!old)
+		if (!old) {
+			/* counted before it can be found: see ustack_reg_none() */
+			atomic_inc(&ustack_reg_nr_mm);
 			hash_add_rcu(ustack_reg_hash, &um->node, (unsigned long)mm);
+		}
 	}
 	if (old) {
 		kfree(um);
 		return old;
 	}
-	atomic_inc(&reg_nr_mm);
 	atomic_long_add(sizeof(*um), &reg_bytes);
 	return um;
 }
@@ -237,6 +239,6 @@ void ustack_reg_drop_all(void)
 		if (!atomic_xchg(&um->dropped, 1))
 			ustack_reg_mm_drop(um);
 	rcu_read_unlock();
-	WARN_ON(atomic_read(&reg_nr_mm));
+	WARN_ON(!ustack_reg_none());
 	rcu_barrier();
 }

@@ -56,6 +56,19 @@ struct reg_mm {
 /* The table of mms with a registry, by mm pointer (registry_mm.c). */
 #define REG_HASH_BITS	8
 extern DECLARE_HASHTABLE(ustack_reg_hash, REG_HASH_BITS);
+extern atomic_t ustack_reg_nr_mm;
+
+/*
+ * No mm has a registry: the quick test of every walk, fork and unmapping.
+ * Not hash_empty(), which reads all 256 buckets: some 1000 instructions
+ * a call, several calls a sample.  An mm is counted before it is added to
+ * the table and after it is removed, so a count of 0 means an empty table
+ * as much as the buckets would have said so.
+ */
+static inline bool ustack_reg_none(void)
+{
+	return !atomic_read(&ustack_reg_nr_mm);
+}
 
 static inline void reg_set_add(struct reg_set *s, const struct reg_ent *e)
 {

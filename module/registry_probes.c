@@ -72,7 +72,7 @@ static void reg_unmapped(struct mm_struct *mm, u64 lo, u64 hi)
 	struct reg_ent *e;
 	u32 i;
 
-	if (!mm || lo >= hi || hash_empty(ustack_reg_hash))
+	if (!mm || lo >= hi || ustack_reg_none())
 		return;
 	guard(rcu)();
 	um = ustack_reg_find_mm(mm);
@@ -218,7 +218,7 @@ static void reg_tp_exit_mmap(void *data, struct mm_struct *mm)
 {
 	struct reg_mm *um;
 
-	if (hash_empty(ustack_reg_hash))
+	if (ustack_reg_none())
 		return;
 	guard(rcu)();
 	um = ustack_reg_find_mm(mm);
