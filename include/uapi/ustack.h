@@ -365,6 +365,7 @@ struct sframe_store_misses {
 enum ustack_format {
 	USTACK_FORMAT_TEXT	= 0,	/* default: the text records, for cat */
 	USTACK_FORMAT_BINARY	= 1,	/* the records below */
+	USTACK_FORMAT_PACKED	= 2,	/* the same, user stacks packed */
 };
 
 /* Select the format of this open file; takes a pointer to a __u32. */
@@ -376,6 +377,7 @@ enum ustack_rec_type {
 	USTACK_REC_LOST		= 3,
 	USTACK_REC_INTERP	= 4,
 	USTACK_REC_PERFMAP	= 5,	/* tools only: see below */
+	USTACK_REC_USER_PACKED	= 6,	/* USTACK_FORMAT_PACKED's user stacks */
 };
 
 enum ustack_event {
@@ -437,6 +439,37 @@ struct ustack_rec_user {
 	__u16 nr_frames;
 	__u16 end_reason;	/* enum ustack_end */
 	__u32 strtab_len;
+};
+
+/*
+ * A user stack as USTACK_FORMAT_PACKED gives it, in 11 bytes a frame and
+ * 16 an object against struct ustack_frame's 24: a stack goes back and
+ * forth between a few objects.  Its first fields are ustack_rec_user's.
+ * Followed by:
+ *     __u64 ips[nr_frames]			innermost first
+ *     struct ustack_object objects[nr_objects]
+ *     __u16 object[nr_frames]			each frame's, in objects
+ *     __u8 method[nr_frames]			enum ustack_method
+ *     char strtab[strtab_len]			as ustack_rec_user's
+ * then zero padding to a multiple of 8.  A frame's file offset (struct
+ * ustack_frame's offset) is its ip less its object's bias.
+ */
+struct ustack_rec_user_packed {
+	struct ustack_rec_hdr hdr;
+	__u64 cookie;
+	__u32 pid;
+	__u32 tid;
+	__u16 nr_frames;
+	__u16 end_reason;	/* enum ustack_end */
+	__u16 nr_objects;
+	__u16 strtab_len;
+};
+
+/* One mapping's object, as the frames in it share it. */
+struct ustack_object {
+	__u64 bias;		/* ip less file offset; 0: offset is the ip */
+	__u32 name;		/* byte offset of the name in the string table */
+	__u32 reserved;
 };
 
 /* Records dropped because the buffer was full, since the previous one. */

@@ -15,7 +15,7 @@ byte.  Binary records carry the raw bytes.  --raw-names writes text as
 kernels before the escape did (raw bytes, spaces and all).  RECORDED may
 hold any bytes (it is written escaped too).
 
-  gen.py --obj prog=RECORDED[=REAL] ... [--base prog=0xADDR] [--binary]
+  gen.py --obj prog=RECORDED[=REAL] ... [--base prog=0xADDR] [--binary | --packed]
          [--kallsyms OUT] [--raw-names] < scenario
 
 --base sets where an object is loaded (its ELF addresses' bias), as in a
@@ -107,7 +107,38 @@ def kv(words):
     return d
 
 
-def binary(lines, kallsyms):
+def user_packed(d, frames):
+    """A user record as USTACK_FORMAT_PACKED gives it: an object per
+    (name, ip less offset), the frames' ips, indexes and methods."""
+    strtab, names, objs = bytearray(), {}, []
+    ips, index, methods = [], [], []
+    for f in frames:
+        if f[0] != "user":
+            continue
+        obj, off = " ".join(f[3:]).rsplit("+", 1)
+        obj = unescape(obj)
+        if obj not in names:
+            names[obj] = len(strtab)
+            strtab += obj.encode("latin-1") + b"\0"
+        ip = int(f[1], 16)
+        o = (names[obj], (ip - int(off, 16)) % (1 << 64))
+        if o not in objs:
+            objs.append(o)
+        ips.append(ip)
+        index.append(objs.index(o))
+        methods.append(METHODS[f[2]])
+    rec = struct.pack("<QIIHHHH", int(d["cookie"], 16), int(d["pid"]),
+                      int(d["tid"]), len(ips), ENDS[d["end"]], len(objs),
+                      len(strtab))
+    rec += b"".join(struct.pack("<Q", a) for a in ips)
+    rec += b"".join(struct.pack("<QI4x", b, n) for n, b in objs)
+    rec += b"".join(struct.pack("<H", i) for i in index)
+    rec += bytes(methods) + strtab
+    pad = (-(8 + len(rec))) % 8
+    return struct.pack("<HHI", 6, 0, 8 + len(rec) + pad) + rec + b"\0" * pad
+
+
+def binary(lines, kallsyms, packed=False):
     out = bytearray()
     recs = []
     cur = None
@@ -170,6 +201,9 @@ def binary(lines, kallsyms):
                 fr += struct.pack("<QQIB3x", int(f[1], 16), int(off, 16),
                                   offs[obj], METHODS[f[2]])
                 n += 1
+            if packed:
+                out += user_packed(d, frames)
+                continue
             body = struct.pack("<QIIHHI", int(d["cookie"], 16), int(d["pid"]),
                                int(d["tid"]), n, ENDS[d["end"]], len(strtab))
             rec = body + fr + strtab
@@ -212,6 +246,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--obj", action="append", default=[])
     ap.add_argument("--binary", action="store_true")
+    ap.add_argument("--packed", action="store_true",
+                    help="binary, user stacks packed (USTACK_FORMAT_PACKED)")
     ap.add_argument("--kallsyms")
     ap.add_argument("--raw-names", action="store_true")
     ap.add_argument("--base", action="append", default=[])
@@ -230,9 +266,9 @@ def main():
         objs[name].base = int(addr, 16)
     lines = [expand(fix_comm(l.rstrip("\n")), objs)
              for l in sys.stdin.buffer.read().decode("latin-1").splitlines()]
-    if a.binary:
+    if a.binary or a.packed:
         ksyms = {}
-        sys.stdout.buffer.write(binary(lines, ksyms))
+        sys.stdout.buffer.write(binary(lines, ksyms, a.packed))
         if a.kallsyms:
             with open(a.kallsyms, "w") as f:
                 for addr in sorted(ksyms):

@@ -116,6 +116,7 @@ sample cookie=0x0000000b00000001 pid=100 tid=202 cpu=0 time=9000000 event=cpu-cl
 EOF
 gen "$T/profile.s" "$T/profile.txt"
 genb "$T/profile.s" "$T/profile.bin"
+"${GEN[@]}" --packed --kallsyms "$T/profile.pk.ks" <"$T/profile.s" >"$T/profile.pk"
 
 cat >"$T/profile.expected" <<'EOF'
 prog;[no user stack];asm_sysvec_apic_timer_interrupt 1
@@ -147,6 +148,16 @@ binary_equals_text() {
 	diff -u "$T/pt" "$T/pb"
 }
 run_test binary-equals-text binary_equals_text
+
+# The same with user stacks packed (USTACK_FORMAT_PACKED, as ustack-report
+# reads the device): offsets come from each object's bias.
+packed_equals_text() {
+	$R -v --kallsyms "$T/profile.pk.ks" "$T/profile.pk" >"$T/pp" || return 1
+	[ -s "$T/pp" ] || { echo "empty output"; return 1; }
+	cmp -s "$T/profile.pk" "$T/profile.bin" && { echo "not packed"; return 1; }
+	diff -u "$T/pt" "$T/pp"
+}
+run_test packed-equals-text packed_equals_text
 
 stdin_input() {
 	$R --folded - <"$T/profile.bin" >"$T/s1" || return 1
@@ -773,13 +784,15 @@ garbage_input() {
 		done
 	done
 	# structured garbage: every prefix of a valid binary stream
-	local size n
-	size=$(stat -c %s "$T/profile.bin")
-	for ((n = 1; n < size; n += 37)); do
-		head -c $n "$T/profile.bin" >"$T/g"
-		$R --folded "$T/g" >/dev/null 2>&1
-		rc=$?
-		[ $rc -lt 2 ] || { echo "prefix $n: exit $rc"; return 1; }
+	local size n f
+	for f in profile.bin profile.pk; do
+		size=$(stat -c %s "$T/$f")
+		for ((n = 1; n < size; n += 37)); do
+			head -c $n "$T/$f" >"$T/g"
+			$R --folded "$T/g" >/dev/null 2>&1
+			rc=$?
+			[ $rc -lt 2 ] || { echo "$f prefix $n: exit $rc"; return 1; }
+		done
 	done
 }
 run_test garbage-input garbage_input
@@ -793,7 +806,7 @@ sanitizers() {
 	ASAN_OPTIONS=detect_leaks=0 python3 - "$T" <<-'EOF'
 	import json, os, random, subprocess, sys
 	T = sys.argv[1]
-	for src in ["profile.bin", "profile.txt", "profile.trace"]:
+	for src in ["profile.bin", "profile.pk", "profile.txt", "profile.trace"]:
 	    base = open(os.path.join(T, src), "rb").read()
 	    r = random.Random(src)
 	    for i in range(40):

@@ -309,6 +309,29 @@ static int bin_sample(struct recs *r, const char *p, size_t size)
 	return 0;
 }
 
+/* The name at @off of a record's string table, interned; checked. */
+static const char *object_name(const char *strtab, uint32_t len, uint32_t off)
+{
+	if (off < len && strtab[off] && memchr(strtab + off, '\0', len - off))
+		return internz(strtab + off);
+	return internz("[unknown]");
+}
+
+/* A user record with room for its frames (either binary form's). */
+static struct user *user_new(struct recs *r, uint64_t cookie, uint32_t pid,
+			     uint32_t tid, unsigned int end, uint32_t nr)
+{
+	struct user *u = recs_new_user(r);
+
+	u->cookie = cookie;
+	u->pid = pid;
+	u->tid = tid;
+	u->end = end_name(end);
+	u->nr = nr;
+	u->f = xalloc(nr * sizeof(*u->f));
+	return u;
+}
+
 static int bin_user(struct recs *r, const char *p, size_t size)
 {
 	struct ustack_rec_user ru;
@@ -325,25 +348,53 @@ static int bin_user(struct recs *r, const char *p, size_t size)
 	    ru.nr_frames > MAX_FRAMES)
 		return -1;
 	strtab = p + need;
-	u = recs_new_user(r);
-	u->cookie = ru.cookie;
-	u->pid = ru.pid;
-	u->tid = ru.tid;
-	u->end = end_name(ru.end_reason);
-	u->nr = ru.nr_frames;
-	u->f = xalloc(ru.nr_frames * sizeof(*u->f));
+	u = user_new(r, ru.cookie, ru.pid, ru.tid, ru.end_reason, ru.nr_frames);
 	for (i = 0; i < ru.nr_frames; i++) {
 		struct ustack_frame fr;
-		const char *o = "[unknown]";
 
 		memcpy(&fr, p + sizeof(ru) + i * sizeof(fr), sizeof(fr));
-		if (fr.object < ru.strtab_len &&
-		    memchr(strtab + fr.object, '\0', ru.strtab_len - fr.object))
-			o = strtab + fr.object;
 		u->f[i].ip = fr.ip;
 		u->f[i].off = fr.offset;
-		u->f[i].obj = internz(*o ? o : "[unknown]");
+		u->f[i].obj = object_name(strtab, ru.strtab_len, fr.object);
 		u->f[i].method = method_name(fr.method);
+	}
+	return 0;
+}
+
+/* A user stack packed (USTACK_FORMAT_PACKED): its arrays, checked. */
+static int bin_user_packed(struct recs *r, const char *p, size_t size)
+{
+	struct ustack_rec_user_packed ru;
+	const char *ips, *objs, *index, *methods, *strtab;
+	struct user *u;
+	size_t need;
+	uint32_t i;
+
+	if (size < sizeof(ru))
+		return -1;
+	memcpy(&ru, p, sizeof(ru));
+	need = sizeof(ru) + (size_t)ru.nr_frames * (8 + 2 + 1) +
+	       (size_t)ru.nr_objects * sizeof(struct ustack_object) +
+	       ru.strtab_len;
+	if (need > size || ru.nr_frames > MAX_FRAMES)
+		return -1;
+	ips = p + sizeof(ru);
+	objs = ips + 8 * ru.nr_frames;
+	index = objs + sizeof(struct ustack_object) * ru.nr_objects;
+	methods = index + 2 * ru.nr_frames;
+	strtab = methods + ru.nr_frames;
+	u = user_new(r, ru.cookie, ru.pid, ru.tid, ru.end_reason, ru.nr_frames);
+	for (i = 0; i < ru.nr_frames; i++) {
+		struct ustack_object o = { .bias = 0, .name = UINT32_MAX };
+		uint16_t k;
+
+		memcpy(&u->f[i].ip, ips + 8 * i, 8);
+		memcpy(&k, index + 2 * i, 2);
+		if (k < ru.nr_objects)
+			memcpy(&o, objs + sizeof(o) * k, sizeof(o));
+		u->f[i].off = u->f[i].ip - o.bias;
+		u->f[i].obj = object_name(strtab, ru.strtab_len, o.name);
+		u->f[i].method = method_name((unsigned char)methods[i]);
 	}
 	return 0;
 }
@@ -369,6 +420,9 @@ static void parse_binary(struct recs *r, const char *buf, size_t len)
 			break;
 		case USTACK_REC_USER:
 			err = bin_user(r, p, h.size);
+			break;
+		case USTACK_REC_USER_PACKED:
+			err = bin_user_packed(r, p, h.size);
 			break;
 		case USTACK_REC_INTERP:
 			err = interp_binary(r, p, h.size);

@@ -244,7 +244,9 @@ size_t perfmap_scan(const char *buf, size_t from, size_t len)
 		memcpy(&h, p, sizeof(h));
 		if (h.size < sizeof(h) || h.size % 8 || h.size > len - from)
 			break;
-		if (h.type == USTACK_REC_USER && h.size >= sizeof(ru)) {
+		/* A packed user stack's first fields are the same. */
+		if ((h.type == USTACK_REC_USER ||
+		     h.type == USTACK_REC_USER_PACKED) && h.size >= sizeof(ru)) {
 			memcpy(&ru, p, sizeof(ru));
 			if (!pmap_get(ru.pid, 0) && memmem(p, h.size, "[anon]", 7))
 				perfmap_read(ru.pid);
