@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The text form of the records of /dev/ustack, one line at a time.
+ * The text form of the records of /dev/ustack, one line at a time, and
+ * USTACK_FORMAT_BINARY's form of the user stacks the ring holds packed.
  *
  * A reader renders the record it popped line by line (line 0 is the
  * record's first line, then one per frame), so that a record of any size
@@ -151,27 +152,101 @@ static void render_sample(struct out *o, const struct ustack_rec_sample *s,
 	put(o, "\n");
 }
 
-static void render_user(struct out *o, const struct ustack_rec_user *u,
+/* A packed user stack's arrays (include/uapi/ustack.h). */
+struct packed {
+	const u64 *ips;
+	const struct ustack_object *objects;
+	const u16 *index;
+	const u8 *methods;
+	const char *strtab;
+};
+
+static void unpack(const struct ustack_rec_user_packed *u, struct packed *p)
+{
+	p->ips = (const u64 *)(u + 1);
+	p->objects = (const void *)(p->ips + u->nr_frames);
+	p->index = (const u16 *)(p->objects + u->nr_objects);
+	p->methods = (const u8 *)(p->index + u->nr_frames);
+	p->strtab = (const char *)(p->methods + u->nr_frames);
+}
+
+/* Frame @i as struct ustack_frame gives it. */
+static struct ustack_frame frame_of(const struct ustack_rec_user_packed *u,
+				    const struct packed *p, u32 i)
+{
+	struct ustack_object o = { .name = U32_MAX };
+
+	if (p->index[i] < u->nr_objects)
+		o = p->objects[p->index[i]];
+	return (struct ustack_frame) {
+		.ip = p->ips[i],
+		.offset = p->ips[i] - o.bias,
+		.object = o.name,
+		.method = p->methods[i],
+	};
+}
+
+static void render_user(struct out *o, const struct ustack_rec_user_packed *u,
 			u32 line)
 {
-	const struct ustack_frame *f = (const void *)(u + 1);
-	const char *strtab = (const char *)(f + u->nr_frames);
+	struct ustack_frame f;
+	struct packed p;
 
 	if (line) {
-		f += line - 1;
-		put(o, "    user 0x%llx %s ", f->ip,
-		    ustack_render_method(f->method));
-		if (f->object < u->strtab_len)
-			put_escaped(o, strtab + f->object,
-				    u->strtab_len - f->object);
+		unpack(u, &p);
+		f = frame_of(u, &p, line - 1);
+		put(o, "    user 0x%llx %s ", f.ip,
+		    ustack_render_method(f.method));
+		if (f.object < u->strtab_len)
+			put_escaped(o, p.strtab + f.object,
+				    u->strtab_len - f.object);
 		else
 			put(o, "[unknown]");
-		put(o, "+0x%llx\n", f->offset);
+		put(o, "+0x%llx\n", f.offset);
 		return;
 	}
 	put(o, "user cookie=0x%016llx pid=%u tid=%u frames=%u end=%s\n",
 	    u->cookie, u->pid, u->tid, u->nr_frames,
 	    ustack_render_end(u->end_reason));
+}
+
+/**
+ * ustack_render_binary - a record as USTACK_FORMAT_BINARY gives it
+ * @rec: a whole record, as popped from the ring
+ * @buf: where to write a user stack unpacked, USTACK_REC_MAX bytes
+ *
+ * The ring holds user stacks packed (USTACK_FORMAT_PACKED's form); that
+ * format's readers get them with a struct ustack_frame for each frame.
+ *
+ * Return: the record to give, @rec or @buf.
+ */
+const void *ustack_render_binary(const void *rec, void *buf)
+{
+	const struct ustack_rec_user_packed *u = rec;
+	struct ustack_rec_user *c = buf;
+	struct ustack_frame *f = (void *)(c + 1);
+	struct packed p;
+	size_t len;
+	u32 i;
+
+	if (u->hdr.type != USTACK_REC_USER_PACKED)
+		return rec;
+	unpack(u, &p);
+	len = sizeof(*c) + u->nr_frames * sizeof(*f) + u->strtab_len;
+	*c = (struct ustack_rec_user) {
+		.hdr = { .type = USTACK_REC_USER, .size = ALIGN(len, 8) },
+		.cookie = u->cookie,
+		.pid = u->pid,
+		.tid = u->tid,
+		.nr_frames = u->nr_frames,
+		.end_reason = u->end_reason,
+		.strtab_len = u->strtab_len,
+	};
+	for (i = 0; i < u->nr_frames; i++)
+		f[i] = frame_of(u, &p, i);
+	memcpy(f + u->nr_frames, p.strtab, u->strtab_len);
+	memset((char *)buf + len, 0, c->hdr.size - len);
+	return buf;
 }
 
 static void render_interp(struct out *o, const struct ustack_rec_interp *r,
@@ -214,8 +289,8 @@ u32 ustack_render_lines(const void *rec)
 	switch (hdr->type) {
 	case USTACK_REC_SAMPLE:
 		return 1 + ((const struct ustack_rec_sample *)rec)->nr_kernel;
-	case USTACK_REC_USER:
-		return 1 + ((const struct ustack_rec_user *)rec)->nr_frames;
+	case USTACK_REC_USER_PACKED:
+		return 1 + ((const struct ustack_rec_user_packed *)rec)->nr_frames;
 	case USTACK_REC_LOST:
 		return 1;
 	case USTACK_REC_INTERP:
@@ -243,7 +318,7 @@ size_t ustack_render_line(const void *rec, u32 line, char *buf, size_t cap)
 	case USTACK_REC_SAMPLE:
 		render_sample(&o, rec, line);
 		break;
-	case USTACK_REC_USER:
+	case USTACK_REC_USER_PACKED:
 		render_user(&o, rec, line);
 		break;
 	case USTACK_REC_INTERP:

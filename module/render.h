@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The text form of /dev/ustack's records (render.c). */
+/* The text and unpacked forms of /dev/ustack's records (render.c). */
 #ifndef USTACK_RENDER_H
 #define USTACK_RENDER_H
 
@@ -15,6 +15,7 @@
 
 u32 ustack_render_lines(const void *rec);
 size_t ustack_render_line(const void *rec, u32 line, char *buf, size_t cap);
+const void *ustack_render_binary(const void *rec, void *buf);
 const char *ustack_render_method(unsigned int m);
 const char *ustack_render_end(unsigned int e);
 struct ustack_rec_sample;

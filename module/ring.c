@@ -202,7 +202,7 @@ static bool ring_append(const void *a, u32 alen, const void *b, u32 blen)
 		return false;
 	ring_flush_lost();
 	if (ring.lost_samples || ring.lost_users || !ring_fits(len)) {
-		if (hdr->type == USTACK_REC_USER)
+		if (hdr->type == USTACK_REC_USER_PACKED)
 			ring.lost_users++;
 		else
 			ring.lost_samples++;

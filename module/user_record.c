@@ -36,55 +36,82 @@
  */
 struct rec_keep {
 	struct ustack_path_cache names;
-	struct ustack_rec_user *buf;	/* NULL, or REC_KEEP_MAX bytes at most */
+	struct ustack_rec_user_packed *buf;	/* NULL, or REC_KEEP_MAX at most */
 	u32 size;
 };
 
-#define REC_KEEP_MAX	2048		/* a buffer kept: some 70 frames */
+#define REC_KEEP_MAX	2048		/* a buffer kept: some 65 frames */
 #define REC_STRTAB_FIRST	256	/* a new buffer's room for names */
 
 static struct rec_keep **keeps;
 static u32 nr_keeps;
 
 /*
- * One delivery's record, in one buffer laid out as it goes into the ring:
- * the record, its frames, then its string table (strtab, up to
- * USTACK_STRTAB_MAX bytes), which grows the buffer when it needs to.
+ * One delivery's record (struct ustack_rec_user_packed), in one buffer
+ * laid out as it goes into the ring, but with room for an object per
+ * frame: the objects are known only once every frame is named, and
+ * pack() then moves what follows them down.  The string table comes last
+ * (up to USTACK_STRTAB_MAX bytes) and grows the buffer when it needs to.
  */
 struct rec_build {
-	struct ustack_rec_user *rec;	/* the buffer */
+	struct ustack_rec_user_packed *rec;	/* the buffer */
 	u32 size;			/* its bytes */
 	u32 nr;				/* frames */
+	u32 nr_objects;
 	u32 strtab_len;
 	struct ustack_path_cache *names;	/* the task's, or NULL */
 };
 
-static size_t rec_size(u32 nr, u32 strtab)
+#define FRAME_BYTES	(sizeof(u64) + sizeof(u16) + sizeof(u8))
+
+static size_t rec_size(u32 nr, u32 nr_objects, u32 strtab)
 {
-	return sizeof(struct ustack_rec_user) +
-	       nr * sizeof(struct ustack_frame) + strtab;
+	return sizeof(struct ustack_rec_user_packed) + nr * FRAME_BYTES +
+	       nr_objects * sizeof(struct ustack_object) + strtab;
 }
 
-static struct ustack_frame *frames_of(const struct rec_build *b)
+/* Bytes of the buffer before the string table, while it is built. */
+static size_t build_size(u32 nr, u32 strtab)
 {
-	return (struct ustack_frame *)(b->rec + 1);
+	return rec_size(nr, nr, strtab);
+}
+
+static u64 *ips_of(const struct rec_build *b)
+{
+	return (u64 *)(b->rec + 1);
+}
+
+static struct ustack_object *objects_of(const struct rec_build *b)
+{
+	return (struct ustack_object *)(ips_of(b) + b->nr);
+}
+
+/* Each frame's object, after the room for one object per frame. */
+static u16 *index_of(const struct rec_build *b)
+{
+	return (u16 *)(objects_of(b) + b->nr);
+}
+
+static u8 *methods_of(const struct rec_build *b)
+{
+	return (u8 *)(index_of(b) + b->nr);
 }
 
 static char *strtab_of(const struct rec_build *b)
 {
-	return (char *)(frames_of(b) + b->nr);
+	return (char *)(methods_of(b) + b->nr);
 }
 
 /* The string table's room, its names included. */
 static u32 strtab_room(const struct rec_build *b)
 {
-	return min_t(size_t, b->size - rec_size(b->nr, 0), USTACK_STRTAB_MAX);
+	return min_t(size_t, b->size - build_size(b->nr, 0), USTACK_STRTAB_MAX);
 }
 
 /* Room for the largest string table.  Return: 0, or -ENOMEM. */
 static int rec_grow(struct rec_build *b)
 {
-	size_t size = rec_size(b->nr, USTACK_STRTAB_MAX);
+	size_t size = build_size(b->nr, USTACK_STRTAB_MAX);
 	void *p = krealloc(b->rec, size, GFP_KERNEL);
 
 	if (!p)
@@ -197,16 +224,19 @@ static int path_add(struct rec_build *b, struct file *file)
 	return path_make(b, file, &k);
 }
 
-/* The file offset of @ip in its mapping (offset from the vDSO's start). */
-static u64 offset_in(struct vm_area_struct *vma, u64 ip)
+/*
+ * What @vma's frames less their file offsets give (offsets in the vDSO
+ * are from its start): 0 where the offset is the ip itself.
+ */
+static u64 bias_of(struct vm_area_struct *vma)
 {
 	if (!vma)
-		return ip;
+		return 0;
 	if (vma->vm_file)
-		return ip - vma->vm_start + ((u64)vma->vm_pgoff << PAGE_SHIFT);
+		return vma->vm_start - ((u64)vma->vm_pgoff << PAGE_SHIFT);
 	if (ustack_arch_is_vdso(vma))
-		return ip - vma->vm_start;
-	return ip;
+		return vma->vm_start;
+	return 0;
 }
 
 /* Files this record has named already, and their names' offsets. */
@@ -225,8 +255,8 @@ struct named {
  * record, not at every change of mapping.  The mmap lock keeps each file
  * mapped.
  */
-static int object_of(struct rec_build *b, struct named *seen,
-		     struct vm_area_struct *vma)
+static int name_of(struct rec_build *b, struct named *seen,
+		   struct vm_area_struct *vma)
 {
 	struct file *f = vma ? vma->vm_file : NULL;
 	int i, off;
@@ -246,6 +276,32 @@ static int object_of(struct rec_build *b, struct named *seen,
 		seen->off[seen->nr++] = off;
 	}
 	return off;
+}
+
+/*
+ * The index of @vma's object in the record's objects, added if it is not
+ * among the last NAMED_MAX: a stack meets its few objects again and
+ * again, and an object twice in the table costs bytes, not correctness.
+ *
+ * Return: the index, or -ENOMEM.
+ */
+static int object_of(struct rec_build *b, struct named *seen,
+		     struct vm_area_struct *vma)
+{
+	struct ustack_object o = { .bias = bias_of(vma) };
+	struct ustack_object *objs;
+	int name = name_of(b, seen, vma);	/* may move the buffer */
+	u32 i;
+
+	if (name < 0)
+		return name;
+	o.name = name;
+	objs = objects_of(b);
+	for (i = b->nr_objects; i > 0 && b->nr_objects - i < NAMED_MAX; i--)
+		if (objs[i - 1].name == o.name && objs[i - 1].bias == o.bias)
+			return i - 1;
+	objs[b->nr_objects] = o;
+	return b->nr_objects++;
 }
 
 /*
@@ -277,14 +333,26 @@ static int name_frames(struct rec_build *b, const struct ustack_task *st,
 		if (obj < 0)
 			return obj;
 		last = vma;
-		frames_of(b)[i] = (struct ustack_frame) {
-			.ip = ip,
-			.offset = offset_in(vma, ip),
-			.object = obj,
-			.method = st->methods[i],
-		};
+		index_of(b)[i] = obj;	/* after object_of(): it may grow b */
 	}
+	memcpy(ips_of(b), st->ips, st->nr * sizeof(u64));
+	memcpy(methods_of(b), st->methods, st->nr);
 	return 0;
+}
+
+/*
+ * Close the room of the objects not made: move the frames' indexes,
+ * methods and string table down behind the last object.
+ *
+ * Return: the record's bytes.
+ */
+static size_t pack(struct rec_build *b)
+{
+	char *from = (char *)index_of(b);
+	char *to = (char *)(objects_of(b) + b->nr_objects);
+
+	memmove(to, from, b->nr * (sizeof(u16) + sizeof(u8)) + b->strtab_len);
+	return rec_size(b->nr, b->nr_objects, b->strtab_len);
 }
 
 /* The keep of pool entry @st, made at its first record; NULL without memory. */
@@ -307,7 +375,7 @@ static struct rec_keep *keep_of(const struct ustack_task *st)
  */
 static int rec_start(struct rec_build *b, struct rec_keep *k, u32 nr)
 {
-	size_t need = rec_size(nr, REC_STRTAB_FIRST);
+	size_t need = build_size(nr, REC_STRTAB_FIRST);
 	void *p;
 
 	*b = (struct rec_build) { .nr = nr, .names = k ? &k->names : NULL };
@@ -368,10 +436,10 @@ static void deliver(const struct ustack_task *st)
 		goto out;
 	}
 
-	len = rec_size(st->nr, b.strtab_len);
-	*b.rec = (struct ustack_rec_user) {
+	len = pack(&b);
+	*b.rec = (struct ustack_rec_user_packed) {
 		.hdr = {
-			.type = USTACK_REC_USER,
+			.type = USTACK_REC_USER_PACKED,
 			.size = ALIGN(len, 8),
 		},
 		.cookie = st->cookie,
@@ -379,6 +447,7 @@ static void deliver(const struct ustack_task *st)
 		.tid = task_pid_nr(current),
 		.nr_frames = st->nr,
 		.end_reason = st->end,
+		.nr_objects = b.nr_objects,
 		.strtab_len = b.strtab_len,
 	};
 	ustack_stage_end(USTACK_STAGE_RECORD, t0);

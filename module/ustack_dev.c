@@ -5,7 +5,8 @@
  * The first open makes the ring and starts the event sources; the last
  * release stops them and drops the ring.  Readers share the ring: each
  * record goes to one read(), as in a pipe.  A file reads text (the
- * default; render.c) or, after USTACK_IOC_SET_FORMAT, binary records.
+ * default; render.c) or, after USTACK_IOC_SET_FORMAT, binary records:
+ * packed as the ring holds them, or with user stacks unpacked (render.c).
  * A file's own state (the record it is half way through) has a mutex of
  * its own, so that threads sharing one file, or a read racing a format
  * change, never see it torn.
@@ -36,6 +37,8 @@ struct reader {
 	u32 line, nlines;	/* text: next line of @rec to render */
 	char *text;		/* text: the rendered line */
 	u32 text_len, text_pos;
+	char *unpacked;		/* binary: a user stack unpacked */
+	const void *out;	/* binary: the record to give, or NULL */
 };
 
 static int readers;
@@ -80,6 +83,7 @@ static void reader_free(struct reader *r)
 {
 	kvfree(r->rec);
 	kvfree(r->text);
+	kvfree(r->unpacked);
 	kfree(r);
 }
 
@@ -164,20 +168,38 @@ static ssize_t read_text(struct reader *r, char __user *buf, size_t len)
 	return done;
 }
 
+/*
+ * Whole records, as many as fit.  Packed, they are popped only if they
+ * fit; unpacked, a record is popped first and waits in the reader
+ * (@r->out) for a read with room for it.
+ */
 static ssize_t read_binary(struct reader *r, char __user *buf, size_t len)
 {
+	bool packed = r->format == USTACK_FORMAT_PACKED;
+	const struct ustack_rec_hdr *h;
 	size_t done = 0;
-	u32 n, need;
+	u32 n, need = 0;
 
 	lockdep_assert_held(&r->lock);
 	while (done < len) {
-		n = ustack_ring_pop(r->rec, min_t(size_t, len - done,
-						  USTACK_REC_MAX), &need);
-		if (!n)
+		if (!r->out) {
+			n = ustack_ring_pop(r->rec, packed ? min_t(size_t,
+					    len - done, USTACK_REC_MAX) :
+					    USTACK_REC_MAX, &need);
+			if (!n)
+				break;
+			r->out = packed ? r->rec :
+				 ustack_render_binary(r->rec, r->unpacked);
+		}
+		h = r->out;
+		if (h->size > len - done) {
+			need = h->size;
 			break;
-		if (copy_to_user(buf + done, r->rec, n))
+		}
+		if (copy_to_user(buf + done, r->out, h->size))
 			return done ? done : -EFAULT;
-		done += n;
+		done += h->size;
+		r->out = NULL;
 	}
 	if (!done && need)
 		return -EINVAL;	/* buffer smaller than one record */
@@ -187,7 +209,8 @@ static ssize_t read_binary(struct reader *r, char __user *buf, size_t len)
 static bool reader_has_data(struct reader *r)
 {
 	return READ_ONCE(r->text_pos) < READ_ONCE(r->text_len) ||
-	       READ_ONCE(r->line) < READ_ONCE(r->nlines) || !ustack_ring_empty();
+	       READ_ONCE(r->line) < READ_ONCE(r->nlines) || READ_ONCE(r->out) ||
+	       !ustack_ring_empty();
 }
 
 /*
@@ -213,7 +236,7 @@ static ssize_t ustack_dev_read(struct file *file, char __user *buf, size_t len,
 		}
 		if (mutex_lock_interruptible(&r->lock))
 			return -ERESTARTSYS;
-		if (r->format == USTACK_FORMAT_BINARY)
+		if (r->format != USTACK_FORMAT_TEXT)
 			ret = read_binary(r, buf, len);
 		else
 			ret = read_text(r, buf, len);
@@ -241,11 +264,16 @@ static long ustack_dev_ioctl(struct file *file, unsigned int cmd,
 	case USTACK_IOC_SET_FORMAT:
 		if (get_user(format, (u32 __user *)arg))
 			return -EFAULT;
-		if (format != USTACK_FORMAT_TEXT && format != USTACK_FORMAT_BINARY)
+		if (format > USTACK_FORMAT_PACKED)
 			return -EINVAL;
 		guard(mutex)(&r->lock);
-		if (text_pending(r))
-			return -EBUSY;	/* half-read text record */
+		if (text_pending(r) || r->out)
+			return -EBUSY;	/* a record half read, or waiting */
+		if (format == USTACK_FORMAT_BINARY && !r->unpacked) {
+			r->unpacked = kvmalloc(USTACK_REC_MAX, GFP_KERNEL);
+			if (!r->unpacked)
+				return -ENOMEM;
+		}
 		r->format = format;
 		return 0;
 	}

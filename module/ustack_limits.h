@@ -17,8 +17,12 @@
 #define REG_MAX_ENTRIES		256
 #define REG_MAX_BYTES		((u64)USTACK_SFRAME_MAX_BYTES)
 
-#define USTACK_REC_MAX		(sizeof(struct ustack_rec_user) + \
-				 USTACK_FRAMES_LIMIT * sizeof(struct ustack_frame) + \
-				 USTACK_STRTAB_MAX)
+/*
+ * The largest record: a packed user stack (27 bytes a frame with an
+ * object each) is larger than its struct ustack_frame form (24).
+ */
+#define USTACK_REC_MAX		(sizeof(struct ustack_rec_user_packed) + \
+				 USTACK_FRAMES_LIMIT * (sizeof(__u64) + 3 + \
+				 sizeof(struct ustack_object)) + USTACK_STRTAB_MAX)
 
 #endif /* USTACK_LIMITS_H */

@@ -1,7 +1,8 @@
-# Reading: O_NONBLOCK and poll on an empty stream, the binary mode's
-# records well-formed, text reads ending between records (a reader
-# stopped between reads keeps whole records), a blocking reader woken by
-# new records, in batches.
+# Reading: O_NONBLOCK and poll on an empty stream; the binary and packed
+# modes' records well-formed, each user record after its sample, a read
+# too small for a record refused with the record kept for the next; text
+# reads ending between records (a reader stopped between reads keeps
+# whole records); a blocking reader woken by new records, in batches.
 # kernels: 6.1 6.12 sid debug
 . ./lib.sh
 ustack_load sample_hz=0 syscalls=write
@@ -10,6 +11,9 @@ param_set syscalls ""
 param_set sample_hz 499
 ./bin/workload_fp cpu 1 &
 ./bin/ustack_read binary 1.5 || fail "binary"
+wait
+./bin/workload_fp cpu 1 &
+./bin/ustack_read packed 1.5 || fail "packed"
 wait
 ./bin/workload_fp cpu 2 &
 ./bin/ustack_read text 1.5 || fail "text"

@@ -37,7 +37,7 @@ param_set kprobes vfs_write
 # run FORMAT FILE: one recorded run of 200 writes, only the program traced
 run() {
 	if [ "$1" = text ]; then record_start "$2"; else
-		./bin/ustack_read dump "$2" >/dev/null &
+		FORMAT=$1 ./bin/ustack_read dump "$2" >/dev/null &
 		RECORDER=$!
 		until grep -q '^active 1' /sys/kernel/debug/ustack/stats; do sleep 0.05; done
 	fi
@@ -83,12 +83,14 @@ else
 	folded kprobe:vfs_write /tmp/rec || fail "kprobe stacks"
 fi
 
-# Binary records carry the names too.
-run binary /tmp/rec.bin
-ustack-report --summary /tmp/rec.bin | sed -n '1,12p'
-folded tp:raw_syscalls:sys_enter /tmp/rec.bin || fail "tp stacks (binary)"
-ustack-report --folded --event kprobe:vfs_write /tmp/rec.bin | grep -q '^workload_sf;' ||
-	fail "no kprobe:vfs_write samples in binary records"
+# Binary records carry the names too, packed or not.
+for f in binary packed; do
+	run $f /tmp/rec.$f
+	ustack-report --summary /tmp/rec.$f | sed -n '1,12p'
+	folded tp:raw_syscalls:sys_enter /tmp/rec.$f || fail "tp stacks ($f)"
+	ustack-report --folded --event kprobe:vfs_write /tmp/rec.$f | grep -q '^workload_sf;' ||
+		fail "no kprobe:vfs_write samples in $f records"
+done
 
 # Changed while running, then emptied: the probes go.
 record_start /tmp/rec2

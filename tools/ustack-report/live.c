@@ -78,10 +78,14 @@ static int drain_now(int fd, const char *dev, struct rec_buf *rb, int eof_ends)
 	return got == 0 && eof_ends;
 }
 
-/* The device (or a stand-in) in binary format, and ^C caught. */
+/*
+ * The device (or a stand-in) in packed binary format, and ^C caught.  A
+ * module loaded before this one was installed (a package upgrade without
+ * a reboot) may know only the unpacked form.
+ */
 static int open_device(const char *dev, int *eof_ends, int *binary)
 {
-	__u32 fmt = USTACK_FORMAT_BINARY;
+	__u32 fmt = USTACK_FORMAT_PACKED, unpacked = USTACK_FORMAT_BINARY;
 	struct sigaction sa;
 	struct stat st;
 	int fd;
@@ -92,7 +96,8 @@ static int open_device(const char *dev, int *eof_ends, int *binary)
 	/* a file or pipe standing in for the device ends at end of file */
 	*eof_ends = !S_ISCHR(st.st_mode);
 	*binary = 1;
-	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt)) {
+	if (ioctl(fd, USTACK_IOC_SET_FORMAT, &fmt) &&
+	    ioctl(fd, USTACK_IOC_SET_FORMAT, &unpacked)) {
 		*binary = -1;	/* as its first bytes say (a stand-in file) */
 		if (!*eof_ends)
 			warnx_("%s: binary format refused (%s); reading text",
