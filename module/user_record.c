@@ -305,34 +305,81 @@ static int object_of(struct rec_build *b, struct named *seen,
 }
 
 /*
- * Name each frame's object.  Neighbouring frames mostly share a mapping,
- * so the mapping is looked up again only when it changes.
+ * The mappings this record has met, and their objects: a stack goes back
+ * and forth between a few (the program's main and _start around the C
+ * library's __libc_start_main), and a mapping met again needs neither a
+ * lookup in the mm nor its object found again.
+ */
+#define MET_MAX	4
+
+struct met {
+	struct vm_area_struct *vma[MET_MAX];
+	int obj[MET_MAX];
+	u32 nr;		/* entries used, the newest at (nr - 1) % MET_MAX */
+	int unmapped;	/* the object of ips in no mapping, or -1 */
+};
+
+/* The object of @ip's mapping if met, else -1. */
+static int met_find(const struct met *m, u64 ip)
+{
+	u32 i;
+
+	for (i = 0; i < min_t(u32, m->nr, MET_MAX); i++) {
+		const struct vm_area_struct *v = m->vma[(m->nr - 1 - i) % MET_MAX];
+
+		if (ip >= v->vm_start && ip < v->vm_end)
+			return m->obj[(m->nr - 1 - i) % MET_MAX];
+	}
+	return -1;
+}
+
+/*
+ * The object of @ip's mapping, looked up in @mm (or "[unknown]") if not
+ * met yet.  Return: its index, or -ENOMEM.
+ */
+static int frame_object(struct rec_build *b, struct named *seen,
+			struct met *m, struct mm_struct *mm, u64 ip)
+{
+	struct vm_area_struct *vma;
+	int obj = met_find(m, ip);
+
+	if (obj >= 0)
+		return obj;
+	vma = mm ? vma_lookup(mm, ip) : NULL;
+	if (!vma && m->unmapped >= 0)
+		return m->unmapped;
+	obj = object_of(b, seen, vma);
+	if (obj < 0)
+		return obj;
+	if (!vma) {
+		m->unmapped = obj;
+	} else {
+		m->vma[m->nr % MET_MAX] = vma;
+		m->obj[m->nr++ % MET_MAX] = obj;
+	}
+	return obj;
+}
+
+/*
+ * Name each frame's object.  The mmap lock keeps the mappings met.
  *
  * Return: 0, or -ENOMEM.
  */
 static int name_frames(struct rec_build *b, const struct ustack_task *st,
 		       struct mm_struct *mm)
 {
-	struct vm_area_struct *vma, *last = NULL;
 	struct named seen = { .nr = 0 };
-	int obj = 0;
+	struct met met = { .nr = 0, .unmapped = -1 };
+	int obj;
 	u32 i;
 
 	if (mm && st->nr)
 		mmap_assert_locked(mm);
 
 	for (i = 0; i < st->nr; i++) {
-		u64 ip = st->ips[i];
-
-		if (last && ip >= last->vm_start && ip < last->vm_end)
-			vma = last;
-		else
-			vma = mm ? vma_lookup(mm, ip) : NULL;
-		if (i == 0 || vma != last)
-			obj = object_of(b, &seen, vma);
+		obj = frame_object(b, &seen, &met, mm, st->ips[i]);
 		if (obj < 0)
 			return obj;
-		last = vma;
 		index_of(b)[i] = obj;	/* after object_of(): it may grow b */
 	}
 	memcpy(ips_of(b), st->ips, st->nr * sizeof(u64));
