@@ -70,11 +70,12 @@ static bool key_eq(const struct ustack_path_key *a,
  * ustack_path_cache_get - the name made of @k, if @c has it still
  * @c: the current task's cache
  * @k: from ustack_path_key_make()
+ * @len: set to the name's length, without its NUL
  *
  * Return: the name (NUL-terminated, in @c until the next put), or NULL.
  */
 const char *ustack_path_cache_get(const struct ustack_path_cache *c,
-				  const struct ustack_path_key *k)
+				  const struct ustack_path_key *k, u32 *len)
 {
 	unsigned long now = jiffies;
 	int i;
@@ -83,8 +84,10 @@ const char *ustack_path_cache_get(const struct ustack_path_cache *c,
 		const struct ustack_path_slot *s = &c->slot[i];
 
 		if (key_eq(&s->key, k) &&
-		    time_before(now, s->made + PATH_CACHE_TTL))
+		    time_before(now, s->made + PATH_CACHE_TTL)) {
+			*len = s->len;
 			return s->name;
+		}
 	}
 	return NULL;
 }
@@ -94,14 +97,16 @@ const char *ustack_path_cache_get(const struct ustack_path_cache *c,
  * @c: the current task's cache
  * @k: the key made before @name was
  * @name: d_path()'s result; a longer name than a slot holds is not kept
+ * @len: its length, without its NUL
  *
  * It replaces the file's earlier name if @c has one (expired, or made
  * before a rename), else the oldest slot.
  */
 void ustack_path_cache_put(struct ustack_path_cache *c,
-			   const struct ustack_path_key *k, const char *name)
+			   const struct ustack_path_key *k, const char *name,
+			   u32 len)
 {
-	size_t n = strlen(name) + 1;
+	size_t n = len + 1;
 	struct ustack_path_slot *s = NULL;
 	int i;
 
@@ -116,5 +121,6 @@ void ustack_path_cache_put(struct ustack_path_cache *c,
 	}
 	s->key = *k;
 	s->made = jiffies;
+	s->len = len;
 	memcpy(s->name, name, n);
 }

@@ -28,6 +28,7 @@ struct ustack_path_key {
 struct ustack_path_slot {
 	struct ustack_path_key key;	/* .file NULL: empty */
 	unsigned long made;		/* jiffies */
+	u32 len;			/* the name's, without its NUL */
 	char name[PATH_CACHE_NAME];
 };
 
@@ -39,8 +40,9 @@ struct ustack_path_cache {
 
 bool ustack_path_key_make(struct ustack_path_key *k, struct file *file);
 const char *ustack_path_cache_get(const struct ustack_path_cache *c,
-				  const struct ustack_path_key *k);
+				  const struct ustack_path_key *k, u32 *len);
 void ustack_path_cache_put(struct ustack_path_cache *c,
-			   const struct ustack_path_key *k, const char *name);
+			   const struct ustack_path_key *k, const char *name,
+			   u32 len);
 
 #endif /* USTACK_PATH_CACHE_H */

@@ -53,6 +53,8 @@ static u32 nr_keeps;
  * pack() then moves what follows them down.  The string table comes last
  * (up to USTACK_STRTAB_MAX bytes) and grows the buffer when it needs to.
  */
+#define STRS_MAX	8	/* names found again in the table: a stack's few */
+
 struct rec_build {
 	struct ustack_rec_user_packed *rec;	/* the buffer */
 	u32 size;			/* its bytes */
@@ -60,6 +62,8 @@ struct rec_build {
 	u32 nr_objects;
 	u32 strtab_len;
 	struct ustack_path_cache *names;	/* the task's, or NULL */
+	u32 nr_strs;
+	struct { u32 off, len; } str[STRS_MAX];	/* the table's first names */
 };
 
 #define FRAME_BYTES	(sizeof(u64) + sizeof(u16) + sizeof(u8))
@@ -121,43 +125,49 @@ static int rec_grow(struct rec_build *b)
 	return 0;
 }
 
-/* The offset of @name in the string table, or -1. */
-static int strtab_find(const struct rec_build *b, const char *name)
+/*
+ * The offset of @name (@len bytes) in the string table, or -1.  Only the
+ * first STRS_MAX names are found again: a name twice costs bytes, and the
+ * files of a record's names are told apart before (name_of()).
+ */
+static int strtab_find(const struct rec_build *b, const char *name, u32 len)
 {
-	const char *tab = strtab_of(b);
-	u32 off = 0;
+	u32 i;
 
-	while (off < b->strtab_len) {
-		if (!strcmp(tab + off, name))
-			return off;
-		off += strlen(tab + off) + 1;
-	}
+	for (i = 0; i < b->nr_strs; i++)
+		if (b->str[i].len == len &&
+		    !memcmp(strtab_of(b) + b->str[i].off, name, len))
+			return b->str[i].off;
 	return -1;
 }
 
 /*
- * Add @name to the string table (once).  A name made in the table's free
- * tail always fits: only a name from elsewhere grows the buffer.
+ * Add @name, of @len bytes and its NUL, to the string table (once).  A
+ * name made in the table's free tail always fits: only a name from
+ * elsewhere grows the buffer.
  *
  * Return: its offset, or -ENOMEM.
  */
-static int strtab_add(struct rec_build *b, const char *name)
+static int strtab_add(struct rec_build *b, const char *name, u32 len)
 {
-	size_t n = strlen(name) + 1;
-	int off = strtab_find(b, name);
+	int off = strtab_find(b, name, len);
 
 	if (off >= 0)
 		return off;
-	if (b->strtab_len + n > strtab_room(b) &&
+	if (b->strtab_len + len + 1 > strtab_room(b) &&
 	    strtab_room(b) < USTACK_STRTAB_MAX && rec_grow(b))
 		return -ENOMEM;
-	if (b->strtab_len + n > strtab_room(b))
+	if (b->strtab_len + len + 1 > strtab_room(b))
 		return 0;	/* full: the first name stands in */
-	memmove(strtab_of(b) + b->strtab_len, name, n);
+	memmove(strtab_of(b) + b->strtab_len, name, len + 1);
 	off = b->strtab_len;
-	b->strtab_len += n;
+	if (b->nr_strs < STRS_MAX)
+		b->str[b->nr_strs++] = (typeof(b->str[0])) { off, len };
+	b->strtab_len += len + 1;
 	return off;
 }
+
+#define strtab_add_const(b, s)	strtab_add(b, s, sizeof(s) - 1)
 
 /* d_path() of @file into the string table's free tail. */
 static char *path_in_tail(struct rec_build *b, struct file *file)
@@ -196,9 +206,15 @@ static int path_make(struct rec_build *b, struct file *file,
 			return -ENOMEM;
 		p = file_path(file, buf, PATH_MAX);
 	}
-	if (!IS_ERR(p) && k)
-		ustack_path_cache_put(b->names, k, p);
-	off = strtab_add(b, IS_ERR(p) ? "[unknown]" : p);
+	if (IS_ERR(p)) {
+		off = strtab_add_const(b, "[unknown]");
+	} else {
+		u32 len = strlen(p);
+
+		if (k)
+			ustack_path_cache_put(b->names, k, p, len);
+		off = strtab_add(b, p, len);
+	}
 	if (buf)
 		__putname(buf);
 	return off;
@@ -215,12 +231,13 @@ static int path_add(struct rec_build *b, struct file *file)
 {
 	struct ustack_path_key k;
 	const char *name;
+	u32 len;
 
 	if (!b->names || !ustack_path_key_make(&k, file))
 		return path_make(b, file, NULL);
-	name = ustack_path_cache_get(b->names, &k);
+	name = ustack_path_cache_get(b->names, &k, &len);
 	if (name)
-		return strtab_add(b, name);
+		return strtab_add(b, name, len);
 	return path_make(b, file, &k);
 }
 
@@ -263,9 +280,10 @@ static int name_of(struct rec_build *b, struct named *seen,
 
 	if (!f) {
 		if (!vma)
-			return strtab_add(b, "[unknown]");
-		return strtab_add(b, ustack_arch_is_vdso(vma) ? "[vdso]" :
-							       "[anon]");
+			return strtab_add_const(b, "[unknown]");
+		if (ustack_arch_is_vdso(vma))
+			return strtab_add_const(b, "[vdso]");
+		return strtab_add_const(b, "[anon]");
 	}
 	for (i = 0; i < seen->nr; i++)
 		if (seen->file[i] == f)
