@@ -11,6 +11,12 @@
  * like a pipe.  The ring exists between ustack_ring_start() and
  * ustack_ring_stop().
  *
+ * The bytes between tail and head are the readers': writers never touch
+ * them until the tail moves past.  So a reader that holds read_lock (no
+ * other reader moves the tail meanwhile) copies records straight from the
+ * ring to user memory with no spinlock held, faults allowed, and moves the
+ * tail after: one copy of each record, not two.
+ *
  * Wake-ups are batched, as perf batches them: a sleeping reader is woken
  * WAKE_DELAY_MS after the first record it waits for, or at once when the
  * ring is a quarter full.  One wake-up per record (two per sample) cost a
@@ -21,9 +27,12 @@
 
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
+#include <linux/mutex.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <uapi/ustack.h>
 #include "nmi_excl.h"
@@ -35,6 +44,7 @@
 
 struct ring {
 	raw_spinlock_t lock;
+	struct mutex read_lock;	/* the tail's one mover, outside ring.lock */
 	char *buf;		/* NULL while stopped */
 	u32 size;		/* bytes, a power of two */
 	u64 head, tail;		/* bytes written, read: free-running */
@@ -50,6 +60,7 @@ struct ring {
 
 static struct ring ring = {
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(ring.lock),
+	.read_lock = __MUTEX_INITIALIZER(ring.read_lock),
 	.wait = __WAIT_QUEUE_HEAD_INITIALIZER(ring.wait),
 };
 
@@ -272,6 +283,7 @@ u32 ustack_ring_pop(void *dst, u32 cap, u32 *need)
 	u32 len = 0;
 
 	*need = 0;
+	guard(mutex)(&ring.read_lock);
 	guard(ring_lock)();
 	if (!ring.buf)
 		return 0;
@@ -287,6 +299,82 @@ u32 ustack_ring_pop(void *dst, u32 cap, u32 *need)
 	}
 	/* The room just made lets a pending loss be reported. */
 	ring_flush_lost();
+	return len;
+}
+
+/*
+ * Bytes of the whole records from @tail that fit in @cap, before @head;
+ * *@need is the first one's size if none does.  Under ring.read_lock: no
+ * writer touches these bytes, and no other reader.
+ */
+static u32 ring_whole(u64 tail, u64 head, u32 cap, u32 *need)
+{
+	struct ustack_rec_hdr hdr;
+	u32 len = 0;
+
+	lockdep_assert_held(&ring.read_lock);
+	while (tail + len < head) {
+		ring_copy_out(&hdr, tail + len, sizeof(hdr));
+		if (hdr.size > cap - len) {
+			if (!len)
+				*need = hdr.size;
+			break;
+		}
+		len += hdr.size;
+	}
+	return len;
+}
+
+/* The @len bytes from ring position @pos to @dst.  Return: 0 or -EFAULT. */
+static int ring_copy_to_user(void __user *dst, u64 pos, u32 len)
+{
+	u32 off = pos & (ring.size - 1);
+	u32 first = min(len, ring.size - off);
+
+	if (copy_to_user(dst, ring.buf + off, first) ||
+	    copy_to_user(dst + first, ring.buf, len - first))
+		return -EFAULT;
+	return 0;
+}
+
+#define READ_USER_MAX	SZ_1M	/* bytes a call scans and copies at most */
+
+/**
+ * ustack_ring_read_user - pop whole records straight to user memory
+ * @dst: where to copy them
+ * @cap: bytes at @dst
+ * @need: set to the next record's size when none fits, else 0
+ *
+ * As many whole records as fit in @cap (up to READ_USER_MAX), in one
+ * copy and no spinlock held while it is made.  Process context.
+ *
+ * Return: the bytes popped; 0 (the ring is empty, or *@need says how
+ * large the next record is); or -EFAULT, nothing popped.
+ */
+ssize_t ustack_ring_read_user(void __user *dst, size_t cap, u32 *need)
+{
+	u64 tail, head;
+	u32 len;
+
+	might_fault();
+	*need = 0;
+	guard(mutex)(&ring.read_lock);
+	scoped_guard(ring_lock) {
+		if (!ring.buf)
+			return 0;
+		tail = ring.tail;
+		head = ring.head;
+	}
+	len = ring_whole(tail, head, min_t(size_t, cap, READ_USER_MAX), need);
+	if (!len)
+		return 0;
+	if (ring_copy_to_user(dst, tail, len))
+		return -EFAULT;
+	scoped_guard(ring_lock) {
+		ring.tail += len;
+		/* The room just made lets a pending loss be reported. */
+		ring_flush_lost();
+	}
 	return len;
 }
 
@@ -342,6 +430,7 @@ void ustack_ring_stop(void)
 {
 	char *buf;
 
+	guard(mutex)(&ring.read_lock);	/* no reader copies from it */
 	scoped_guard(ring_lock) {
 		buf = ring.buf;
 		WRITE_ONCE(ring.buf, NULL);

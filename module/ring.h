@@ -14,6 +14,7 @@ int ustack_ring_start(u32 size);
 void ustack_ring_stop(void);
 bool ustack_ring_write(const void *a, u32 alen, const void *b, u32 blen);
 u32 ustack_ring_pop(void *dst, u32 cap, u32 *need);
+ssize_t ustack_ring_read_user(void __user *dst, size_t cap, u32 *need);
 bool ustack_ring_active(void);
 bool ustack_ring_empty(void);
 wait_queue_head_t *ustack_ring_waitq(void);

@@ -169,27 +169,44 @@ static ssize_t read_text(struct reader *r, char __user *buf, size_t len)
 }
 
 /*
- * Whole records, as many as fit.  Packed, they are popped only if they
- * fit; unpacked, a record is popped first and waits in the reader
- * (@r->out) for a read with room for it.
+ * Whole records, as many as fit, each popped only if it fits: packed,
+ * straight from the ring.
+ */
+static ssize_t read_packed(char __user *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+	u32 need = 0;
+
+	while (done < len) {
+		n = ustack_ring_read_user(buf + done, len - done, &need);
+		if (n < 0)
+			return done ? done : n;
+		if (!n)
+			break;
+		done += n;
+	}
+	if (!done && need)
+		return -EINVAL;	/* buffer smaller than one record */
+	return done;
+}
+
+/*
+ * Whole records, as many as fit, unpacked: a record is popped first and
+ * waits in the reader (@r->out) for a read with room for it.
  */
 static ssize_t read_binary(struct reader *r, char __user *buf, size_t len)
 {
-	bool packed = r->format == USTACK_FORMAT_PACKED;
 	const struct ustack_rec_hdr *h;
 	size_t done = 0;
-	u32 n, need = 0;
+	u32 need = 0;
 
 	lockdep_assert_held(&r->lock);
 	while (done < len) {
 		if (!r->out) {
-			n = ustack_ring_pop(r->rec, packed ? min_t(size_t,
-					    len - done, USTACK_REC_MAX) :
-					    USTACK_REC_MAX, &need);
-			if (!n)
+			if (!ustack_ring_pop(r->rec, USTACK_REC_MAX, &need))
 				break;
-			r->out = packed ? r->rec :
-				 ustack_render_binary(r->rec, r->unpacked);
+			r->out = ustack_render_binary(r->rec, r->unpacked);
 		}
 		h = r->out;
 		if (h->size > len - done) {
@@ -236,7 +253,9 @@ static ssize_t ustack_dev_read(struct file *file, char __user *buf, size_t len,
 		}
 		if (mutex_lock_interruptible(&r->lock))
 			return -ERESTARTSYS;
-		if (r->format != USTACK_FORMAT_TEXT)
+		if (r->format == USTACK_FORMAT_PACKED)
+			ret = read_packed(buf, len);
+		else if (r->format == USTACK_FORMAT_BINARY)
 			ret = read_binary(r, buf, len);
 		else
 			ret = read_text(r, buf, len);

@@ -1,6 +1,7 @@
 # Reading: O_NONBLOCK and poll on an empty stream; the binary and packed
 # modes' records well-formed, each user record after its sample, a read
-# too small for a record refused with the record kept for the next; text
+# too small for a record, or one that faults, refused with the record kept
+# for the next; text
 # reads ending between records (a reader stopped between reads keeps
 # whole records); a blocking reader woken by new records, in batches.
 # kernels: 6.1 6.12 sid debug

@@ -4,8 +4,9 @@
  *   ustack_read perm          an unprivileged opener is refused
  *   ustack_read nonblock      O_NONBLOCK read on an empty stream: EAGAIN;
  *                             poll times out, then reports data
- *   ustack_read binary SECS   binary mode: every record well-formed;
- *                             prints the count of each type
+ *   ustack_read binary SECS   binary mode: every record well-formed, none
+ *                             lost by a read that faults; prints the
+ *                             count of each type
  *   ustack_read packed SECS   the same in packed mode
  *   ustack_read batched SECS  blocking reads return batches of records
  *   ustack_read text SECS     text reads of 4 KiB end between records
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -108,10 +110,39 @@ static bool packed_ok(const struct ustack_rec_user_packed *u)
 	return true;
 }
 
+#define FAULT_SEEN	24	/* bytes of a record before the fault */
+
+/*
+ * A read into memory that faults after FAULT_SEEN bytes: -EFAULT, and
+ * the record it began to copy stays for the next read.  Return: its
+ * first bytes (@seen) were copied and are to be read again.
+ */
+static bool read_faulting(int fd, char *seen)
+{
+	static char *page;
+	ssize_t n;
+
+	if (!page) {
+		page = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (page == MAP_FAILED || mprotect(page + 4096, 4096, PROT_NONE))
+			DIE("mmap: %s", strerror(errno));
+	}
+	memset(page, 0xff, 4096);
+	n = read(fd, page + 4096 - FAULT_SEEN, 4096);
+	if (n >= 0 || (errno != EFAULT && errno != EAGAIN))
+		DIE("a read that faults: %zd (%s)", n, strerror(errno));
+	memcpy(seen, page + 4096 - FAULT_SEEN, FAULT_SEEN);
+	return errno == EFAULT && seen[0] != (char)0xff;
+}
+
 static int binary(double secs, unsigned int fmt)
 {
 	static char buf[1 << 20];
 	unsigned long counts[4] = { 0 }, bad = 0, orphans = 0, small = 0;
+	unsigned long refaulted = 0;
+	char seen[FAULT_SEEN];
+	bool faulted;
 	unsigned int user = fmt == USTACK_FORMAT_PACKED ? USTACK_REC_USER_PACKED :
 							     USTACK_REC_USER;
 	__u64 cookies[256] = { 0 };	/* the last samples' */
@@ -136,7 +167,13 @@ static int binary(double secs, unsigned int fmt)
 		if (n >= 0 || (errno != EINVAL && errno != EAGAIN))
 			DIE("a 16-byte read: %zd (%s)", n, strerror(errno));
 		small += errno == EINVAL;
+		faulted = read_faulting(fd, seen);
 		n = read(fd, buf, sizeof(buf));
+		if (faulted && n >= FAULT_SEEN) {
+			if (memcmp(buf, seen, FAULT_SEEN))
+				DIE("a read that faulted lost its record");
+			refaulted++;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if (n < 0 && errno == EAGAIN) {
 			if (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 > secs)
@@ -185,14 +222,15 @@ static int binary(double secs, unsigned int fmt)
 			off += h->size;
 		}
 	}
-	printf("samples=%lu users=%lu lost=%lu bad=%lu orphans=%lu small_refused=%lu\n",
-	       counts[1], counts[2], counts[3], bad, orphans, small);
+	printf("samples=%lu users=%lu lost=%lu bad=%lu orphans=%lu small_refused=%lu refaulted=%lu\n",
+	       counts[1], counts[2], counts[3], bad, orphans, small, refaulted);
 	/*
 	 * A walk asked for in an earlier reader's session is delivered into
 	 * this one when its task comes back to user space: an orphan or two.
 	 * A record lost by a read would make dozens.
 	 */
-	if (bad || !counts[1] || !counts[2] || !small || (orphans > 2 && !counts[3]))
+	if (bad || !counts[1] || !counts[2] || !small || !refaulted ||
+	    (orphans > 2 && !counts[3]))
 		DIE("binary stream");
 	return 0;
 }
