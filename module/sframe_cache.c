@@ -242,7 +242,9 @@ sf_cache_next(struct sframe_cache *c, struct sframe_cache_ent *e, u64 ra,
  * cached, as ustack_sframe_step() would, storing each new IP at ips[nr++] (and
  * methods[nr] = SFRAME, if @methods) while nr < @max.  Stops, leaving @st
  * at the last frame reached, at an exact IP after a signal, a PC not
- * cached or outermost, a caller IP with no bit of @stop_mask set (if
+ * cached, a PC whose cached rule is outermost (then @st->outermost: the
+ * walk ends there, as its own lookup of that rule would end it, without
+ * that lookup), a caller IP with no bit of @stop_mask set (if
  * @stop_mask: a possible signal trampoline) whose entry is not marked
  * no_tramp by an earlier walk, or anything ustack_sframe_step() might
  * reject: the walk then takes that frame the slow way.  Returns the new nr.
@@ -270,6 +272,10 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 	if (!e || (stop_mask && !st->topmost && !(st->ip & stop_mask) &&
 		   !e->no_tramp))
 		return nr;
+	if (e->kind & SFRAME_CK_OUTERMOST) {
+		st->outermost = true;
+		return nr;
+	}
 	if (st->topmost ?
 	    !sf_cache_step_top(e, sp, &fp, &cfa, &ra, lo, span, hi) :
 	    !sf_cache_step_caller(e, sp, &fp, &cfa, &ra, lo, span, hi))
@@ -285,6 +291,10 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 		/* a possible trampoline the walk has not looked at yet */
 		if (!n || (stop_mask && !(ra & stop_mask) && !n->no_tramp))
 			break;
+		if (n->kind & SFRAME_CK_OUTERMOST) {
+			st->outermost = true;
+			break;
+		}
 		e = n;
 		if (!sf_cache_step_caller(e, sp, &fp, &cfa, &ra, lo, span, hi))
 			break;

@@ -228,6 +228,7 @@ static u32 sf_walk_start(struct sframe_walk *w, struct sframe_state *st)
 		return 0;
 	st->topmost = true;
 	st->exact_ip = true;
+	st->outermost = false;
 	w->ips[0] = st->ip;
 	if (w->methods)
 		w->methods[0] = USTACK_METHOD_REGS;
@@ -265,6 +266,10 @@ u32 ustack_sframe_walk(struct sframe_walk *w)
 			nr = ustack_sframe_walk_cached(w, ops, &st, nr, stop);
 		if (nr >= max) {
 			end = USTACK_END_DEPTH;
+			break;
+		}
+		if (st.outermost) {
+			end = USTACK_END_OUTERMOST;
 			break;
 		}
 		/*

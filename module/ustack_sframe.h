@@ -220,6 +220,7 @@ struct sframe_state {
 	u64 stack_lo, stack_hi;
 	bool topmost;		/* the interrupted frame: IP is exact */
 	bool exact_ip;		/* IP is exact (topmost, or after a signal) */
+	bool outermost;		/* a cached run found IP's rule: no caller */
 };
 
 /*
