@@ -19,10 +19,12 @@
 # the workload, libc and ld.so, made here), the workload run plainly:
 # alone (ustack999_store) and as 100 processes started at once, sharing
 # the rule cache (ustack999_x100, `workload group`), next to perf --call-
-# graph fp on the same 100 (perf_fp_x100) and their baseline (base_x100).
+# graph fp and dwarf on the same 100 (perf_fp_x100, perf_dwarf_x100) and
+# their baseline (base_x100); the same two at 99 Hz (ustack99_store,
+# ustack99_x100).
 # Each ustack run also gives the share of the workload's user stacks that
 # are complete (outermost): the cost is not bought with completeness.
-# timeout: 1200
+# timeout: 1800
 . ./lib.sh
 N=${BENCH_WORK:-2400}
 G=$((N / 40))	# each of the 100: the group's work is 2.5 N
@@ -78,17 +80,18 @@ one() {	# one CONFIG: elapsed_ns of one timed run of the workload
 		esac
 		kill -TERM $r; wait $r
 		param_set sample_hz 0 ;;
-	perf_fp_x100) perf record -q -F 999 -e cpu-clock --call-graph fp -o /tmp/p.fp_x100 \
-		./bin/workload group $G 100 ;;
+	perf_*_x100) set -- ${1%_x100}
+		perf record -q -F 999 -e cpu-clock --call-graph ${1#perf_} \
+			-o /tmp/p.${1#perf_}_x100 ./bin/workload group $G 100 ;;
 	perf_nocg) perf record -q -F 999 -e cpu-clock -o /tmp/p.nocg ./bin/workload work $N ;;
 	perf_*) perf record -q -F 999 -e cpu-clock --call-graph ${1#perf_} -o /tmp/p.${1#perf_} \
 		./bin/workload work $N ;;
 	esac 2>&1 >/dev/null | sed -n 's/^elapsed_ns=//p'
 }
 use_module ustack
-configs="base base_shim ustack99 ustack999 ustack999_store base_x100 ustack999_x100"
+configs="base base_shim ustack99 ustack999 ustack99_store ustack999_store base_x100 ustack99_x100 ustack999_x100"
 [ -f $KO_B ] && configs="$configs b_ustack99 b_ustack999 b_ustack999_x100"
-command -v perf >/dev/null && configs="$configs perf_nocg perf_dwarf perf_fp perf_fp_x100"
+command -v perf >/dev/null && configs="$configs perf_nocg perf_dwarf perf_fp perf_fp_x100 perf_dwarf_x100"
 rm -f /tmp/ustack*.txt /tmp/b_ustack*.txt
 # A warm-up run (TCG translates the code once), then R rounds over every
 # configuration in turn, the best run of each: a trend in the host's load
@@ -122,8 +125,10 @@ for c in ustack b_ustack; do
 done
 # The store as every object's source, alone and as 100 processes.
 sum() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" "$2" | awk '{ n += $1 } END { print n + 0 }'; }
-echo "bench ustack_store_slowdown_999hz $(ratio $best_ustack999_store $best_base) x"
-echo "bench ustack_x100_slowdown_999hz $(ratio $best_ustack999_x100 $best_base_x100) x"
+for hz in 99 999; do
+	eval "echo \"bench ustack_store_slowdown_${hz}hz \$(ratio \$best_ustack${hz}_store $best_base) x\""
+	eval "echo \"bench ustack_x100_slowdown_${hz}hz \$(ratio \$best_ustack${hz}_x100 $best_base_x100) x\""
+done
 [ -f $KO_B ] && echo "bench ustack_b_x100_slowdown_999hz $(ratio $best_b_ustack999_x100 $best_base_x100) x"
 for c in ustack999 ustack999_store ustack999_x100; do
 	name=ustack${c#ustack999}
@@ -139,6 +144,7 @@ if command -v perf >/dev/null; then
 		[ "${s:-0}" -gt 0 ] && echo "bench perf_${cg}_bytes_per_sample_999hz $((b / s)) bytes"
 	done
 	echo "bench perf_fp_x100_slowdown_999hz $(ratio $best_perf_fp_x100 $best_base_x100) x"
+	echo "bench perf_dwarf_x100_slowdown_999hz $(ratio $best_perf_dwarf_x100 $best_base_x100) x"
 	# ustack's added time over perf fp's (issue 28's goal: at most 1.5)
 	added() { awk -v u="$1" -v ub="$2" -v p="$3" -v pb="$4" 'BEGIN { d = p / pb - 1
 		if (d > 0.0005) printf "%.2f", (u / ub - 1) / d; else printf "inf" }'; }
