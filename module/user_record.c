@@ -8,13 +8,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/dcache.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include "arch.h"
 #include "deferred.h"
 #include "path_cache.h"
+#include "record_build.h"
 #include "ustack_limits.h"
 #include "render.h"
 #include "ring.h"
@@ -47,201 +47,6 @@ static struct rec_keep **keeps;
 static u32 nr_keeps;
 
 /*
- * One delivery's record (struct ustack_rec_user_packed), in one buffer
- * laid out as it goes into the ring, but with room for an object per
- * frame: the objects are known only once every frame is named, and
- * pack() then moves what follows them down.  The string table comes last
- * (up to USTACK_STRTAB_MAX bytes) and grows the buffer when it needs to.
- */
-#define STRS_MAX	8	/* names found again in the table: a stack's few */
-
-struct rec_build {
-	struct ustack_rec_user_packed *rec;	/* the buffer */
-	u32 size;			/* its bytes */
-	u32 nr;				/* frames */
-	u32 nr_objects;
-	u32 strtab_len;
-	struct ustack_path_cache *names;	/* the task's, or NULL */
-	u32 nr_strs;
-	struct { u32 off, len; } str[STRS_MAX];	/* the table's first names */
-};
-
-#define FRAME_BYTES	(sizeof(u64) + sizeof(u16) + sizeof(u8))
-
-static size_t rec_size(u32 nr, u32 nr_objects, u32 strtab)
-{
-	return sizeof(struct ustack_rec_user_packed) + nr * FRAME_BYTES +
-	       nr_objects * sizeof(struct ustack_object) + strtab;
-}
-
-/* Bytes of the buffer before the string table, while it is built. */
-static size_t build_size(u32 nr, u32 strtab)
-{
-	return rec_size(nr, nr, strtab);
-}
-
-static u64 *ips_of(const struct rec_build *b)
-{
-	return (u64 *)(b->rec + 1);
-}
-
-static struct ustack_object *objects_of(const struct rec_build *b)
-{
-	return (struct ustack_object *)(ips_of(b) + b->nr);
-}
-
-/* Each frame's object, after the room for one object per frame. */
-static u16 *index_of(const struct rec_build *b)
-{
-	return (u16 *)(objects_of(b) + b->nr);
-}
-
-static u8 *methods_of(const struct rec_build *b)
-{
-	return (u8 *)(index_of(b) + b->nr);
-}
-
-static char *strtab_of(const struct rec_build *b)
-{
-	return (char *)(methods_of(b) + b->nr);
-}
-
-/* The string table's room, its names included. */
-static u32 strtab_room(const struct rec_build *b)
-{
-	return min_t(size_t, b->size - build_size(b->nr, 0), USTACK_STRTAB_MAX);
-}
-
-/* Room for the largest string table.  Return: 0, or -ENOMEM. */
-static int rec_grow(struct rec_build *b)
-{
-	size_t size = build_size(b->nr, USTACK_STRTAB_MAX);
-	void *p = krealloc(b->rec, size, GFP_KERNEL);
-
-	if (!p)
-		return -ENOMEM;
-	b->rec = p;
-	b->size = size;
-	return 0;
-}
-
-/*
- * The offset of @name (@len bytes) in the string table, or -1.  Only the
- * first STRS_MAX names are found again: a name twice costs bytes, and the
- * files of a record's names are told apart before (name_of()).
- */
-static int strtab_find(const struct rec_build *b, const char *name, u32 len)
-{
-	u32 i;
-
-	for (i = 0; i < b->nr_strs; i++)
-		if (b->str[i].len == len &&
-		    !memcmp(strtab_of(b) + b->str[i].off, name, len))
-			return b->str[i].off;
-	return -1;
-}
-
-/*
- * Add @name, of @len bytes and its NUL, to the string table (once).  A
- * name made in the table's free tail always fits: only a name from
- * elsewhere grows the buffer.
- *
- * Return: its offset, or -ENOMEM.
- */
-static int strtab_add(struct rec_build *b, const char *name, u32 len)
-{
-	int off = strtab_find(b, name, len);
-
-	if (off >= 0)
-		return off;
-	if (b->strtab_len + len + 1 > strtab_room(b) &&
-	    strtab_room(b) < USTACK_STRTAB_MAX && rec_grow(b))
-		return -ENOMEM;
-	if (b->strtab_len + len + 1 > strtab_room(b))
-		return 0;	/* full: the first name stands in */
-	memmove(strtab_of(b) + b->strtab_len, name, len + 1);
-	off = b->strtab_len;
-	if (b->nr_strs < STRS_MAX)
-		b->str[b->nr_strs++] = (typeof(b->str[0])) { off, len };
-	b->strtab_len += len + 1;
-	return off;
-}
-
-#define strtab_add_const(b, s)	strtab_add(b, s, sizeof(s) - 1)
-
-/* d_path() of @file into the string table's free tail. */
-static char *path_in_tail(struct rec_build *b, struct file *file)
-{
-	u32 free = min_t(u32, strtab_room(b) - b->strtab_len, PATH_MAX);
-
-	return file_path(file, strtab_of(b) + b->strtab_len, free);
-}
-
-/*
- * The path of @file, into the string table.  d_path() writes at the end
- * of the buffer it is given: the table's free tail is that buffer, and a
- * new path is moved down into place, so no PATH_MAX buffer is needed.  A
- * path too long for the tail is made again in a grown table, then in a
- * buffer of its own (it may be in the table already, or be the first
- * name's stand-in).  A path made, not an error's stand-in, is kept in
- * @k's cache for the task's next records.
- *
- * Return: its offset, or -ENOMEM.
- */
-static int path_make(struct rec_build *b, struct file *file,
-		     const struct ustack_path_key *k)
-{
-	char *p, *buf = NULL;
-	int off;
-
-	p = path_in_tail(b, file);
-	if (p == ERR_PTR(-ENAMETOOLONG) && strtab_room(b) < USTACK_STRTAB_MAX) {
-		if (rec_grow(b))
-			return -ENOMEM;
-		p = path_in_tail(b, file);
-	}
-	if (p == ERR_PTR(-ENAMETOOLONG) && b->strtab_len) {
-		buf = __getname();
-		if (!buf)
-			return -ENOMEM;
-		p = file_path(file, buf, PATH_MAX);
-	}
-	if (IS_ERR(p)) {
-		off = strtab_add_const(b, "[unknown]");
-	} else {
-		u32 len = strlen(p);
-
-		if (k)
-			ustack_path_cache_put(b->names, k, p, len);
-		off = strtab_add(b, p, len);
-	}
-	if (buf)
-		__putname(buf);
-	return off;
-}
-
-/*
- * The path of @file, into the string table: from the task's cache if an
- * earlier record made it (path_cache.c says when a name is the same),
- * else made now.  The table holds the same bytes either way.
- *
- * Return: its offset, or -ENOMEM.
- */
-static int path_add(struct rec_build *b, struct file *file)
-{
-	struct ustack_path_key k;
-	const char *name;
-	u32 len;
-
-	if (!b->names || !ustack_path_key_make(&k, file))
-		return path_make(b, file, NULL);
-	name = ustack_path_cache_get(b->names, &k, &len);
-	if (name)
-		return strtab_add(b, name, len);
-	return path_make(b, file, &k);
-}
-
-/*
  * What @vma's frames less their file offsets give (offsets in the vDSO
  * are from its start): 0 where the offset is the ip itself.
  */
@@ -256,46 +61,6 @@ static u64 bias_of(struct vm_area_struct *vma)
 	return 0;
 }
 
-/* Files this record has named already, and their names' offsets. */
-#define NAMED_MAX	8
-
-struct named {
-	const struct file *file[NAMED_MAX];
-	u32 off[NAMED_MAX];
-	u32 nr;
-};
-
-/*
- * The offset of @vma's object name in the string table, or -ENOMEM.  A
- * stack goes back and forth between a few objects (the program, the C
- * library, the program's _start): each file's path is made once per
- * record, not at every change of mapping.  The mmap lock keeps each file
- * mapped.
- */
-static int name_of(struct rec_build *b, struct named *seen,
-		   struct vm_area_struct *vma)
-{
-	struct file *f = vma ? vma->vm_file : NULL;
-	int i, off;
-
-	if (!f) {
-		if (!vma)
-			return strtab_add_const(b, "[unknown]");
-		if (ustack_arch_is_vdso(vma))
-			return strtab_add_const(b, "[vdso]");
-		return strtab_add_const(b, "[anon]");
-	}
-	for (i = 0; i < seen->nr; i++)
-		if (seen->file[i] == f)
-			return seen->off[i];
-	off = path_add(b, f);
-	if (off >= 0 && seen->nr < NAMED_MAX) {
-		seen->file[seen->nr] = f;
-		seen->off[seen->nr++] = off;
-	}
-	return off;
-}
-
 /*
  * The index of @vma's object in the record's objects, added if it is not
  * among the last NAMED_MAX: a stack meets its few objects again and
@@ -303,12 +68,12 @@ static int name_of(struct rec_build *b, struct named *seen,
  *
  * Return: the index, or -ENOMEM.
  */
-static int object_of(struct rec_build *b, struct named *seen,
+static int object_of(struct rec_build *b, struct rec_named *seen,
 		     struct vm_area_struct *vma)
 {
 	struct ustack_object o = { .bias = bias_of(vma) };
 	struct ustack_object *objs;
-	int name = name_of(b, seen, vma);	/* may move the buffer */
+	int name = ustack_record_name(b, seen, vma);	/* may move the buffer */
 	u32 i;
 
 	if (name < 0)
@@ -355,7 +120,7 @@ static int met_find(const struct met *m, u64 ip)
  * The object of @ip's mapping, looked up in @mm (or "[unknown]") if not
  * met yet.  Return: its index, or -ENOMEM.
  */
-static int frame_object(struct rec_build *b, struct named *seen,
+static int frame_object(struct rec_build *b, struct rec_named *seen,
 			struct met *m, struct mm_struct *mm, u64 ip)
 {
 	struct vm_area_struct *vma;
@@ -386,7 +151,7 @@ static int frame_object(struct rec_build *b, struct named *seen,
 static int name_frames(struct rec_build *b, const struct ustack_task *st,
 		       struct mm_struct *mm)
 {
-	struct named seen = { .nr = 0 };
+	struct rec_named seen = { .nr = 0 };
 	struct met met = { .nr = 0, .unmapped = -1 };
 	int obj;
 	u32 i;
