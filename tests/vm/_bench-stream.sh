@@ -154,13 +154,18 @@ if command -v perf >/dev/null; then
 fi
 # Where a sample's time goes: one more run at 999 Hz with the stages
 # timed (stage_times=1, kept out of the runs above), ns per stage each
-# time it ran (stats: stage_NAME_ns / stage_NAME_n), and how many times.
+# time it ran (stats: stage_NAME_ns / stage_NAME_n, the run's own share
+# of the sums), and how many times; and the sections the walks looked up
+# (in the registry, the files' PT_GNU_SFRAME and the store) per walk:
+# the rule cache's misses that left a text range.
 stages() {	# stages CONFIG PREFIX: the stage lines of one timed run
 	use_module $1
+	cp /sys/kernel/debug/ustack/stats /tmp/stats.before
 	param_set stage_times 1
 	one $1 >/dev/null
 	param_set stage_times 0
-	awk -v p="$2" '/^stage_.*_(ns|n) / { v[$1] = $2 }
+	awk -v p="$2" 'FNR == NR { v0[$1] = $2; next }
+		{ v[$1] = $2 - v0[$1] }
 		END {
 			split("request deferral walk record ring", st, " ")
 			for (i = 1; i <= 5; i++) {
@@ -169,8 +174,13 @@ stages() {	# stages CONFIG PREFIX: the stage lines of one timed run
 					printf "bench %sstage_%s_ns %.0f ns\n", p, st[i], v["stage_" st[i] "_ns"] / n
 				printf "bench %sstage_%s_count %d times\n", p, st[i], n
 			}
-		}' /sys/kernel/debug/ustack/stats
+			n = v["stage_walk_n"]
+			f = v["sections_registered"] + v["sections_elf"] + v["store_hits"]
+			if (n > 0)
+				printf "bench %ssections_per_walk %.2f sections\n", p, f / n
+		}' /tmp/stats.before /sys/kernel/debug/ustack/stats
 }
 stages ustack999 ""
+stages ustack999_x100 x100_
 [ -f $KO_B ] && stages b_ustack999 ustack_b_
 ustack_unload
