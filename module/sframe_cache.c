@@ -22,15 +22,22 @@ sf_cache_set(const struct sframe_cache *c, u64 pc)
 {
 	u64 k = pc + 1;
 
-	return &c->e[((k ^ (k >> 8)) & (SFRAME_CACHE_SETS - 1)) *
+	return &c->e[((k ^ (k >> 8) ^ c->salt) & (SFRAME_CACHE_SETS - 1)) *
 		     SFRAME_CACHE_WAYS];
+}
+
+void ustack_sframe_cache_set_tag(struct sframe_cache *c, u64 tag)
+{
+	c->tag = tag;
+	/* Fibonacci hashing: the top bits mix every bit of the tag */
+	c->salt = (tag * 0x9e3779b97f4a7c15ULL) >> 48;
 }
 
 static __always_inline const struct sframe_cache_ent *
 sf_cache_find(const struct sframe_cache *c, u64 pc)
 {
 	const struct sframe_cache_ent *e = sf_cache_set(c, pc);
-	const u32 tag = c->tag;
+	const u64 tag = c->tag;
 
 	if (likely(e[0].pc == pc && e[0].tag == tag && e[0].kind))
 		return &e[0];
@@ -224,7 +231,7 @@ static __always_inline bool sf_cache_bounds(const struct sframe_state *st,
  */
 static __always_inline struct sframe_cache_ent *
 sf_cache_next(struct sframe_cache *c, struct sframe_cache_ent *e, u64 ra,
-	      u32 tag)
+	      u64 tag)
 {
 	struct sframe_cache_ent *n = e->next;
 
@@ -260,7 +267,7 @@ static __always_inline u32 sf_cache_walk(struct sframe_cache *c,
 					 u64 stop_mask)
 {
 	u64 sp = st->sp, fp = st->fp, lo, span, hi, cfa, ra;
-	const u32 tag = c->tag;
+	const u64 tag = c->tag;
 	struct sframe_cache_ent *e, *n;
 	u32 i = nr;
 

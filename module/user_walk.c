@@ -14,14 +14,16 @@
  * cache by the walk's reader.
  *
  * Rules are kept in a per-CPU rule cache (the core's struct sframe_cache),
- * shared by the last few processes walked on that CPU: each one's entries
- * carry a tag of its own, given for its mm, its registry generation and
- * the store's generation.  A registration change of that mm, an unmapping
- * of a range its rules came from, or a removal from the store makes its
- * tag stale, so a walk never uses a rule of a section unregistered,
- * unmapped or removed before it started; other processes' changes leave
- * their entries alone, and a CPU that alternates between processes keeps
- * the rules of each.  Rules found through ELF discovery or the store are cached
+ * shared by every process walked on that CPU: each one's entries carry its
+ * mm's registry generation as their tag, a value no other mm ever has.  A
+ * registration change of that mm or an unmapping of a range its rules
+ * came from gives the mm a new generation, and a removal from the store
+ * empties the caches, so a walk never uses a rule of a section
+ * unregistered, unmapped or removed before it started; other processes'
+ * changes leave its entries alone, and a CPU that goes round many
+ * processes keeps the rules of each while the cache has room (the tag
+ * salts the set index: forked processes, the same PCs, spread out).
+ * Rules found through ELF discovery or the store are cached
  * only for ranges the registry watches (ustack_registry_watch()): the
  * first walk through a range starts the watch, later ones fill the cache.
  * The cache is used with preemption disabled, cached runs also with page
@@ -50,28 +52,23 @@
 /* Frames taken from the rule cache per preemption-off stretch. */
 #define WALK_CACHED_BURST	64
 
-/* Processes whose rules a CPU's rule cache keeps at once. */
-#define WALK_RC_OWNERS		4
-
-/* Whose entries have @tag: @mm's sections at @gen and @sgen. */
-struct walk_owner {
-	struct mm_struct *mm;
-	u64 gen, sgen;
-	u32 tag;
-	u32 used;		/* the cache's clock at its last use */
-};
-
-/* The per-CPU rule cache and the owners of its entries. */
+/*
+ * A CPU's rule cache: entries tagged by their mm's registry generation,
+ * never another mm's nor reused (registry_mm.c), of the store at @sgen.
+ */
 struct walk_rcache {
-	struct walk_owner own[WALK_RC_OWNERS];
-	u32 last_tag, clock;
+	u64 sgen;
 	struct sframe_cache c;
 };
 
-static struct walk_rcache __percpu *walk_rc;
+/* Each CPU's, allocated on its node: too large for alloc_percpu(). */
+static struct walk_rcache * __percpu *walk_rc;
 
-/* An mm's cached rules dropped because its rules may have changed. */
+/* CPUs' rule caches emptied because the store dropped a section. */
 static atomic_long_t walk_flushes = ATOMIC_LONG_INIT(0);
+
+/* Rules put into a rule cache: a walk's misses that the cache may keep. */
+static atomic_long_t walk_fills = ATOMIC_LONG_INIT(0);
 
 /* Sections found by walks, by source (the cache hides the ones reused). */
 static atomic_long_t walk_found_reg, walk_found_elf;
@@ -83,8 +80,9 @@ static atomic_long_t walk_bad[-SFRAME_E_MAX];
  * ustack_walk_show() - the walk's lines of the stats file
  * @m: the stats file
  *
- * How many times a CPU's rule cache dropped an mm's rules because they
- * may have changed; and the sections walks found
+ * How many times a CPU's rule cache was emptied because the store
+ * dropped a section, and how many rules walks put into the caches; and
+ * the sections walks found
  * registered and as the files' own PT_GNU_SFRAME (the store's are in its
  * store_hits), which tells the three SFrame sources of method sframe apart;
  * and, for each SFrame code that ended walks on a bad frame, how many
@@ -97,6 +95,7 @@ void ustack_walk_show(struct seq_file *m)
 	int i;
 
 	seq_printf(m, "rule_cache_flushes %ld\n", atomic_long_read(&walk_flushes));
+	seq_printf(m, "rule_cache_fills %ld\n", atomic_long_read(&walk_fills));
 	seq_printf(m, "sections_registered %ld\n",
 		   atomic_long_read(&walk_found_reg));
 	seq_printf(m, "sections_elf %ld\n", atomic_long_read(&walk_found_elf));
@@ -109,7 +108,24 @@ void ustack_walk_show(struct seq_file *m)
 }
 
 /**
- * ustack_walk_init() - allocate the per-CPU rule cache
+ * ustack_walk_exit() - free the per-CPU rule caches
+ *
+ * Called by module exit after the last walk, or by a failed init.
+ */
+void ustack_walk_exit(void)
+{
+	int cpu;
+
+	if (!walk_rc)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(*per_cpu_ptr(walk_rc, cpu));
+	free_percpu(walk_rc);
+	walk_rc = NULL;
+}
+
+/**
+ * ustack_walk_init() - allocate the per-CPU rule caches
  *
  * Called by module init before anything can walk.
  *
@@ -117,19 +133,23 @@ void ustack_walk_show(struct seq_file *m)
  */
 int ustack_walk_init(void)
 {
-	walk_rc = alloc_percpu(struct walk_rcache);	/* zeroed: no owner */
-	return walk_rc ? 0 : -ENOMEM;
-}
+	struct walk_rcache *rc;
+	int cpu;
 
-/**
- * ustack_walk_exit() - free the per-CPU rule cache
- *
- * Called by module exit after the last walk.
- */
-void ustack_walk_exit(void)
-{
-	free_percpu(walk_rc);
-	walk_rc = NULL;
+	walk_rc = alloc_percpu(struct walk_rcache *);
+	if (!walk_rc)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		/* zeroed: no entry is live */
+		rc = kvzalloc_node(sizeof(*rc), GFP_KERNEL, cpu_to_node(cpu));
+		if (!rc) {
+			ustack_walk_exit();
+			return -ENOMEM;
+		}
+		rc->sgen = ustack_store_generation();
+		*per_cpu_ptr(walk_rc, cpu) = rc;
+	}
+	return 0;
 }
 
 /* The section answer for a range of PCs, reused while PCs stay inside. */
@@ -261,91 +281,46 @@ static bool walk_is_text(struct sframe_walk *sw, u64 addr)
 	return text;
 }
 
-static struct walk_owner *walk_owner_of(struct walk_rcache *rc,
-					 struct mm_struct *mm)
-{
-	int i;
-
-	for (i = 0; i < WALK_RC_OWNERS; i++)
-		if (rc->own[i].mm == mm)
-			return &rc->own[i];
-	return NULL;
-}
-
 /*
- * @mm's owner slot with a tag no entry has: the least recently used slot
- * for an mm new to the cache.  Tags are not reused while entries may
- * hold them: when they run out, the cache starts again empty.
- */
-static struct walk_owner *walk_owner_new(struct walk_rcache *rc,
-					 struct walk_owner *o,
-					 struct mm_struct *mm)
-{
-	int i;
-
-	if (!o) {
-		o = &rc->own[0];
-		for (i = 1; i < WALK_RC_OWNERS; i++)
-			if (rc->own[i].used < o->used)
-				o = &rc->own[i];
-	}
-	if (!++rc->last_tag) {
-		ustack_sframe_cache_reset(&rc->c);
-		memset(rc->own, 0, sizeof(rc->own));
-		rc->last_tag = 1;
-	}
-	o->mm = mm;
-	o->tag = rc->last_tag;
-	return o;
-}
-
-/*
- * The per-CPU rule cache with this walk's entries live, if they are
- * current (LOOKUP, RUN), or with a tag for this walk's (FILL: unless a
- * generation moved on since the section was looked up, as the rule may
- * be of a section gone since, or the section's store file changed).
- * Preemption stays disabled until walk_cache_end(); RUN also disables
- * page faults.
+ * The per-CPU rule cache with this walk's entries live: those of its mm's
+ * current generation (LOOKUP, RUN), or of the generation its section was
+ * looked up under (FILL: unless a generation moved on since, as the rule
+ * may be of a section gone since, or the section's store file changed).
+ * A store that dropped a section since the cache was last used empties
+ * it: store rules of every process may have gone.  Preemption stays
+ * disabled until walk_cache_end(); RUN also disables page faults.
  */
 static struct sframe_cache *walk_cache_begin(struct sframe_walk *sw,
 					     enum sframe_cache_use use)
 {
 	struct walk_ctx *x = container_of(sw, struct walk_ctx, w);
 	struct walk_rcache *rc;
-	struct walk_owner *o;
+	u64 gen, sgen;
 
 	if (!walk_rc || !READ_ONCE(ustack_walk_rule_cache))
 		return NULL;
-	rc = get_cpu_ptr(walk_rc);
-	o = walk_owner_of(rc, x->mm);
-	if (use == SFRAME_CACHE_FILL) {
-		/* a store file rewritten since the bind: maybe a torn rule */
-		if (x->c.sec.rd && !ustack_store_rd_unchanged(&x->c.rd))
-			goto none;
-		if (!o || o->gen != x->c.gen || o->sgen != x->c.sgen) {
-			if (!x->c.gen ||
-			    ustack_registry_generation(x->mm) != x->c.gen ||
-			    ustack_store_generation() != x->c.sgen)
-				goto none;
-			if (o)
-				atomic_long_inc(&walk_flushes);
-			o = walk_owner_new(rc, o, x->mm);
-			o->gen = x->c.gen;
-			o->sgen = x->c.sgen;
-		}
-	} else if (!o || !o->gen ||
-		   o->gen != ustack_registry_generation(x->mm) ||
-		   o->sgen != ustack_store_generation()) {
-		goto none;
+	gen = ustack_registry_generation(x->mm);
+	sgen = ustack_store_generation();
+	if (!gen)
+		return NULL;
+	if (use == SFRAME_CACHE_FILL &&
+	    (gen != x->c.gen || sgen != x->c.sgen ||
+	     /* a store file rewritten since the bind: maybe a torn rule */
+	     (x->c.sec.rd && !ustack_store_rd_unchanged(&x->c.rd))))
+		return NULL;
+	rc = *get_cpu_ptr(walk_rc);
+	/* generations only grow: a later read is never older */
+	if (rc->sgen != sgen) {
+		ustack_sframe_cache_reset(&rc->c);
+		rc->sgen = sgen;
+		atomic_long_inc(&walk_flushes);
 	}
-	o->used = ++rc->clock;
-	rc->c.tag = o->tag;
-	if (use == SFRAME_CACHE_RUN)
+	ustack_sframe_cache_set_tag(&rc->c, gen);
+	if (use == SFRAME_CACHE_FILL)
+		atomic_long_inc(&walk_fills);
+	else if (use == SFRAME_CACHE_RUN)
 		pagefault_disable();
 	return &rc->c;
-none:
-	put_cpu_ptr(walk_rc);
-	return NULL;
 }
 
 static void walk_cache_end(struct sframe_walk *sw, enum sframe_cache_use use)

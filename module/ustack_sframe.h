@@ -274,7 +274,7 @@ int ustack_sframe_errno(int code, int malformed);
 
 /*
  * Optional rule cache for ustack_sframe_walk(), owned by the caller (no allocation
- * here): 4-way set associative by lookup PC, 32 bytes an entry, 16 KiB.
+ * here): 4-way set associative by lookup PC, 32 bytes an entry, 64 KiB.
  * Each entry also points to its caller's entry of the last time (checked
  * before use), so a repeated stack chains entry to entry, one load a
  * frame, without waiting for the return address to be hashed.  The cache
@@ -283,13 +283,15 @@ int ustack_sframe_errno(int code, int malformed);
  * CFA+off, off within s8) and outermost markers; flex and signal rules are
  * looked up each time.  Entries are keyed by PC and by the cache's tag
  * when they were stored: only entries of the current tag are found, so
- * several owners of sections (processes, user_walk.c) can share the cache, and
- * a new tag makes all of an owner's entries stale at once.  A cache with
- * one owner keeps tag 0 and is reset whenever a section it may have seen
- * goes away or changes.
+ * many owners of sections (processes, user_walk.c) can share the cache, and
+ * a new tag makes all of an owner's entries stale at once.  The tag also
+ * salts the set index, so that processes with the same layout (forked
+ * from one parent) spread over the sets instead of fighting over one.  A
+ * cache with one owner keeps tag 0 and is reset whenever a section it may
+ * have seen goes away or changes.
  */
 #define SFRAME_CACHE_WAYS	4
-#define SFRAME_CACHE_SETS	128	/* a power of two */
+#define SFRAME_CACHE_SETS	512	/* a power of two */
 #define SFRAME_CACHE_SIZE	(SFRAME_CACHE_WAYS * SFRAME_CACHE_SETS)
 
 /* sframe_cache_ent.kind; 0: empty */
@@ -307,21 +309,24 @@ struct sframe_cache_ent {
 	struct sframe_cache_ent *next;	/* the caller's entry last time:
 					 * a guess, checked before use
 					 */
+	u64 tag;		/* the cache's tag when stored */
 	s32 cfa_off;
-	u32 tag;		/* the cache's tag when stored */
 	s8 fp_off;
 	u8 kind;		/* SFRAME_CK_* */
 	u8 no_tramp;		/* the code at pc + 1 was looked at: no
 				 * signal trampoline (set by the walk)
 				 */
-	u8 pad[5];		/* zero */
+	u8 pad;			/* zero */
 };
 
 struct sframe_cache {
 	struct sframe_cache_ent e[SFRAME_CACHE_SIZE];
-	u32 tag;		/* entries of this tag are live */
+	u64 tag;		/* entries of this tag are live */
+	u64 salt;		/* of the set index, from the tag */
 };
 
+/* Make entries of @tag the live ones. */
+void ustack_sframe_cache_set_tag(struct sframe_cache *c, u64 tag);
 /* Entry for lookup PC @pc, or NULL. */
 const struct sframe_cache_ent *ustack_sframe_cache_get(const struct sframe_cache *c,
 						u64 pc);

@@ -696,7 +696,7 @@ static void test_walk_cache_tags(struct walk4 *t, struct sframe_cache *cache,
 	for (int k = 0; k < SFRAME_CACHE_SIZE; k++)
 		cache->e[k].cfa_off += 8;
 	for (int k = 0; k < 3; k++) {
-		cache->tag = k == 1;
+		ustack_sframe_cache_set_tag(cache, k == 1);
 		memset(t->ips, 0, sizeof(t->ips));
 		ustack_sframe_walk(&t->w);
 		wrong[k] = t->w.nr != 4 || memcmp(t->ips, ref, 4 * sizeof(u64));
@@ -704,7 +704,7 @@ static void test_walk_cache_tags(struct walk4 *t, struct sframe_cache *cache,
 	check("walk-cache-tags", wrong[0] && !wrong[1] && wrong[2],
 	      "wrong frames under tag 0, 1, 0: %d %d %d", wrong[0],
 	      wrong[1], wrong[2]);
-	cache->tag = 0;
+	ustack_sframe_cache_set_tag(cache, 0);
 }
 
 /* the rule cache: a second walk hits it and gives the same frames */
@@ -1280,7 +1280,11 @@ static void test_budget(void)
 	test_budget_unsorted();
 }
 
-/* six PCs of one set (index from pc + 1): the four newest stay */
+/*
+ * six PCs of one set (index from pc + 1, whose bits above the index's
+ * and above them by 8 leave it alone): the four newest stay
+ */
+#define CACHE_SAME_SET	((u64)SFRAME_CACHE_SETS << 8)
 static void test_cache_set_overflow(struct sframe_cache *c, struct sframe_rule *r)
 {
 	const struct sframe_cache_ent *e;
@@ -1290,10 +1294,10 @@ static void test_cache_set_overflow(struct sframe_cache *c, struct sframe_rule *
 	for (k = 0; k < 6; k++) {
 		r->cfa.off = 16 + 8 * k;
 		r->fp.off = -16 - 8 * k;
-		ok &= ustack_sframe_cache_put(c, 0x10000ULL * (k + 1) + 0x10, r);
+		ok &= ustack_sframe_cache_put(c, CACHE_SAME_SET * (k + 1) + 0x10, r);
 	}
 	for (k = 0; k < 6; k++) {
-		e = ustack_sframe_cache_get(c, 0x10000ULL * (k + 1) + 0x10);
+		e = ustack_sframe_cache_get(c, CACHE_SAME_SET * (k + 1) + 0x10);
 		if (k < 2) {
 			ok &= !e;
 			continue;
@@ -1309,8 +1313,31 @@ static void test_cache_set_overflow(struct sframe_cache *c, struct sframe_rule *
 		      back.fp.kind == SFRAME_LOC_CFA_DEREF &&
 		      back.fp.off == -16 - 8 * k && !back.flags;
 	}
-	ok &= !ustack_sframe_cache_get(c, 0x10011);
+	ok &= !ustack_sframe_cache_get(c, CACHE_SAME_SET + 0x11);
 	check("cache-set-overflow", ok, "entries wrong");
+}
+
+/*
+ * One PC under 64 tags (processes forked from one parent: the same
+ * layout): the tag salts the set index, so all 64 stay, where one set
+ * would keep 4.
+ */
+static void test_cache_salt(struct sframe_cache *c, struct sframe_rule *r)
+{
+	int kept = 0, k;
+
+	for (k = 1; k <= 64; k++) {
+		ustack_sframe_cache_set_tag(c, k);
+		ustack_sframe_cache_put(c, 0x401230, r);
+	}
+	for (k = 1; k <= 64; k++) {
+		ustack_sframe_cache_set_tag(c, k);
+		kept += !!ustack_sframe_cache_get(c, 0x401230);
+	}
+	ustack_sframe_cache_set_tag(c, 65);
+	kept -= !!ustack_sframe_cache_get(c, 0x401230);
+	ustack_sframe_cache_reset(c);
+	check("cache-salt", kept == 64, "%d of 64 tags' entries kept", kept);
 }
 
 /* re-putting a PC replaces its entry, no duplicate */
@@ -1375,6 +1402,7 @@ static void test_cache(void)
 	test_cache_set_overflow(&c, &r);
 	test_cache_replace(&c, &r);
 	test_cache_refusals(&c, &r);
+	test_cache_salt(&c, &r);
 }
 
 /* ---- the stack scan (SFRAME_WALK_GUESS) ------------------------------ */

@@ -4,8 +4,10 @@
 #   grows by less than 16 MiB while it runs (31 MiB on 6.1 before the
 #   bound, 6 MiB with it);
 # - another process's churn must not empty a victim's rule cache: the
-#   victim's own registrations did not change, so the caches filled for it
-#   are flushed (rule_cache_flushes) a few times at most, not at every walk;
+#   victim's own registrations did not change, so its rules stay cached:
+#   the caches are not emptied (rule_cache_flushes) and its walks put
+#   rules into them (rule_cache_fills) a few times at most, not at every
+#   walk;
 # - after fork, the child's munmap of the registered section must not hide
 #   the parent's registration (each mm has its own set).
 # timeout: 600
@@ -24,14 +26,17 @@ as_nobody bin/hostile_registry churn 12 1000000 >/tmp/churn.out 2>&1 &
 cp=$!
 sleep 1
 f0=$(stat_of rule_cache_flushes)
+p0=$(stat_of rule_cache_fills)
 out=$(as_nobody bin/hostile_registry victim 8 2>&1) || fail "victim: $out"
 f1=$(stat_of rule_cache_flushes)
+p1=$(stat_of rule_cache_fills)
 wait $cp || fail "churn: $(cat /tmp/churn.out)"
 echo "$out"
 walks=$(echo "$out" | sed -n 's/^victim: \([0-9]*\) walks.*/\1/p')
-echo "victim: $walks walks, rule cache flushes $((f1 - f0)) while others churned"
+echo "victim: $walks walks, rule cache flushes $((f1 - f0)), fills $((p1 - p0)) while others churned"
 [ "$walks" -gt 100 ] || fail "too few walks: $walks"
 [ $((f1 - f0)) -le 5 ] || fail "others' registrations flushed the victim's rule cache $((f1 - f0)) times in $walks walks"
+[ $((p1 - p0)) -le 50 ] || fail "the victim's rules were put into the cache $((p1 - p0)) times in $walks walks"
 
 out=$(as_nobody bin/hostile_registry fork 2>&1) || fail "fork: $out"
 echo "$out"
