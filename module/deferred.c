@@ -314,7 +314,7 @@ static void walk(struct ustack_task *st)
 static void task_work_fn(struct callback_head *head)
 {
 	struct ustack_task *st = container_of(head, struct ustack_task, work);
-	unsigned long todo;
+	unsigned long todo, sw;
 	unsigned int i;
 	bool walked;
 	u64 t0;
@@ -328,9 +328,9 @@ static void task_work_fn(struct callback_head *head)
 	}
 
 	if (!walked) {
-		t0 = ustack_stage_begin();
+		t0 = ustack_stage_task_begin(&sw);
 		walk(st);
-		ustack_stage_end(USTACK_STAGE_WALK, t0);
+		ustack_stage_task_end(USTACK_STAGE_WALK, t0, sw);
 		WRITE_ONCE(st->walked, true);
 		for (i = 0; i < USTACK_CLIENT_MAX; i++) {
 			const struct ustack_client *c = READ_ONCE(clients[i]);

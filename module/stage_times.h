@@ -8,6 +8,7 @@
 #define USTACK_STAGE_TIMES_H
 
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 
@@ -50,6 +51,25 @@ static inline void ustack_stage_end(enum ustack_stage s, u64 t0)
 		return;
 	this_cpu_add(ustack_stage_sums.ns[s], ktime_get_mono_fast_ns() - t0);
 	this_cpu_inc(ustack_stage_sums.n[s]);
+}
+
+/*
+ * A stage in task context, which may be switched out: its start, and the
+ * task's context switches so far in *@sw.  Where others run meanwhile
+ * (many processes on a CPU), the clock would count their time too.
+ */
+static inline u64 ustack_stage_task_begin(unsigned long *sw)
+{
+	*sw = current->nvcsw + current->nivcsw;
+	return ustack_stage_begin();
+}
+
+/* Its end, counted only if the task was not switched out in between. */
+static inline void ustack_stage_task_end(enum ustack_stage s, u64 t0,
+					 unsigned long sw)
+{
+	if (current->nvcsw + current->nivcsw == sw)
+		ustack_stage_end(s, t0);
 }
 
 /* The end of this CPU's last sample in the interrupt, and its stay. */

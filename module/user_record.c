@@ -239,7 +239,8 @@ static void rec_end(struct rec_build *b, struct rec_keep *k)
 static void deliver(const struct ustack_task *st)
 {
 	struct mm_struct *mm = st->nr ? current->mm : NULL;
-	u64 t0 = ustack_stage_begin();
+	unsigned long sw;
+	u64 t0 = ustack_stage_task_begin(&sw);
 	struct rec_build b;
 	struct rec_keep *k;
 	size_t len;
@@ -280,7 +281,7 @@ static void deliver(const struct ustack_task *st)
 		.nr_objects = b.nr_objects,
 		.strtab_len = b.strtab_len,
 	};
-	ustack_stage_end(USTACK_STAGE_RECORD, t0);
+	ustack_stage_task_end(USTACK_STAGE_RECORD, t0, sw);
 	/* The string table follows the frames: the record is one piece. */
 	ustack_ring_write(b.rec, len, NULL, 0);
 out:
