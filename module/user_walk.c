@@ -33,6 +33,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpuhotplug.h>
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -61,8 +62,13 @@ struct walk_rcache {
 	struct sframe_cache c;
 };
 
-/* Each CPU's, allocated on its node: too large for alloc_percpu(). */
+/*
+ * Each online CPU's, allocated on its node (too large for alloc_percpu()),
+ * or NULL; walk_rc_cpus counts them, walk_rc_state is their hotplug state.
+ */
 static struct walk_rcache * __percpu *walk_rc;
+static atomic_t walk_rc_cpus = ATOMIC_INIT(0);
+static int walk_rc_state = -1;
 
 /* CPUs' rule caches emptied because the store dropped a section. */
 static atomic_long_t walk_flushes = ATOMIC_LONG_INIT(0);
@@ -80,7 +86,8 @@ static atomic_long_t walk_bad[-SFRAME_E_MAX];
  * ustack_walk_show() - the walk's lines of the stats file
  * @m: the stats file
  *
- * How many times a CPU's rule cache was emptied because the store
+ * How many CPUs have a rule cache (the online ones, unless memory ran
+ * short), how many times a CPU's rule cache was emptied because the store
  * dropped a section, and how many rules walks put into the caches; and
  * the sections walks found
  * registered and as the files' own PT_GNU_SFRAME (the store's are in its
@@ -94,6 +101,7 @@ void ustack_walk_show(struct seq_file *m)
 	long n;
 	int i;
 
+	seq_printf(m, "rule_cache_cpus %d\n", atomic_read(&walk_rc_cpus));
 	seq_printf(m, "rule_cache_flushes %ld\n", atomic_long_read(&walk_flushes));
 	seq_printf(m, "rule_cache_fills %ld\n", atomic_long_read(&walk_fills));
 	seq_printf(m, "sections_registered %ld\n",
@@ -107,6 +115,40 @@ void ustack_walk_show(struct seq_file *m)
 	}
 }
 
+/*
+ * A CPU's rule cache is made before the CPU comes online and freed once it
+ * is dead: the tables follow the online CPUs, not the possible ones (a
+ * hypervisor may declare 128 hot-pluggable CPUs, 8 MiB of tables).  No
+ * walk uses a dead CPU's table: a walk holds it with preemption disabled,
+ * and a CPU goes down only after what it ran with preemption off ended.
+ * A table that cannot be made leaves the CPU walking uncached, not
+ * offline: the cache saves time, walks are right without it.
+ */
+static int walk_cpu_prepare(unsigned int cpu)
+{
+	struct walk_rcache *rc;
+
+	/* zeroed: no entry is live */
+	rc = kvzalloc_node(sizeof(*rc), GFP_KERNEL, cpu_to_node(cpu));
+	if (!rc)	/* the allocator said so; rule_cache_cpus shows it */
+		return 0;
+	rc->sgen = ustack_store_generation();
+	*per_cpu_ptr(walk_rc, cpu) = rc;
+	atomic_inc(&walk_rc_cpus);
+	return 0;
+}
+
+static int walk_cpu_dead(unsigned int cpu)
+{
+	struct walk_rcache **rcp = per_cpu_ptr(walk_rc, cpu);
+
+	if (*rcp)
+		atomic_dec(&walk_rc_cpus);
+	kvfree(*rcp);
+	*rcp = NULL;
+	return 0;
+}
+
 /**
  * ustack_walk_exit() - free the per-CPU rule caches
  *
@@ -114,41 +156,35 @@ void ustack_walk_show(struct seq_file *m)
  */
 void ustack_walk_exit(void)
 {
-	int cpu;
-
-	if (!walk_rc)
-		return;
-	for_each_possible_cpu(cpu)
-		kvfree(*per_cpu_ptr(walk_rc, cpu));
+	if (walk_rc_state >= 0)
+		cpuhp_remove_state(walk_rc_state);
+	walk_rc_state = -1;
 	free_percpu(walk_rc);
 	walk_rc = NULL;
 }
 
 /**
- * ustack_walk_init() - allocate the per-CPU rule caches
+ * ustack_walk_init() - set up the rule caches of the online CPUs
  *
- * Called by module init before anything can walk.
+ * Called by module init before anything can walk.  CPUs that come online
+ * later get theirs as they come.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -ENOMEM or the CPU hotplug state's error.
  */
 int ustack_walk_init(void)
 {
-	struct walk_rcache *rc;
-	int cpu;
+	int ret;
 
 	walk_rc = alloc_percpu(struct walk_rcache *);
 	if (!walk_rc)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		/* zeroed: no entry is live */
-		rc = kvzalloc_node(sizeof(*rc), GFP_KERNEL, cpu_to_node(cpu));
-		if (!rc) {
-			ustack_walk_exit();
-			return -ENOMEM;
-		}
-		rc->sgen = ustack_store_generation();
-		*per_cpu_ptr(walk_rc, cpu) = rc;
+	ret = cpuhp_setup_state(CPUHP_BP_PREPARE_DYN, "ustack:rule_cache",
+				walk_cpu_prepare, walk_cpu_dead);
+	if (ret < 0) {
+		ustack_walk_exit();
+		return ret;
 	}
+	walk_rc_state = ret;
 	return 0;
 }
 
@@ -309,6 +345,10 @@ static struct sframe_cache *walk_cache_begin(struct sframe_walk *sw,
 	     (x->c.sec.rd && !ustack_store_rd_unchanged(&x->c.rd))))
 		return NULL;
 	rc = *get_cpu_ptr(walk_rc);
+	if (unlikely(!rc)) {
+		put_cpu_ptr(walk_rc);
+		return NULL;
+	}
 	/* generations only grow: a later read is never older */
 	if (rc->sgen != sgen) {
 		ustack_sframe_cache_reset(&rc->c);

@@ -6,13 +6,20 @@
 # in make check; the second changes sample_hz while cpu 1 is offline),
 # then the reader closes (the cpuhp state goes away) and the module
 # unloads.  Phases are delimited by CLOCK_MONOTONIC marks, the clock of
-# the records' time=.
+# the records' time=.  The rule caches follow the online CPUs: one per
+# online CPU at load, not one per possible CPU (the guest has more of
+# those: vm-test.sh boots it with maxcpus), one fewer while cpu 1 is
+# offline, and cpu 1's again once it is back.
 . ./lib.sh
 on=/sys/devices/system/cpu/cpu1/online
 [ -w $on ] || fail "cpu 1 cannot go offline here (no $on)"
 [ "$(cat $on)" = 1 ] || fail "cpu 1 is not online"
 states=/sys/devices/system/cpu/hotplug/states
 ustack_load sample_hz=999 buffer_kb=32768
+ncpus() { grep -c '^processor' /proc/cpuinfo; }
+rcc=$(stat_of rule_cache_cpus)
+echo "possible cpus $(cat /sys/devices/system/cpu/possible), online $(ncpus), rule caches $rcc"
+[ "$rcc" = "$(ncpus)" ] || fail "$rcc rule caches for $(ncpus) online CPUs"
 hz=$(cat /sys/module/ustack/parameters/sample_hz)
 record_start /tmp/rec
 if [ -f $states ]; then
@@ -45,11 +52,15 @@ phase start 2
 for cycle in $(seq $(long 4 2)); do
 	echo 0 >$on || fail "cycle $cycle: offline cpu 1"
 	[ "$(cat $on)" = 0 ] || fail "cycle $cycle: cpu 1 still online"
+	rcc=$(stat_of rule_cache_cpus)
+	[ "$rcc" = "$(ncpus)" ] || fail "cycle $cycle: $rcc rule caches with cpu 1 offline"
 	[ $cycle = 2 ] && param_set sample_hz $((hz / 2))
 	phase off$cycle 0.5
 	[ $cycle = 2 ] && param_set sample_hz $hz
 	echo 1 >$on || fail "cycle $cycle: online cpu 1"
 	taskset -p 2 $P >/dev/null || fail "cycle $cycle: pin to cpu 1 again"
+	rcc=$(stat_of rule_cache_cpus)
+	[ "$rcc" = "$(ncpus)" ] || fail "cycle $cycle: $rcc rule caches with cpu 1 back"
 	sleep 0.2	# the pin takes effect at the next tick
 	phase on$cycle 0.5
 done
