@@ -25,7 +25,7 @@
 void interp_record(struct recs *r, char *p)
 {
 	struct interp *in;
-	char *w;
+	char *w, *v;
 
 	if (r->nin == r->cap_in) {
 		r->cap_in = r->cap_in ? r->cap_in * 2 : 64;
@@ -35,12 +35,7 @@ void interp_record(struct recs *r, char *p)
 	memset(in, 0, sizeof(*in));
 	in->seq = r->seq++;
 	in->lang = internz("unknown");
-	while ((w = next_word(&p))) {
-		char *v = strchr(w, '=');
-
-		if (!v)
-			continue;
-		*v++ = '\0';
+	while ((w = next_kv(&p, &v))) {
 		if (!strcmp(w, "cookie"))
 			in->cookie = strtoull(v, NULL, 16);
 		else if (!strcmp(w, "pid"))

@@ -101,16 +101,11 @@ static uint64_t num(const char *v, int base)
 static void text_sample(struct recs *r, char *p)
 {
 	struct sample *s = recs_new_sample(r);
-	char *w;
+	char *w, *v;
 
 	s->event = internz("unknown");
 	s->comm = internz("[unknown]");
-	while ((w = next_word(&p))) {
-		char *v = strchr(w, '=');
-
-		if (!v)
-			continue;
-		*v++ = '\0';
+	while ((w = next_kv(&p, &v))) {
 		if (!strcmp(w, "cookie"))
 			s->cookie = num(v, 16);
 		else if (!strcmp(w, "pid"))
@@ -137,15 +132,10 @@ static void text_sample(struct recs *r, char *p)
 static void text_user(struct recs *r, char *p)
 {
 	struct user *u = recs_new_user(r);
-	char *w;
+	char *w, *v;
 
 	u->end = internz("unknown");
-	while ((w = next_word(&p))) {
-		char *v = strchr(w, '=');
-
-		if (!v)
-			continue;
-		*v++ = '\0';
+	while ((w = next_kv(&p, &v))) {
 		if (!strcmp(w, "cookie"))
 			u->cookie = num(v, 16);
 		else if (!strcmp(w, "pid"))
@@ -159,15 +149,10 @@ static void text_user(struct recs *r, char *p)
 
 static void text_lost(struct recs *r, char *p)
 {
-	char *w;
+	char *w, *v;
 
 	r->lost_records++;
-	while ((w = next_word(&p))) {
-		char *v = strchr(w, '=');
-
-		if (!v)
-			continue;
-		*v++ = '\0';
+	while ((w = next_kv(&p, &v))) {
 		if (!strcmp(w, "samples"))
 			r->lost_samples += num(v, 10);
 		else if (!strcmp(w, "users"))

@@ -19,6 +19,7 @@ size_t first_above(const void *v, size_t n, size_t size, size_t field,
 /* Records are words: skip blanks; the next word, NUL-terminated, or NULL. */
 char *skip_ws(char *p);
 char *next_word(char **pp);
+char *next_kv(char **pp, char **val);	/* key=value; others skipped */
 char *text_unescape(char *v);	/* the kernel's "\ooo", in place */
 /* Names from users made safe for text output: controls, backslash and
  * non-UTF-8 bytes as "\ooo" (util.c). */

@@ -305,6 +305,25 @@ char *next_word(char **pp)
 	return w;
 }
 
+/*
+ * The next key=value word: NUL-terminates the key and sets *val to the
+ * value.  Words without '=' are skipped.  NULL at the end.
+ */
+char *next_kv(char **pp, char **val)
+{
+	char *w, *v;
+
+	while ((w = next_word(pp))) {
+		v = strchr(w, '=');
+		if (v) {
+			*v++ = '\0';
+			*val = v;
+			return w;
+		}
+	}
+	return NULL;
+}
+
 /* Decode the kernel's "\ooo" escapes in place; other backslashes stay. */
 char *text_unescape(char *v)
 {
