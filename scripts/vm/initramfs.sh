@@ -9,7 +9,7 @@ out=${1:?}; krel=${2:?}; modroot=${3-}; stage=${4:?}
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 
-mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib,lib64,proc,sys,dev,tmp,run,root,etc,var/cache,var/tmp}
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib,usr/local/bin,usr/local/sbin,lib64,proc,sys,dev,tmp,run,root,etc,var/cache,var/tmp}
 cp /bin/busybox "$root/bin/busybox"
 cp -a "$stage"/. "$root"/
 
