@@ -76,15 +76,15 @@ static void send_request(struct coop_thread *e, const struct coop_key *key)
 		atomic_long_inc(&ustack_coop_stats.deferred);
 		return;
 	}
-	raw_spin_lock_irqsave(&coop_threads_lock, flags);
+	raw_spin_lock_irqsave(&ustack_coop_threads_lock, flags);
 	if (e->state != COOP_OWED || e->key.task != key->task ||
 	    e->key.start != key->start || e->key.gen != key->gen) {
-		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+		raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 		return;
 	}
 	sig = e->sig;
 	cookie = e->cookie;
-	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+	raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 
 	spin_lock_irq(&sh->siglock);
 	blocked = sigismember(&current->blocked, sig);
@@ -97,18 +97,18 @@ static void send_request(struct coop_thread *e, const struct coop_key *key)
 		  sh->action[SIGBUS - 1].sa.sa_handler == handler;
 	spin_unlock_irq(&sh->siglock);
 
-	raw_spin_lock_irqsave(&coop_threads_lock, flags);
+	raw_spin_lock_irqsave(&ustack_coop_threads_lock, flags);
 	if (blocked || pending || !handled) {
 		atomic_long_inc(blocked ? &ustack_coop_stats.blocked :
 				pending ? &ustack_coop_stats.pending :
 				&ustack_coop_stats.no_handler);
-		coop_thread_free_locked(e);
-		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+		ustack_coop_thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 		return;
 	}
 	e->state = COOP_ASKED;
 	e->deadline = jiffies + msecs_to_jiffies(READ_ONCE(ustack_coop_timeout_ms));
-	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+	raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 
 	clear_siginfo(&info);
 	info.si_signo = sig;
@@ -117,11 +117,11 @@ static void send_request(struct coop_thread *e, const struct coop_key *key)
 	info.si_ptr = (void __user *)(unsigned long)cookie;
 	if (send_sig_info(sig, &info, current)) {
 		atomic_long_inc(&ustack_coop_stats.send_failed);
-		raw_spin_lock_irqsave(&coop_threads_lock, flags);
+		raw_spin_lock_irqsave(&ustack_coop_threads_lock, flags);
 		if (e->key.task == key->task && e->state == COOP_ASKED &&
 		    e->cookie == cookie)
-			coop_thread_free_locked(e);
-		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+			ustack_coop_thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 		return;
 	}
 	atomic_long_inc(&ustack_coop_stats.signalled);
@@ -142,7 +142,7 @@ static void deliver(const struct ustack_task *st)
 	struct coop_key key;
 	struct coop_thread *e;
 	unsigned long flags;
-	int sig = coop_current_key(&key);
+	int sig = ustack_coop_current_key(&key);
 	bool last;
 
 	if (!sig)
@@ -150,31 +150,31 @@ static void deliver(const struct ustack_task *st)
 	/* An exiting or exec'ing thread's last walk: its entry comes back. */
 	last = st->end == USTACK_END_EXIT || st->end == USTACK_END_EXEC ||
 	       (current->flags & PF_EXITING);
-	raw_spin_lock_irqsave(&coop_threads_lock, flags);
-	e = coop_thread_lookup(&key);
+	raw_spin_lock_irqsave(&ustack_coop_threads_lock, flags);
+	e = ustack_coop_thread_lookup(&key);
 	if (last || !ustack_arch_user_native(task_pt_regs(current))) {
 		if (e && last)
-			coop_thread_free_locked(e);
-		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+			ustack_coop_thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 		return;
 	}
-	if (e && e->state == COOP_ASKED && !coop_expired(e)) {
+	if (e && e->state == COOP_ASKED && !ustack_coop_expired(e)) {
 		atomic_long_inc(&ustack_coop_stats.busy);
-		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+		raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 		return;
 	}
 	/* Unanswered: its slot is not renewed by this walk. */
 	if (e && e->state == COOP_ASKED) {
 		atomic_long_inc(&ustack_coop_stats.expired);
-		coop_thread_free_locked(e);
-		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+		ustack_coop_thread_free_locked(e);
+		raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 		return;
 	}
 	if (!e)
-		e = coop_thread_new_locked(&key);
+		e = ustack_coop_thread_new_locked(&key);
 	if (!e) {
 		atomic_long_inc(&ustack_coop_stats.full);
-		raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+		raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 		return;
 	}
 	/* An owed request that was never raised gives way to this stay's. */
@@ -182,7 +182,7 @@ static void deliver(const struct ustack_task *st)
 	e->sig = sig;
 	e->cookie = st->cookie;
 	e->deadline = jiffies + msecs_to_jiffies(READ_ONCE(ustack_coop_timeout_ms));
-	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+	raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 	try_send(e, &key);
 }
 
@@ -193,10 +193,10 @@ static void owed_work(struct callback_head *head)
 	unsigned long flags;
 	bool owed;
 
-	raw_spin_lock_irqsave(&coop_threads_lock, flags);
+	raw_spin_lock_irqsave(&ustack_coop_threads_lock, flags);
 	key = e->key;
-	owed = coop_thread_work_done_locked(e, current->flags & PF_EXITING);
-	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+	owed = ustack_coop_thread_work_done_locked(e, current->flags & PF_EXITING);
+	raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 	if (owed)
 		try_send(e, &key);
 	module_put(THIS_MODULE);
@@ -208,10 +208,10 @@ static void stay_end(const struct ustack_task *st)
 	struct coop_thread *e;
 	struct coop_key key;
 
-	if (!coop_current_key(&key))
+	if (!ustack_coop_current_key(&key))
 		return;
-	raw_spin_lock(&coop_threads_lock);
-	e = coop_thread_lookup(&key);
+	raw_spin_lock(&ustack_coop_threads_lock);
+	e = ustack_coop_thread_lookup(&key);
 	if (e && e->state == COOP_OWED && !e->work_queued) {
 		init_task_work(&e->work, owed_work);
 		if (!task_work_add(current, &e->work, TWA_RESUME)) {
@@ -220,7 +220,7 @@ static void stay_end(const struct ustack_task *st)
 			irq_work_queue(this_cpu_ptr(&kick));
 		}
 	}
-	raw_spin_unlock(&coop_threads_lock);
+	raw_spin_unlock(&ustack_coop_threads_lock);
 }
 
 static const struct ustack_client coop_client = {
@@ -248,13 +248,13 @@ static int check_cookie(u64 cookie, bool consume)
 	unsigned long flags;
 	int ret = 0;
 
-	if (!coop_current_key(&key))
+	if (!ustack_coop_current_key(&key))
 		return -ESTALE;
-	raw_spin_lock_irqsave(&coop_threads_lock, flags);
-	e = coop_thread_lookup(&key);
-	if (e && e->state == COOP_ASKED && coop_expired(e)) {
+	raw_spin_lock_irqsave(&ustack_coop_threads_lock, flags);
+	e = ustack_coop_thread_lookup(&key);
+	if (e && e->state == COOP_ASKED && ustack_coop_expired(e)) {
 		atomic_long_inc(&ustack_coop_stats.expired);
-		coop_thread_free_locked(e);
+		ustack_coop_thread_free_locked(e);
 		e = NULL;
 	}
 	if (!e || e->state != COOP_ASKED)
@@ -262,8 +262,8 @@ static int check_cookie(u64 cookie, bool consume)
 	else if (e->cookie != cookie)
 		ret = -EPERM;
 	else if (consume)
-		coop_thread_free_locked(e);
-	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+		ustack_coop_thread_free_locked(e);
+	raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 	return ret;
 }
 
@@ -415,7 +415,7 @@ void ustack_coop_init(void)
 {
 	int i;
 
-	coop_threads_init();
+	ustack_coop_threads_init();
 	for_each_possible_cpu(i)
 		per_cpu(kick, i) = IRQ_WORK_INIT_HARD(kick_fn);
 	ustack_deferred_client_register(USTACK_CLIENT_COOP, &coop_client);
@@ -428,5 +428,5 @@ void ustack_coop_exit(void)
 	ustack_deferred_client_unregister(USTACK_CLIENT_COOP);
 	for_each_possible_cpu(i)
 		irq_work_sync(per_cpu_ptr(&kick, i));
-	coop_procs_exit();
+	ustack_coop_procs_exit();
 }

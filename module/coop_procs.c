@@ -67,7 +67,7 @@ static void proc_clear_locked(struct coop_proc *p)
  * The current process's signal (0: not opted in) and the key of the
  * current thread's entry.
  */
-int coop_current_key(struct coop_key *key)
+int ustack_coop_current_key(struct coop_key *key)
 {
 	const struct mm_struct *mm = current->mm;
 	const struct coop_proc *p;
@@ -197,7 +197,7 @@ int ustack_coop_procs(void)
 }
 
 /* Module exit: no walk looks any more. */
-void coop_procs_exit(void)
+void ustack_coop_procs_exit(void)
 {
 	int i;
 

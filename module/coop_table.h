@@ -62,15 +62,15 @@ struct coop_thread {
 };
 
 /* IRQs off: stay_end() runs in the user-return notifier. */
-extern raw_spinlock_t coop_threads_lock;
+extern raw_spinlock_t ustack_coop_threads_lock;
 
-int coop_current_key(struct coop_key *key);
-struct coop_thread *coop_thread_lookup(const struct coop_key *key);
-struct coop_thread *coop_thread_new_locked(const struct coop_key *key);
-void coop_thread_free_locked(struct coop_thread *e);
-bool coop_expired(const struct coop_thread *e);
-bool coop_thread_work_done_locked(struct coop_thread *e, bool exiting);
-void coop_threads_init(void);
-void coop_procs_exit(void);
+int ustack_coop_current_key(struct coop_key *key);
+struct coop_thread *ustack_coop_thread_lookup(const struct coop_key *key);
+struct coop_thread *ustack_coop_thread_new_locked(const struct coop_key *key);
+void ustack_coop_thread_free_locked(struct coop_thread *e);
+bool ustack_coop_expired(const struct coop_thread *e);
+bool ustack_coop_thread_work_done_locked(struct coop_thread *e, bool exiting);
+void ustack_coop_threads_init(void);
+void ustack_coop_procs_exit(void);
 
 #endif /* USTACK_COOP_TABLE_H */

@@ -27,7 +27,7 @@ struct ustack_coop_stats ustack_coop_stats;
 #define COOP_HASH_BITS		8
 
 /* IRQs off: stay_end() runs in the user-return notifier. */
-DEFINE_RAW_SPINLOCK(coop_threads_lock);
+DEFINE_RAW_SPINLOCK(ustack_coop_threads_lock);
 static struct coop_thread threads[COOP_THREADS];
 static struct hlist_head thread_hash[1 << COOP_HASH_BITS];
 static HLIST_HEAD(thread_free);
@@ -45,11 +45,11 @@ static struct hlist_head *bucket_of(const struct task_struct *t)
 	return &thread_hash[hash_ptr(t, COOP_HASH_BITS)];
 }
 
-struct coop_thread *coop_thread_lookup(const struct coop_key *key)
+struct coop_thread *ustack_coop_thread_lookup(const struct coop_key *key)
 {
 	struct coop_thread *e;
 
-	lockdep_assert_held(&coop_threads_lock);
+	lockdep_assert_held(&ustack_coop_threads_lock);
 	hlist_for_each_entry(e, bucket_of(key->task), hnode)
 		if (e->key.task == key->task && e->key.start == key->start &&
 		    e->key.gen == key->gen)
@@ -61,7 +61,7 @@ struct coop_thread *coop_thread_lookup(const struct coop_key *key)
  * Free @e, or leave it to its queued work, which owns it until it ran:
  * unhashed, it matches no thread meanwhile.
  */
-void coop_thread_free_locked(struct coop_thread *e)
+void ustack_coop_thread_free_locked(struct coop_thread *e)
 {
 	hlist_del_init(&e->hnode);
 	e->key.task = NULL;
@@ -72,7 +72,7 @@ void coop_thread_free_locked(struct coop_thread *e)
 		put_free_locked(e);
 }
 
-bool coop_expired(const struct coop_thread *e)
+bool ustack_coop_expired(const struct coop_thread *e)
 {
 	return e->state != COOP_FREE && time_after(jiffies, e->deadline);
 }
@@ -88,9 +88,9 @@ static unsigned int reclaim_locked(kuid_t uid)
 	for (i = 0; i < COOP_THREADS; i++) {
 		struct coop_thread *e = &threads[i];
 
-		if (e->key.task && !e->work_queued && coop_expired(e)) {
+		if (e->key.task && !e->work_queued && ustack_coop_expired(e)) {
 			atomic_long_inc(&ustack_coop_stats.expired);
-			coop_thread_free_locked(e);
+			ustack_coop_thread_free_locked(e);
 		}
 		if (e->key.task && uid_eq(e->uid, uid))
 			held++;
@@ -107,12 +107,12 @@ static unsigned int reclaim_locked(kuid_t uid)
  * scanned (for expired requests and the user's entries) only when it
  * is half full, and once a second, not at every request.
  */
-struct coop_thread *coop_thread_new_locked(const struct coop_key *key)
+struct coop_thread *ustack_coop_thread_new_locked(const struct coop_key *key)
 {
 	kuid_t uid = current_uid();
 	struct coop_thread *e;
 
-	lockdep_assert_held(&coop_threads_lock);
+	lockdep_assert_held(&ustack_coop_threads_lock);
 	if ((nr_free <= COOP_THREADS / 2 || time_after(jiffies, next_reclaim)) &&
 	    reclaim_locked(uid) >= nr_free) {
 		if (nr_free)
@@ -135,15 +135,15 @@ int ustack_coop_threads(void)
 	unsigned long flags;
 	int i, n = 0;
 
-	raw_spin_lock_irqsave(&coop_threads_lock, flags);
+	raw_spin_lock_irqsave(&ustack_coop_threads_lock, flags);
 	for (i = 0; i < COOP_THREADS; i++)
 		if (threads[i].key.task || threads[i].work_queued)
 			n++;
-	raw_spin_unlock_irqrestore(&coop_threads_lock, flags);
+	raw_spin_unlock_irqrestore(&ustack_coop_threads_lock, flags);
 	return n;
 }
 
-void coop_threads_init(void)
+void ustack_coop_threads_init(void)
 {
 	int i;
 
@@ -157,17 +157,17 @@ void coop_threads_init(void)
  * the free list when it was released meanwhile or the work ran in the
  * exit path (@exiting).  Return: the request is still owed.
  */
-bool coop_thread_work_done_locked(struct coop_thread *e, bool exiting)
+bool ustack_coop_thread_work_done_locked(struct coop_thread *e, bool exiting)
 {
 	bool owed = e->state == COOP_OWED && !e->released;
 
-	lockdep_assert_held(&coop_threads_lock);
+	lockdep_assert_held(&ustack_coop_threads_lock);
 	e->work_queued = false;
 	if (!e->released && !exiting)
 		return owed;
 	e->released = false;
 	if (e->key.task)
-		coop_thread_free_locked(e);
+		ustack_coop_thread_free_locked(e);
 	else
 		put_free_locked(e);
 	return false;

@@ -119,6 +119,21 @@ for s in $suites; do
 	done
 done
 
+# unprefixed KO: the module's own global symbols that lack the ustack_
+# prefix (every global of a module shares the kernel's namespace with
+# every other module's and with kallsyms' readers), space-separated;
+# what kbuild itself defines (the module's struct, its init and exit
+# aliases, modinfo's and modversions' entries) is not the module's.
+unprefixed() {
+	nm --defined-only "$1" | awk '
+		$2 !~ /^[A-TV-Z]$/ { next }
+		$3 ~ /^(ustack_|__this_module$|init_module$|cleanup_module$)/ { next }
+		$3 ~ /^(__UNIQUE_ID_|__mod_|__crc_|__ksymtab|__kstrtab|____versions)/ { next }
+		# made by TRACE_EVENT(), named after the events of the contract
+		$3 ~ /^(__tracepoint_|__traceiter_|__SCK__tp_func_|__SCT__tp_func_)/ { next }
+		{ printf "%s%s", n++ ? " " : "", $3 }'
+}
+
 # build KREL SUITE KDIR [BUILDROOT]: one version, its verdict on stdout.
 build() {
 	local krel=$1 kdir=$3 root=${4:-} d=$work/$1 t=$SECONDS key cc
@@ -146,6 +161,8 @@ build() {
 		echo "FAIL: kbuild/$krel: $(grep -m1 'warning:' "$d.log")"
 	elif [ ! -f "$d/module/ustack.ko" ]; then
 		echo "FAIL: kbuild/$krel: no ustack.ko"
+	elif bad=$(unprefixed "$d/module/ustack.ko") && [ -n "$bad" ]; then
+		echo "FAIL: kbuild/$krel: global symbols without the ustack_ prefix: $bad"
 	else
 		echo "PASS: kbuild/$krel ($((SECONDS - t)) s)"
 		echo "$((SECONDS - t))" >"$key"
