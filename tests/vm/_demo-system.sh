@@ -61,31 +61,51 @@ complete() {
 	/^kernel threads: / { s -= $3 }
 	END { print c + 0, s + 0 }'
 }
-row() {	# row NAME [COMM]
-	echo "$(complete /tmp/sys0.rec $2) $(complete /tmp/sys1.rec $2)" | awk -v name="$1" '
+# show NAME FP-OK FP-ALL UD-OK UD-ALL: a row of the table
+show() {
+	awk -v name="$1" -v a="$2" -v b="$3" -v c="$4" -v d="$5" '
 	function pc(c, s) { return s ? sprintf("%.1f%% of %d", 100 * c / s, s) : "no samples" }
-	{ printf "  %-16s %20s %20s\n", name, pc($1, $2), pc($3, $4); exit !($2 && $4) }' ||
-		fail "$1: no samples"
+	BEGIN { printf "  %-16s %20s %20s\n", name, pc(a, b), pc(c, d) }'
+}
+# row NAME COMM: the program's row; it has samples in both runs and, with
+# ustackd, >= 99% of them complete (what the demo shows a user)
+row() {
+	set -- "$1" $(complete /tmp/sys0.rec "$2") $(complete /tmp/sys1.rec "$2")
+	show "$@"
+	[ "$3" -gt 0 ] && [ "$5" -gt 0 ] || fail "$1: no samples"
+	[ $(($4 * 100)) -ge $(($5 * 99)) ] || fail "$1: $4 of $5 complete with ustackd (< 99%)"
+	echo "$2 $3 $4 $5" >>/tmp/rows
 }
 echo
 echo "== complete user stacks (the walk reached the outermost frame)"
 printf "  %-16s %20s %20s\n" "" "frame pointers" "with ustackd"
+: >/tmp/rows
 row orders orders
 row bash bash
 row python3.11 python3.11
-row "every process"
+# The rest of the guest apart: the harness's own busybox sh, cat and sed
+# (its .eh_frame leaves 40% of its code out) and ustackd, not the
+# programs this demo is about.
+set -- $(complete /tmp/sys0.rec) $(complete /tmp/sys1.rec) $(awk '
+	{ for (i = 1; i <= 4; i++) s[i] += $i } END { print s[1] + 0, s[2] + 0, s[3] + 0, s[4] + 0 }' /tmp/rows)
+show "the three" $5 $6 $7 $8
+show "the guest's own" $(($1 - $5)) $(($2 - $6)) $(($3 - $7)) $(($4 - $8))
+echo "  (the guest's own: its busybox sh, cat and sed, whose .eh_frame leaves"
+echo "   40% of busybox's code out, and ustackd)"
 
-# What kept the rest from the outermost frame: each process's stacks that
-# stopped short, by end reason and the outermost frame the walk reached.
+# What kept the rest of the three from the outermost frame: each one's
+# stacks that stopped short, by end reason and the outermost frame the
+# walk reached.
 echo
-echo "== with ustackd, the stacks that stopped short: samples, process, end, last frame"
+echo "== with ustackd, the three's stacks that stopped short: samples, process, end, last frame"
 ustack-report --folded /tmp/sys1.rec | awk '
 	{ n = $NF; sub(/ [0-9]+$/, "") }
-	split($0, f, ";") >= 2 && f[2] ~ /^\[(incomplete: .*|no user stack)\]$/ {
+	split($0, f, ";") >= 2 && f[1] ~ /^(orders|bash|python3\.11)$/ &&
+	f[2] ~ /^\[(incomplete: .*|no user stack)\]$/ {
 		k = f[1] "  " f[2] "  " (f[3] == "" ? "-" : f[3]); c[k] += n
 	}
-	END { for (k in c) printf "  %6d  %s\n", c[k], k }' | sort -rn | head -n 6
-echo "  (busybox: the guest's sh, cat, sed...; its .eh_frame leaves 40% of its code out)"
+	END { for (k in c) printf "  %6d  %s\n", c[k], k }' | sort -rn | head -n 6 >/tmp/short
+[ -s /tmp/short ] && cat /tmp/short || echo "  none"
 
 echo
 echo "== the heaviest user stacks of each, with ustackd (leaf first)"
