@@ -48,6 +48,15 @@ for r in fp ustackd; do
 	esac
 	ustack-report --summary /tmp/$r.rec | awk -v MAXL=8 -f demo-summary.awk
 done
+# What the demo shows a user holds: with ustackd, each program's stacks
+# reach the outermost frame (>= 99% of >= 500 samples).
+for c in workload python3.11; do
+	set -- $(ustack-report --summary --comm $c /tmp/ustackd.rec | awk '
+		/^samples: / { s = $2 } /^complete user stacks: / { k = $4 }
+		END { print k + 0, s + 0 }')
+	[ "$2" -ge 500 ] && [ $(($1 * 100)) -ge $(($2 * 99)) ] ||
+		fail "$c with ustackd: $1 of $2 samples complete (wanted >= 99% of >= 500)"
+done
 echo
 echo "== the heaviest user stacks of each program, with ustackd"
 echo "   (leaf first; kernel frames left out)"
