@@ -212,12 +212,15 @@ static void stay_end(const struct ustack_task *st)
 		return;
 	raw_spin_lock(&ustack_coop_threads_lock);
 	e = ustack_coop_thread_lookup(&key);
-	if (e && e->state == COOP_OWED && !e->work_queued) {
+	/* No reference once unloading has begun: nothing is queued then. */
+	if (e && e->state == COOP_OWED && !e->work_queued &&
+	    try_module_get(THIS_MODULE)) {
 		init_task_work(&e->work, owed_work);
 		if (!task_work_add(current, &e->work, TWA_RESUME)) {
 			e->work_queued = true;
-			__module_get(THIS_MODULE);
 			irq_work_queue(this_cpu_ptr(&kick));
+		} else {
+			module_put(THIS_MODULE);
 		}
 	}
 	raw_spin_unlock(&ustack_coop_threads_lock);

@@ -152,8 +152,17 @@ static int request_locked(struct task_struct *t, unsigned int client,
 	st->clients |= BIT(client);
 	if (st->pending)
 		goto out;
+	/*
+	 * The work holds the module until it has run.  Once unloading has
+	 * begun no reference is to be had: a work queued then would run
+	 * after our text and its pool entry are freed.
+	 */
+	if (!try_module_get(THIS_MODULE)) {
+		st->clients &= ~BIT(client);
+		ret = -EAGAIN;
+		goto out;
+	}
 	st->pending = true;
-	__module_get(THIS_MODULE);
 	init_task_work(&st->work, task_work_fn);
 	if (task_work_add(t, &st->work, nmi ? USTACK_TWA_NMI : TWA_RESUME)) {
 		/* The task is exiting: nothing will run the work. */
@@ -187,7 +196,8 @@ out:
  * user task), -ENOMEM (the pool is exhausted), -EBUSY (an NMI that
  * interrupted the engine itself, found the pool locked or the user
  * registers half saved), -EAGAIN (the engine is off, or NMI requests are
- * impossible on this kernel, see compat.h), -ESRCH (the task is exiting).
+ * impossible on this kernel, see compat.h, or the module is unloading),
+ * -ESRCH (the task is exiting).
  */
 int ustack_deferred_request(unsigned int client, struct pt_regs *regs,
 			    u64 *cookie)

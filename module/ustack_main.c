@@ -231,9 +231,20 @@ err_ring:
 
 static void __exit ustack_exit(void)
 {
-	/* No walk of ours for the kernel's unwinder runs from here on. */
+	/*
+	 * Unloading has begun: try_module_get() fails from here on, so no
+	 * request queues a task_work any more, and none was pending (each
+	 * holds a reference).  First every source of requests stops: the
+	 * redirect of the kernel's unwinder, the trace events' consumers
+	 * (tracefs enables them without pinning the module), the sources
+	 * and coop's stay ends.
+	 */
 	ustack_kernel_unwinder_exit();
-	/* Our last task_works have put their module references, the last
+	ustack_trace_consumer_exit();
+	ustack_sources_exit();
+	ustack_coop_exit();
+	/*
+	 * Our last task_works have put their module references, the last
 	 * walks for the kernel's unwinder have ended: let them return out of
 	 * our text before it goes.
 	 */
@@ -243,9 +254,6 @@ static void __exit ustack_exit(void)
 	ustack_ku_test_exit();
 	ustack_dev_exit();
 	ustack_sframe_dev_exit();
-	ustack_trace_consumer_exit();
-	ustack_sources_exit();
-	ustack_coop_exit();
 	ustack_user_record_exit();
 	ustack_deferred_exit();
 	ustack_walk_exit();
