@@ -20,6 +20,9 @@
 #                     goes in front of it again, and a real crash still
 #                     gets one traceback of faulthandler's and kills
 #   hostile           a torn frame chain (fakepy.c): short stacks, no crash
+#   small-stack       a coroutine on a 12 KB stack (smallstack.c) answered
+#                     1000 times a second: the answer's buffers are the
+#                     thread's own mapping, not the interrupted stack
 #   guard-chain       a SIGSEGV handler the program installs after the
 #                     shim's gets the program's faults, before and after
 #                     the shim puts its guard in front of it again (plain
@@ -197,6 +200,24 @@ if want java-inlined; then
 		else
 			pass java-inlined
 			echo "coop/java-inlined: $2 of $1 answers name c above b, a and main"
+		fi
+	fi
+fi
+
+if want small-stack; then
+	if ! gcc -O2 -g -Wall -Wextra -o "$W/smallstack" "$C/smallstack.c" -ldl 2>"$W/cc.err"; then
+		fail small-stack "build: $(head -3 "$W/cc.err" | tr '\n' ' ')"
+	else
+		out=$(shim_run 1000 "$W/small.err" "$W/smallstack" 1)
+		rc=$?
+		a=$(grep -ac '^coop-test fast=[01] frames=1$' "$W/small.err")
+		if [ $rc != 0 ] || [ "$out" != "answers: ok" ]; then
+			fail small-stack "exit $rc: $out"
+		elif [ "$a" -lt 50 ]; then
+			fail small-stack "only $a answers on the coroutine's stack"
+		else
+			pass small-stack
+			echo "coop/small-stack: $a answers on a 12 KB stack"
 		fi
 	fi
 fi

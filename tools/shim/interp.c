@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -51,6 +52,51 @@ struct ustack_interp {
 	uint32_t nr, len;
 	void *uc;		/* the handler's context */
 };
+
+/* Text of an answer for the debug output, written at once. */
+struct dbuf {
+	char b[USTACK_COOP_MAX_STRTAB + USTACK_COOP_MAX_FRAMES * 32 + 128];
+	size_t n;
+};
+
+/*
+ * The answer and its debug text, ~11 and ~14 KB: too much for the
+ * interrupted thread's own stack (a coroutine's may have a few KB left).
+ * One per thread, mapped at its first answer (mmap() is
+ * async-signal-safe, and neither handler nests in itself) and unmapped
+ * as the thread exits.
+ */
+struct thread_buf {
+	struct ustack_interp a;
+	struct dbuf d;
+};
+
+static __thread struct thread_buf *thread_buf_tls
+	__attribute__((tls_model("initial-exec")));
+static pthread_key_t thread_buf_key;
+static int thread_buf_key_ok;
+
+static void thread_buf_free(void *p)
+{
+	thread_buf_tls = NULL;	/* a request from here on maps another */
+	munmap(p, sizeof(struct thread_buf));
+}
+
+static struct thread_buf *thread_buf(void)
+{
+	struct thread_buf *b = thread_buf_tls;
+
+	if (b)
+		return b;
+	b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED)
+		return NULL;
+	if (thread_buf_key_ok)
+		pthread_setspecific(thread_buf_key, b);
+	thread_buf_tls = b;
+	return b;
+}
 
 static struct unwinder unwinders[MAX_UNWINDERS];
 static int debug_fd = -1;	/* USTACK_COOP_DEBUG=1: answers to stderr */
@@ -94,12 +140,6 @@ EXPORT int ustack_interp_add(struct ustack_interp *a, const char *function,
 	return 0;
 }
 
-/* Text of an answer for the debug output, written at once. */
-struct dbuf {
-	char b[USTACK_COOP_MAX_STRTAB + USTACK_COOP_MAX_FRAMES * 32 + 128];
-	size_t n;
-};
-
 static void debug_str(struct dbuf *d, const char *s)
 {
 	size_t n = strlen(s);
@@ -118,7 +158,7 @@ static __attribute__((noinline)) void
 debug_answer(const struct ustack_interp *a, uint64_t cookie,
 			 const char *head)
 {
-	struct dbuf dbuf, *d = &dbuf;
+	struct dbuf *d = &thread_buf()->d;	/* the caller's buffer's */
 	char num[24];
 	uint32_t i;
 	int k;
@@ -269,15 +309,18 @@ void ustack_interp_mark_entry(struct ustack_interp *a)
 
 static void answer(uint64_t cookie, int guarded, void *uc)
 {
-	struct ustack_interp a;
+	struct thread_buf *b = thread_buf();
+	struct ustack_interp *a = b ? &b->a : NULL;
 	struct ustack_coop_answer ans;
 	const char *lang;
 	uint64_t t0;
 
-	a.uc = uc;
+	if (!a)
+		return;	/* the request expires unanswered */
+	a->uc = uc;
 	coop_mem_answer_begin(guarded, uc);
 	t0 = coop_stamp();
-	unwind_all(&a, &lang);
+	unwind_all(a, &lang);
 	coop_times_add(COOP_T_UNWIND, t0);
 	coop_mem_answer_end();
 	if (!lang)
@@ -286,13 +329,13 @@ static void answer(uint64_t cookie, int guarded, void *uc)
 	memset(&ans, 0, sizeof(ans));
 	ans.size = sizeof(ans);
 	ans.cookie = cookie;
-	ans.frames = (uintptr_t)a.f;
-	ans.strtab = (uintptr_t)a.strtab;
-	ans.nr_frames = a.nr;
-	ans.strtab_len = a.len;
+	ans.frames = (uintptr_t)a->f;
+	ans.strtab = (uintptr_t)a->strtab;
+	ans.nr_frames = a->nr;
+	ans.strtab_len = a->len;
 	memcpy(ans.lang, lang, sizeof(ans.lang));
-	if (debug_fd >= 0 && a.nr)
-		debug_answer(&a, cookie, NULL);
+	if (debug_fd >= 0 && a->nr)
+		debug_answer(a, cookie, NULL);
 	t0 = coop_stamp();
 	send_answer(&ans);
 	coop_times_add(COOP_T_SEND, t0);
@@ -328,7 +371,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
  */
 static void test_signal(int sig, siginfo_t *si, void *uc)
 {
-	struct ustack_interp a;
+	struct thread_buf *b = thread_buf();
+	struct ustack_interp *a = b ? &b->a : NULL;
 	struct sigaction cur[2];
 	const char *lang;
 	char line[64];
@@ -337,30 +381,32 @@ static void test_signal(int sig, siginfo_t *si, void *uc)
 
 	(void)sig;
 	(void)si;
-	a.uc = uc;
+	if (!a)
+		return;
+	a->uc = uc;
 	guarded = !sigaction(SIGSEGV, NULL, &cur[0]) &&
 		  !sigaction(SIGBUS, NULL, &cur[1]) &&
 		  cur[0].sa_sigaction == on_signal &&
 		  cur[1].sa_sigaction == on_signal;
 	coop_mem_answer_begin(guarded, uc);
 	t1 = coop_stamp();
-	unwind_all(&a, &lang);
+	unwind_all(a, &lang);
 	coop_times_add(COOP_T_UNWIND, t1);
 	n = coop_mem_fast();
 	coop_mem_answer_end();
 	memcpy(line, "coop-test fast=0 frames=", 24);
 	line[15] = '0' + n;
 	n = 24;
-	if (a.nr >= 100)
-		line[n++] = '0' + a.nr / 100;
-	if (a.nr >= 10)
-		line[n++] = '0' + a.nr / 10 % 10;
-	line[n++] = '0' + a.nr % 10;
+	if (a->nr >= 100)
+		line[n++] = '0' + a->nr / 100;
+	if (a->nr >= 10)
+		line[n++] = '0' + a->nr / 10 % 10;
+	line[n++] = '0' + a->nr % 10;
 	line[n++] = '\n';
 	line[n] = '\0';
 	debug_fd = STDERR_FILENO;
-	if (lang && a.nr)
-		debug_answer(&a, 0, line);
+	if (lang && a->nr)
+		debug_answer(a, 0, line);
 	else if (write(STDERR_FILENO, line, n) < 0)
 		goto out;
 out:
@@ -378,7 +424,7 @@ static void test_start(const char *hz)
 		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = test_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGPROF, &sa, NULL))
 		return;
@@ -420,8 +466,11 @@ static int pick_signal(void)
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_sigaction = on_signal;
-		/* Interrupted system calls resume: the request must not show. */
-		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		/*
+		 * Interrupted system calls resume: the request must not
+		 * show.  A thread with an alternate stack answers there.
+		 */
+		sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
 		sigemptyset(&sa.sa_mask);
 		if (!sigaction(sig, &sa, NULL))
 			return sig;
@@ -453,6 +502,8 @@ int coop_register(const char *lang, ustack_unwinder_fn fn, void *ctx,
 		if (d && *d == '1')
 			debug_fd = STDERR_FILENO;
 		coop_times_init();
+		thread_buf_key_ok = !pthread_key_create(&thread_buf_key,
+							thread_buf_free);
 		coop_sig = pick_signal();
 		if (!coop_sig) {
 			ret = -EBUSY;
