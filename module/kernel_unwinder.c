@@ -16,18 +16,21 @@
  * struct unwind_stacktrace as unwind_user() would.  Turned off, the
  * kernel's own walk is back.
  *
- * Our code must outlive every walk it runs.  The ftrace handler runs with
- * preemption off and only changes the return IP; the task then enters
- * ku_unwind_user(), where the walk may sleep in page faults.
- * unregister_ftrace_function() of this ops (in module memory, hence
- * FTRACE_OPS_FL_DYNAMIC) ends with synchronize_rcu_tasks(): every task
- * it redirected has since switched out voluntarily or returned to user
- * space, which it cannot do between the redirect and ku_srcu's read lock
- * (nothing there sleeps), so it holds the lock by then.  synchronize_srcu()
- * then waits for every walk to finish.  That is the turn-off; at unload
- * the return from ku_unwind_user() after the unlock is in our text too,
- * and ustack_exit()'s ustack_sync_tasks() after this file's exit lets
- * those tasks leave it, as for our task_works.
+ * Our code must outlive every walk it runs, and turning the redirect off
+ * or unloading must never wait for one: a walk may wait as long as the
+ * user likes in a page fault (a FUSE file that never answers, a
+ * userfaultfd nobody serves).  So each walk holds a module reference,
+ * taken by the ftrace handler before it redirects (where preemption is
+ * off and nothing sleeps; refused once unloading has begun: the kernel's
+ * own walk answers then) and put by ku_unwind_user() at its end.  The
+ * turn-off only unregisters the ftrace_ops: the ops is in module memory
+ * (FTRACE_OPS_FL_DYNAMIC), so unregister_ftrace_function() ends with
+ * synchronize_rcu_tasks(), which a task asleep in a fault does not hold
+ * up.  A walk still running finishes later, in text its reference keeps;
+ * an unload meanwhile is refused (the module is in use), not blocked.
+ * The return from ku_unwind_user() after its module_put() is in our text
+ * too, and ustack_exit()'s ustack_sync_tasks() lets such tasks leave it,
+ * as for our task_works.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -35,11 +38,11 @@
 #include <linux/cleanup.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/seq_file.h>
-#include <linux/srcu.h>
 #include <linux/uaccess.h>
 #include "arch.h"
 #include "compat.h"
@@ -60,8 +63,6 @@ static atomic_long_t ku_ends[USTACK_END_MAX];
 /* The kernel's function we stand in for. */
 #define KU_FUNC		"unwind_user"
 
-DEFINE_STATIC_SRCU(ku_srcu);
-
 /* The walk writes u64 frames: the kernel's trace holds unsigned longs. */
 static_assert(sizeof(*((struct unwind_stacktrace *)NULL)->entries) ==
 	      sizeof(u64));
@@ -81,9 +82,9 @@ static_assert(sizeof(*((struct unwind_stacktrace *)NULL)->entries) ==
 static int ku_unwind_user(struct unwind_stacktrace *trace,
 			  unsigned int max_entries)
 {
-	int idx = srcu_read_lock(&ku_srcu);
 	u8 end;
 
+	might_sleep();
 	might_fault();
 	lockdep_assert_irqs_enabled();
 	trace->nr = 0;
@@ -96,7 +97,8 @@ static int ku_unwind_user(struct unwind_stacktrace *trace,
 		if (end < USTACK_END_MAX)
 			atomic_long_inc(&ku_ends[end]);
 	}
-	srcu_read_unlock(&ku_srcu, idx);
+	/* the reference ku_ftrace() took for this walk */
+	module_put(THIS_MODULE);
 	return max_entries ? 0 : -EINVAL;
 }
 
@@ -121,7 +123,7 @@ static void notrace ku_ftrace(unsigned long ip, unsigned long parent_ip,
 
 	if (bit < 0)
 		return;
-	if (ku_redirect())
+	if (ku_redirect() && try_module_get(THIS_MODULE))
 		ftrace_regs_set_instruction_pointer(fregs,
 						    (unsigned long)ku_unwind_user);
 	else
@@ -193,8 +195,8 @@ static int ku_start(void)
 
 static void ku_stop(void)
 {
+	/* No wait for walks still running: each holds the module. */
 	WARN_ON_ONCE(unregister_ftrace_function(&ku_ops));
-	synchronize_srcu(&ku_srcu);
 	ftrace_free_filter(&ku_ops);
 	pr_info("kernel_unwinder: %s() walks with frame pointers again\n",
 		KU_FUNC);
@@ -282,8 +284,9 @@ int ustack_kernel_unwinder_init(void)
 /**
  * ustack_kernel_unwinder_exit() - give the kernel its own walk back
  *
- * Called first by module exit: no walk of ours runs once it returns,
- * but for the return out of ku_unwind_user() (see the top of this file).
+ * Called first by module exit: no walk of ours runs then (each holds the
+ * module), and none starts once it returns; but for the return out of
+ * ku_unwind_user() (see the top of this file).
  * A write of the parameter after it is only remembered.
  */
 void ustack_kernel_unwinder_exit(void)
