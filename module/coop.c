@@ -419,6 +419,7 @@ void ustack_coop_init(void)
 	int i;
 
 	ustack_coop_threads_init();
+	ustack_coop_procs_init();
 	for_each_possible_cpu(i)
 		per_cpu(kick, i) = IRQ_WORK_INIT_HARD(kick_fn);
 	ustack_deferred_client_register(USTACK_CLIENT_COOP, &coop_client);

@@ -9,16 +9,18 @@
  * when the table is full, cleared before their mm is dropped.  Each
  * opt-in gets a generation that is never reused, part of the key of its
  * threads' entries (coop_threads.c).  The table is shared by every
- * user: a user may take a free slot only while it holds fewer than remain
- * free, so one user gets at most half of what the others leave.
+ * user, charged as the engine's pool is (user_share.c: the uids of one
+ * user's namespace are that one user): a user may take a free slot only
+ * while it holds fewer than remain free, so one user gets at most half
+ * of what the others leave.
  */
-#include <linux/cred.h>
 #include <linux/hash.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include "arch.h"
 #include "coop_table.h"
+#include "user_share.h"
 
 #define COOP_PROCS		256
 #define COOP_PROC_HASH_BITS	6
@@ -26,7 +28,7 @@
 struct coop_proc {
 	struct hlist_node hnode;	/* in proc_hash while listed */
 	struct mm_struct *mm;	/* mmgrab()bed; NULL when free */
-	kuid_t uid;		/* of the opener */
+	struct ustack_share *share;	/* of the opener's user */
 	u64 gen;		/* of this opt-in, never reused */
 	int sig;
 };
@@ -38,6 +40,7 @@ static struct coop_proc procs[COOP_PROCS];
 static struct hlist_head proc_hash[1 << COOP_PROC_HASH_BITS];
 static atomic_t nr_procs = ATOMIC_INIT(0);
 static u64 procs_gen;
+static struct ustack_shares proc_shares;
 
 static struct hlist_head *proc_bucket(const struct mm_struct *mm)
 {
@@ -60,6 +63,9 @@ static void proc_clear_locked(struct coop_proc *p)
 {
 	hlist_del_init(&p->hnode);
 	p->mm = NULL;
+	if (p->share)
+		ustack_share_uncharge(&proc_shares, p->share);
+	p->share = NULL;
 	atomic_dec(&nr_procs);
 }
 
@@ -91,16 +97,17 @@ int ustack_coop_current_key(struct coop_key *key)
 /* ---- /dev/sframe: opt in, opt out --------------------------------------- */
 
 /*
- * Under procs_lock: the slot of @mm, else a free one within @uid's share
- * (-ENOSPC: none).  Entries of dead processes (no mm users left) are
- * cleared on the way; their mms go to @dead, dropped by the caller once
- * the lock is released and no lookup can see them.
+ * Under procs_lock: the slot of @mm, else a free one charged to @who's
+ * share (-ENOSPC: none, or past the share).  Entries of dead processes
+ * (no mm users left) are cleared on the way; their mms go to @dead,
+ * dropped by the caller once the lock is released and no lookup can see
+ * them.
  */
-static int proc_slot_locked(const struct mm_struct *mm, kuid_t uid,
+static int proc_slot_locked(const struct mm_struct *mm, u64 who,
 			    struct mm_struct **dead)
 {
 	struct coop_proc *p = proc_find_locked(mm);
-	unsigned int held = 0, nr_free = 0;
+	unsigned int nr_free = 0;
 	int i, free = -1;
 
 	if (p)
@@ -115,15 +122,16 @@ static int proc_slot_locked(const struct mm_struct *mm, kuid_t uid,
 			nr_free++;
 			if (free < 0)
 				free = i;
-		} else if (uid_eq(procs[i].uid, uid)) {
-			held++;
 		}
 	}
-	if (free >= 0 && held >= nr_free) {
+	if (free < 0)
+		return -ENOSPC;
+	if (ustack_share_charge(&proc_shares, who, COOP_PROCS, nr_free,
+				&procs[free].share)) {
 		atomic_long_inc(&ustack_coop_stats.share_refused);
 		return -ENOSPC;
 	}
-	return free < 0 ? -ENOSPC : free;
+	return free;
 }
 
 /**
@@ -148,13 +156,12 @@ int ustack_coop_on(int sig)
 	if (!dead)
 		return -ENOMEM;
 	raw_spin_lock_irqsave(&procs_lock, flags);
-	slot = proc_slot_locked(mm, current_uid(), dead);
+	slot = proc_slot_locked(mm, ustack_user_of(current), dead);
 	if (slot >= 0 && procs[slot].mm == mm) {
 		procs[slot].sig = sig;
 	} else if (slot >= 0) {
 		mmgrab(mm);
 		procs[slot].mm = mm;
-		procs[slot].uid = current_uid();
 		procs[slot].gen = ++procs_gen;
 		procs[slot].sig = sig;
 		hlist_add_head(&procs[slot].hnode, proc_bucket(mm));
@@ -194,6 +201,11 @@ int ustack_coop_off(void)
 int ustack_coop_procs(void)
 {
 	return atomic_read(&nr_procs);
+}
+
+void ustack_coop_procs_init(void)
+{
+	ustack_shares_init(&proc_shares);
 }
 
 /* Module exit: no walk looks any more. */

@@ -12,7 +12,6 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/uidgid.h>
 
 /* Counters, in debugfs stats as coop_<name>. */
 struct ustack_coop_stats {
@@ -48,10 +47,12 @@ struct coop_key {
 	u64 gen;			/* the process's opt-in */
 };
 
+struct ustack_share;
+
 struct coop_thread {
 	struct hlist_node hnode;	/* hash, free list, or unhashed */
 	struct coop_key key;		/* key.task NULL: free */
-	kuid_t uid;
+	struct ustack_share *share;	/* its user's, while key.task is set */
 	u8 state;
 	bool work_queued;		/* the work owns the entry */
 	bool released;			/* freed while its work was queued */
@@ -71,6 +72,7 @@ void ustack_coop_thread_free_locked(struct coop_thread *e);
 bool ustack_coop_expired(const struct coop_thread *e);
 bool ustack_coop_thread_work_done_locked(struct coop_thread *e, bool exiting);
 void ustack_coop_threads_init(void);
+void ustack_coop_procs_init(void);
 void ustack_coop_procs_exit(void);
 
 #endif /* USTACK_COOP_TABLE_H */

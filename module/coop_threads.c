@@ -10,15 +10,16 @@
  * request expires after coop_timeout_ms whether its thread lives or not,
  * an exiting or exec'ing thread's entry is freed at its last walk, and
  * an entry whose task_work is queued belongs to that work until it ran.
- * The table is shared by every user: a user may take a free entry only
- * while it holds fewer than remain free.
+ * The table is shared by every user, charged as the engine's pool is
+ * (user_share.c): a user may take a free entry only while it holds fewer
+ * than remain free.
  */
-#include <linux/cred.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include "coop_table.h"
+#include "user_share.h"
 
 /* Here, below the protocol (coop.c) and the process table, which count too. */
 struct ustack_coop_stats ustack_coop_stats;
@@ -33,6 +34,7 @@ static struct hlist_head thread_hash[1 << COOP_HASH_BITS];
 static HLIST_HEAD(thread_free);
 static unsigned int nr_free = COOP_THREADS;	/* on thread_free */
 static unsigned long next_reclaim;		/* jiffies */
+static struct ustack_shares thread_shares;
 
 static void put_free_locked(struct coop_thread *e)
 {
@@ -66,6 +68,9 @@ void ustack_coop_thread_free_locked(struct coop_thread *e)
 	hlist_del_init(&e->hnode);
 	e->key.task = NULL;
 	e->state = COOP_FREE;
+	if (e->share)
+		ustack_share_uncharge(&thread_shares, e->share);
+	e->share = NULL;
 	if (e->work_queued)
 		e->released = true;
 	else
@@ -78,12 +83,12 @@ bool ustack_coop_expired(const struct coop_thread *e)
 }
 
 /*
- * Reclaim every expired request (their threads may be gone, or never
- * return to user space) and count @uid's entries.
+ * Reclaim every expired request: their threads may be gone, or never
+ * return to user space.
  */
-static unsigned int reclaim_locked(kuid_t uid)
+static void reclaim_locked(void)
 {
-	unsigned int held = 0, i;
+	unsigned int i;
 
 	for (i = 0; i < COOP_THREADS; i++) {
 		struct coop_thread *e = &threads[i];
@@ -92,38 +97,36 @@ static unsigned int reclaim_locked(kuid_t uid)
 			atomic_long_inc(&ustack_coop_stats.expired);
 			ustack_coop_thread_free_locked(e);
 		}
-		if (e->key.task && uid_eq(e->uid, uid))
-			held++;
 	}
 	next_reclaim = jiffies + HZ;
-	return held;
 }
 
 /*
- * A new entry for @key, within its user's share; NULL if none.
+ * A new entry for @key, charged to its user's share; NULL if none.
  *
- * While more than half the table is free, no user can hold as many
- * entries as remain free, so the share needs no count: the table is
- * scanned (for expired requests and the user's entries) only when it
- * is half full, and once a second, not at every request.
+ * Expired requests are reclaimed once the table is half full, and once
+ * a second: not at every request.
  */
 struct coop_thread *ustack_coop_thread_new_locked(const struct coop_key *key)
 {
-	kuid_t uid = current_uid();
+	struct ustack_share *share;
 	struct coop_thread *e;
 
 	lockdep_assert_held(&ustack_coop_threads_lock);
-	if ((nr_free <= COOP_THREADS / 2 || time_after(jiffies, next_reclaim)) &&
-	    reclaim_locked(uid) >= nr_free) {
-		if (nr_free)
-			atomic_long_inc(&ustack_coop_stats.share_refused);
+	if (nr_free <= COOP_THREADS / 2 || time_after(jiffies, next_reclaim))
+		reclaim_locked();
+	if (!nr_free)
+		return NULL;
+	if (ustack_share_charge(&thread_shares, ustack_user_of(current),
+				COOP_THREADS, nr_free, &share)) {
+		atomic_long_inc(&ustack_coop_stats.share_refused);
 		return NULL;
 	}
 	e = hlist_entry(thread_free.first, struct coop_thread, hnode);
 	hlist_del(&e->hnode);
 	nr_free--;
 	e->key = *key;
-	e->uid = uid;
+	e->share = share;
 	e->state = COOP_FREE;
 	hlist_add_head(&e->hnode, bucket_of(key->task));
 	return e;
@@ -150,6 +153,7 @@ void ustack_coop_threads_init(void)
 	for (i = 0; i < COOP_THREADS; i++)
 		hlist_add_head(&threads[i].hnode, &thread_free);
 	next_reclaim = jiffies;
+	ustack_shares_init(&thread_shares);
 }
 
 /*
