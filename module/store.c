@@ -273,7 +273,7 @@ static int store_add(const struct sframe_store_reg *r)
 		return PTR_ERR(e);
 	e->key = k;
 	if (obj)
-		ustack_store_owner_of(file_inode(obj), &e->owner);
+		ustack_store_owner_of(obj, &e->owner);
 	err = store_insert(e, keep);
 	if (err) {
 		ustack_store_ent_free(e);

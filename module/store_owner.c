@@ -5,9 +5,10 @@
  * ustackd registers SFrame for every object a process maps, a user's own
  * programs included, and a user makes new objects at will: every copy is
  * another inode, every touch another key.  So that no user can fill the
- * store for everyone, the entry of an object that someone other than root
- * may write (owned by another uid, or writable by group or others: a user
- * can give it any contents) is charged to the object's owner.  An owner
+ * store for everyone, the entry of an object whose contents someone other
+ * than root may choose (owned by another uid, writable by group or others,
+ * or on a file system a user made or serves: system_file()) is charged to
+ * the object's owner.  An owner
  * holds at most store_user_max such entries, a new one evicting the
  * owner's oldest; and a full store (store_max) evicts the oldest of all
  * users' entries before it refuses anything, so that the system's objects
@@ -23,6 +24,9 @@
 
 #include <linux/atomic.h>
 #include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/user_namespace.h>
+#include <uapi/linux/magic.h>
 #include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 #include <linux/xarray.h>
@@ -49,11 +53,31 @@ static unsigned long owner_count(kuid_t uid)
 	return v ? xa_to_value(v) : 0;
 }
 
-void ustack_store_owner_of(struct inode *inode, struct store_owner *o)
+/*
+ * Whether root alone decides what @file holds: root's, writable by no one
+ * else, on a file system root mounted for the system.  Not a FUSE file
+ * (its server answers what it likes, whoever it says owns the file), nor
+ * one of a file system mounted in a user namespace, nor one of a nosuid
+ * mount: users' mounts come so (udisks' loop images and removable media,
+ * fstab's "user"), and a user made their file system, root's files in it
+ * included.
+ */
+static bool system_file(struct file *file)
 {
-	o->uid = inode->i_uid;
-	o->user = !uid_eq(inode->i_uid, GLOBAL_ROOT_UID) ||
-		  (inode->i_mode & 0022);	/* group or others may write */
+	struct inode *inode = file_inode(file);
+	struct super_block *sb = inode->i_sb;
+
+	return uid_eq(inode->i_uid, GLOBAL_ROOT_UID) &&
+	       !(inode->i_mode & 0022) &&	/* group or others may write */
+	       sb->s_user_ns == &init_user_ns &&
+	       sb->s_magic != FUSE_SUPER_MAGIC &&
+	       !(file->f_path.mnt->mnt_flags & MNT_NOSUID);
+}
+
+void ustack_store_owner_of(struct file *file, struct store_owner *o)
+{
+	o->uid = file_inode(file)->i_uid;
+	o->user = !system_file(file);
 	o->charged = false;
 }
 

@@ -10,19 +10,19 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
-struct inode;
+struct file;
 struct seq_file;
 
 /* Embedded in a store entry: whose it is, and its place among users'. */
 struct store_owner {
 	struct list_head node;	/* users' entries, oldest first */
 	kuid_t uid;
-	bool user;		/* an object someone other than root may write */
+	bool user;		/* an object whose contents a user may choose */
 	bool charged;		/* counted for uid, on the list */
 };
 
-/* Whose object @inode is, into @o (not charged). */
-void ustack_store_owner_of(struct inode *inode, struct store_owner *o);
+/* Whose object @file is, into @o (not charged). */
+void ustack_store_owner_of(struct file *file, struct store_owner *o);
 /* Count @o for its owner, as the newest of users' entries: 0 or -ENOMEM. */
 int ustack_store_owner_charge(struct store_owner *o);
 /* Forget @o (removed from the store). */
