@@ -398,6 +398,19 @@ static struct file *store_use(struct store_ent *e, u64 start, u64 end,
 	return get_file(e->file);
 }
 
+/* @k's entry (*@found) and its section for @t, if it has one there. */
+static struct file *store_get(const struct ustack_file_id *k,
+			      const struct ustack_text_map *t,
+			      struct sframe_sec *sec, u64 *sf_off, bool *found)
+{
+	struct store_ent *e;
+
+	guard(rcu)();
+	e = store_find(k);
+	*found = e;
+	return e ? store_use(e, t->start, t->end, t->off, sec, sf_off) : NULL;
+}
+
 /**
  * ustack_store_lookup() - the store's section for a mapping
  * @t: the mapping of a PC of current->mm
@@ -416,6 +429,7 @@ int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
 	struct store_ent *e;
 	struct ustack_file_id k;
 	u64 sf_off = 0;
+	bool found;
 
 	might_sleep();
 	if (t->vdso) {
@@ -440,13 +454,13 @@ int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
 		return -ENOENT;
 	atomic_long_inc(&store_lookups);
 	ustack_file_id_of(file_inode(t->file), &k);
-	scoped_guard(rcu) {
-		e = store_find(&k);
-		if (e)
-			sf = store_use(e, t->start, t->end, t->off, sec, &sf_off);
-	}
-	if (!e)
+	sf = store_get(&k, t, sec, &sf_off, &found);
+	if (!found) {
 		ustack_store_miss(&k, t->start, t->end);
+		/* met first now: ustackd covers it in a moment */
+		if (ustack_store_miss_wait(&k))
+			sf = store_get(&k, t, sec, &sf_off, &found);
+	}
 	if (!sf)
 		return -ENOENT;
 bind:
@@ -479,7 +493,7 @@ void ustack_store_show(struct seq_file *m)
 	seq_printf(m, "store_user_evicted %ld\n",
 		   atomic_long_read(&store_user_evicted));
 	seq_printf(m, "store_evicted %ld\n", atomic_long_read(&store_evicted));
-	seq_printf(m, "store_miss_dropped %llu\n", ustack_store_miss_dropped());
+	ustack_store_miss_show(m);
 	scoped_guard(rcu)
 		n = !!rcu_dereference(store_vdso);
 	seq_printf(m, "store_vdso %u\n", n);

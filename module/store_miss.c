@@ -12,17 +12,34 @@
  * number, and one of them queued must not hold back the other for
  * MISS_RETRY.  The retry covers what no one added: a miss drained by a
  * ustackd killed before it added the object, or lost to a faulting drain.
+ *
+ * A walk that queues an object may wait for it (ustack_store_miss_wait()):
+ * a program just built, a container's own library, is met first at its
+ * first sample, and ustackd covers it in tens of milliseconds; without
+ * the wait every sample until then loses the object's callers.  The walk
+ * runs in task context at the return to user space (perf's deferred
+ * callchains' too, through kernel_unwinder), where it may sleep: the
+ * first walk to meet an object waits, killable, at most miss_wait_ms for
+ * its STORE_ADD, and only while a daemon (not the waiting process) reads
+ * the queue.  An object is waited for once, covered or not, until a
+ * STORE_ADD forgets it (or its slot goes to another object), and a
+ * process waits at most MISS_WAITS times per MISS_RETRY: a program that
+ * maps objects ustackd cannot cover costs itself a bounded delay, and no
+ * one else anything.
  */
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/jiffies.h>
 #include <linux/kdev_t.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 #include <uapi/ustack.h>
 #include "file_id.h"
 #include "store_miss.h"
@@ -32,9 +49,26 @@
 #define MISS_DRAIN_MAX	MISS_QUEUE
 #define MISS_RETRY	(10 * HZ)
 
+#define MISS_WAITS	16		/* per process and MISS_RETRY */
+#define MISS_READER	(5 * HZ)	/* a daemon drained this recently */
+#define MISS_MM_BITS	6
+
+static unsigned int miss_wait_ms = 2000;
+module_param(miss_wait_ms, uint, 0644);
+MODULE_PARM_DESC(miss_wait_ms,
+		 "most a walk waits for ustackd to cover an object it meets first (0: never)");
+
 struct miss_seen {
 	u64 key;
 	unsigned long at;	/* jiffies when queued */
+	bool waited;		/* a walk waited for it since */
+};
+
+/* The waits of one process, in a direct-mapped table by mm. */
+struct miss_mm {
+	const struct mm_struct *mm;	/* compared only */
+	unsigned long since;		/* jiffies: the window's start */
+	unsigned int waits;
 };
 
 static DEFINE_SPINLOCK(miss_lock);
@@ -42,6 +76,13 @@ static struct sframe_store_miss miss_q[MISS_QUEUE];
 static unsigned int miss_head, miss_len;
 static struct miss_seen miss_seen[1U << MISS_SEEN_BITS];
 static atomic64_t miss_dropped;
+static struct miss_mm miss_mms[1U << MISS_MM_BITS];
+static unsigned long miss_read_at;	/* jiffies of the last drain */
+static bool miss_read_ever;
+static pid_t miss_reader;		/* its process, which never waits */
+static DECLARE_WAIT_QUEUE_HEAD(miss_wq);
+static atomic_long_t miss_waits, miss_waits_covered, miss_waits_timeout;
+static atomic_long_t miss_wait_ms_total;
 
 /* Never 0, so an empty slot matches no object; @id NULL: the vDSO. */
 static u64 miss_key(const struct ustack_file_id *id)
@@ -91,6 +132,9 @@ void ustack_store_miss(const struct ustack_file_id *id, u64 start, u64 end)
 		atomic64_inc(&miss_dropped);
 		return;
 	}
+	/* queued again (MISS_RETRY): waited for once is enough, covered or not */
+	if (miss_slot(key)->key != key)
+		WRITE_ONCE(miss_slot(key)->waited, false);
 	WRITE_ONCE(miss_slot(key)->key, key);
 	WRITE_ONCE(miss_slot(key)->at, jiffies);
 	m = &miss_q[(miss_head + miss_len++) % MISS_QUEUE];
@@ -111,9 +155,91 @@ void ustack_store_miss_forget(const struct ustack_file_id *id)
 {
 	u64 key = miss_key(id);
 
-	guard(spinlock)(&miss_lock);
-	if (miss_slot(key)->key == key)
-		WRITE_ONCE(miss_slot(key)->key, 0);
+	scoped_guard(spinlock, &miss_lock) {
+		if (miss_slot(key)->key == key)
+			WRITE_ONCE(miss_slot(key)->key, 0);
+	}
+	/* the walks waiting for it, if any, look again */
+	wake_up_all(&miss_wq);
+}
+
+/*
+ * Under miss_lock: may current wait for @m's object?  Once per object,
+ * MISS_WAITS per process, while a daemon reads the queue.
+ */
+static bool miss_may_wait_locked(struct miss_seen *m, u64 key)
+{
+	struct mm_struct *mm = current->mm;
+	struct miss_mm *p = &miss_mms[hash_ptr(mm, MISS_MM_BITS)];
+
+	if (m->key != key || m->waited || !miss_read_ever ||
+	    time_after(jiffies, miss_read_at + MISS_READER) ||
+	    task_tgid_nr(current) == miss_reader)
+		return false;
+	if (p->mm != mm || time_after(jiffies, p->since + MISS_RETRY)) {
+		p->mm = mm;
+		p->since = jiffies;
+		p->waits = 0;
+	}
+	if (p->waits >= MISS_WAITS)
+		return false;
+	p->waits++;
+	m->waited = true;
+	return true;
+}
+
+/**
+ * ustack_store_miss_wait() - wait for ustackd to cover an object just met
+ * @id: the object a walk found no unwind info for, queued by
+ *	ustack_store_miss()
+ *
+ * In task context, nothing held: sleeps, killable, at most miss_wait_ms
+ * (see the top of this file for when it does not wait at all).
+ *
+ * Return: true when a STORE_ADD for @id came meanwhile (look it up
+ * again), false otherwise.
+ */
+bool ustack_store_miss_wait(const struct ustack_file_id *id)
+{
+	unsigned int ms = READ_ONCE(miss_wait_ms);
+	u64 key = miss_key(id);
+	struct miss_seen *m = miss_slot(key);
+	unsigned long t0 = jiffies;
+	long left;
+
+	might_sleep();
+	if (!ms || !current->mm || (current->flags & PF_EXITING))
+		return false;
+	scoped_guard(spinlock, &miss_lock) {
+		if (!miss_may_wait_locked(m, key))
+			return false;
+	}
+	atomic_long_inc(&miss_waits);
+	left = wait_event_killable_timeout(miss_wq, READ_ONCE(m->key) != key,
+					   msecs_to_jiffies(ms));
+	atomic_long_add(jiffies_to_msecs(jiffies - t0), &miss_wait_ms_total);
+	if (left > 0) {
+		atomic_long_inc(&miss_waits_covered);
+		return true;
+	}
+	atomic_long_inc(&miss_waits_timeout);
+	return false;
+}
+
+/**
+ * ustack_store_miss_show() - the miss queue's lines of the stats file
+ * @m: the stats file
+ */
+void ustack_store_miss_show(struct seq_file *m)
+{
+	seq_printf(m, "store_miss_dropped %llu\n", ustack_store_miss_dropped());
+	seq_printf(m, "store_miss_waits %ld\n", atomic_long_read(&miss_waits));
+	seq_printf(m, "store_miss_waits_covered %ld\n",
+		   atomic_long_read(&miss_waits_covered));
+	seq_printf(m, "store_miss_waits_timeout %ld\n",
+		   atomic_long_read(&miss_waits_timeout));
+	seq_printf(m, "store_miss_wait_ms %ld\n",
+		   atomic_long_read(&miss_wait_ms_total));
 }
 
 /* Drops since load. */
@@ -128,6 +254,9 @@ static u32 miss_take(struct sframe_store_miss *out, u32 max)
 	u32 n = 0;
 
 	guard(spinlock)(&miss_lock);
+	miss_read_at = jiffies;
+	miss_read_ever = true;
+	miss_reader = task_tgid_nr(current);
 	while (n < max && miss_len) {
 		out[n++] = miss_q[miss_head];
 		miss_head = (miss_head + 1) % MISS_QUEUE;
