@@ -969,6 +969,27 @@ if is_root_with_ns; then
 	run_test shim-root-ignores-env shim_root_ignores_env
 	run_test shim-root-store shim_root_store
 fi
+# shim-store-user-mount: a root-owned object on a nosuid mount (a user's
+# loop image or removable medium, as udisks mounts them) whose build-id
+# is a system object's gets an entry bound to its own identity (u-*),
+# never the build-id's that the real object would reuse; the same file
+# on a system file system is named by its build-id.
+shim_store_user_mount() {
+	local m=$W/usermount bid
+	mkdir -p "$m" "$W/st-user" "$W/st-sys"
+	chmod 700 "$W/st-user" "$W/st-sys"
+	mount -t tmpfs -o nosuid,nodev tmpfs "$m" || { echo "cannot mount a tmpfs"; return 1; }
+	cp /usr/bin/true "$m/p" && cp /usr/bin/true "$W/p-sys" && chmod 755 "$m/p" "$W/p-sys"
+	bid=$(readelf -n "$W/p-sys" | sed -n 's/.*Build ID: //p')
+	"$SR" gen --store "$W/st-user" --build-id "$bid" "$m/p"
+	"$SR" gen --store "$W/st-sys" --build-id "$bid" "$W/p-sys"
+	umount "$m"
+	ls "$W/st-user" | grep -q '^u-[0-9a-f]*\.v3\.sframe$' ||
+		{ echo "the user mount's object named: $(ls "$W/st-user")"; return 1; }
+	[ -f "$W/st-sys/$bid.v3.sframe" ] ||
+		{ echo "the system object named: $(ls "$W/st-sys")"; return 1; }
+}
+[ "$(id -u)" = 0 ] && run_test shim-store-user-mount shim_store_user_mount
 run_test shim-cache-relocation shim_cache_relocation
 run_test gen-cache-build-id-check gen_cache_build_id_check
 run_test shim-dlopen-runpath-kept shim_dlopen_runpath_kept

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include "fileio.h"
 #include "sframe_store.h"
@@ -97,6 +100,22 @@ bool store_trusted_object(const struct stat *st)
 	return st->st_uid == 0 && !(st->st_mode & 022);
 }
 
+/*
+ * Is the file open as @fd on a file system root mounted for the system?
+ * Not FUSE (its server chooses the contents), not a nosuid mount (users'
+ * mounts come so: udisks' loop images and removable media, fstab's
+ * "user"), where a user wrote every file, root's included.  The module
+ * asks the same of a STORE_ADD's object.
+ */
+static bool on_system_fs(int fd)
+{
+	struct statvfs v;
+	struct statfs f;
+
+	return !fstatvfs(fd, &v) && !(v.f_flag & ST_NOSUID) &&
+	       !fstatfs(fd, &f) && f.f_type != FUSE_SUPER_MAGIC;
+}
+
 uint64_t store_content_hash(int fd, uint64_t size, int *err)
 {
 	/* not static: the shim's threads may hash at once */
@@ -129,12 +148,15 @@ int store_entry_name(int fd, const struct stat *st, const char *bid,
 		     char *name, size_t len, bool *need_src)
 {
 	struct cache_src src;
+	bool trusted;
 	int n;
 
 	*need_src = false;
-	if (store_trusted_object(st) && bid[0]) {
+	/* a shared name only for root's objects on the system's file systems */
+	trusted = store_trusted_object(st) && (fd < 0 || on_system_fs(fd));
+	if (trusted && bid[0]) {
 		n = snprintf(name, len, "%s" CACHE_SUFFIX, bid);
-	} else if (store_trusted_object(st)) {
+	} else if (trusted) {
 		int err = 0;
 		uint64_t h;
 

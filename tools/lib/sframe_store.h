@@ -51,8 +51,12 @@ uint64_t store_content_hash(int fd, uint64_t size, int *err);
  * Name the entry of the object open as @fd (@st its fstat, @bid its
  * build-id in hex, "" if none) into @name; *@need_src says whether
  * store_get() must compare the entry's identity with the object's.  A
- * content-keyed object needs its whole file read: with @fd < 0 (the shim,
- * which does not hash files in every process) that gives -EAGAIN.
+ * shared name (build-id, content hash) only for a trusted object on a
+ * file system root mounted for the system (not FUSE, not nosuid): any
+ * other gets a name bound to its own identity, which no other file can
+ * claim.  A content-keyed object needs its whole file read: with @fd < 0
+ * (the shim, which does not hash files in every process) that gives
+ * -EAGAIN.
  * Returns 0 or -errno.
  */
 int store_entry_name(int fd, const struct stat *st, const char *bid,
