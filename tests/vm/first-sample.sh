@@ -42,7 +42,7 @@ fresh() {
 # first WHAT REC PID: its user stacks, from its first sample on
 first() {
 	set -- "$1" "$2" "$3" $(complete "$3" "$2")
-	ok=$5 tot=$6
+	ok=$6 tot=$7
 	echo "$1: pid $3: $ok of $tot user stacks outermost ($((ok * 1000 / (tot + !tot))) per mille); $(lost_lines "$2" | wc -l) lost records"
 	[ "$tot" -ge "$(per_hz 200)" ] || fail "$1: only $tot stacks"
 	[ $((ok * 100)) -ge $((tot * 99)) ] && return 0
