@@ -44,18 +44,21 @@ fresh() {
 	! ustackd --status | grep -q " $1/" || fail "ustackd knows $1 already"
 }
 
-# share DATA: "complete main own exec total" of first_prog's samples:
+# share DATA: "complete main own loader total" of first_prog's samples:
 # complete, the outermost frame is _start; main, main is on the way there;
 # own, the tick came while the task ran a deferred walk itself (perf-defer's
-# share); exec, while the kernel still set up the new program in execve
-# (bprm_execve: its one user frame is the loader's entry point, which has
-# no symbol in Debian's ld.so: nothing to walk, not counted against it)
+# share); loader, before the program's own code: in execve (bprm_execve:
+# the one user frame is the loader's entry point) or in the loader's
+# start-up, whose outermost frame is ld.so's _start, which has no symbol
+# in Debian's ld.so (perf shows [unknown]): not counted against it, at
+# most 10%.  (A walk stopped by an object it met first stops in that
+# object, the program or its library: ld.so is the system pass's.)
 share() {
 	$PERF script --no-inline -i "$1" 2>/tmp/perf.err >/tmp/fsp.txt || fail "perf script: $(cat /tmp/perf.err)"
 	awk '
 		/^[^ \t]/ { flush(); comm = $1; next }
 		/^[ \t]/ {
-			s = $2; sub(/\+0x[0-9a-f]*$/, "", s); last = s
+			s = $2; sub(/\+0x[0-9a-f]*$/, "", s); last = s; dso = $NF
 			if (s == "main") m = 1
 			if (s ~ /^(process_unwind_deferred|unwind_deferred_task_work|ustack_)/) o = 1
 			if (s == "bprm_execve") x = 1
@@ -65,19 +68,20 @@ share() {
 		function flush() {
 			if (comm == "first_prog") {
 				tot++
-				if (last == "_start") { ok++; mm += m } else if (o) own++; else if (x) ex++
+				if (last == "_start") { ok++; mm += m } else if (o) own++
+				else if (x || dso ~ /\/ld-linux[^\/]*\)$/) ex++
 			}
-			comm = ""; m = 0; o = 0; x = 0; last = ""
+			comm = ""; m = 0; o = 0; x = 0; last = ""; dso = ""
 		}
 		END { flush(); print ok + 0, mm + 0, own + 0, ex + 0, tot + 0 }' /tmp/fsp.txt
 }
 # check WHAT DATA
 check() {
 	set -- "$1" "$2" $(share "$2")
-	echo "$1: $3 of $7 callchains whole (to _start), $4 of them through main; $5 taken inside a deferred walk, $6 in execve"
+	echo "$1: $3 of $7 callchains whole (to _start), $4 of them through main; $5 taken inside a deferred walk, $6 in execve or the loader's start-up"
 	[ "$7" -ge 200 ] || fail "$1: only $7 samples"
 	[ $(($5 * 100)) -le $(($7 * 5)) ] || fail "$1: $5 of $7 samples inside the walks (> 5%)"
-	[ $(($6 * 100)) -le $(($7 * 10)) ] || fail "$1: $6 of $7 samples in execve (> 10%)"
+	[ $(($6 * 100)) -le $(($7 * 10)) ] || fail "$1: $6 of $7 samples in execve or the loader (> 10%)"
 	[ $(($4 * 100)) -ge $(($7 * 80)) ] || fail "$1: only $4 of $7 callchains through main: not main's loop"
 	[ $(($3 * 100)) -ge $((($7 - $5 - $6) * 99)) ] && return 0
 	grep -E '^ *(store_miss|kernel_unwinder)' /sys/kernel/debug/ustack/stats
@@ -87,15 +91,17 @@ check() {
 		/^[ \t]/ { last = $2 " " $NF; sub(/\+0x[0-9a-f]* /, " ", last); if ($2 ~ /^(process_unwind_deferred|unwind_deferred_task_work|ustack_|bprm_execve)/) o = 1; next }
 		{ flush() }
 		function flush() {
-			if (comm == "first_prog" && last !~ /^_start / && !o) n[last]++
+			if (comm == "first_prog" && last !~ /^_start / && last !~ /\/ld-linux[^\/]*\)$/ && !o) n[last]++
 			comm = ""; o = 0; last = ""
 		}
 		END { flush(); for (k in n) print "  " n[k] " callchains end at " k }' /tmp/fsp.txt | sort -rn -k1 | head -n 12
 	awk '/^first_prog/ { p = 1; c = $0; s = ""; next } p && /^[ \t]/ { s = s "\n" $0; next }
 		p && !/^[ \t]/ { if (s !~ /_start/) { print c s; if (++n == 3) exit } p = 0 }' /tmp/fsp.txt
 	grep -E "first_prog|libfirst" /tmp/fsp-ud.log | tail -n 8
-	fail "$1: $3 of $(($7 - $5 - $6)) callchains whole from the first sample (< 99%)"
+	echo "FAIL: $1: $3 of $(($7 - $5 - $6)) callchains whole from the first sample (< 99%)"
+	FAILED="$FAILED; $1: $3 of $(($7 - $5 - $6)) whole"
 }
+FAILED=
 
 # perf starting the program: a user's `perf record ./prog`.
 d=/tmp/first.$$.p
@@ -129,4 +135,5 @@ check "perf record -a, first_prog run meanwhile" /tmp/fsp2.data
 kill $UD; wait $UD 2>/dev/null
 UD=
 ustack_unload
+[ -z "$FAILED" ] || fail "${FAILED#; } (< 99%)"
 echo "first-sample-perf: ok"

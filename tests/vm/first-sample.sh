@@ -59,8 +59,11 @@ first() {
 	END { flush(); for (k in n) print "  " n[k] " stacks: " k }' "$2"
 	awk -v p="$3" '$1 == "user" && $0 ~ "pid=" p " " && $0 !~ /end=outermost/ { n = 8 } n > 0 { print; n-- }' "$2" | head -n 24
 	grep -E "miss: pid $3 |first_prog|libfirst" /tmp/fs-ud.log | tail -n 12
-	fail "$1: $ok of $tot stacks complete from its first sample (< 99%)"
+	# (the other variant's figure too, then the failure)
+	echo "FAIL: $1: $ok of $tot stacks complete from its first sample (< 99%)"
+	FAILED="$FAILED; $1: $ok of $tot complete"
 }
+FAILED=
 
 # On the system: a program a user just built, run from their directory.
 d=/tmp/first.$$.a
@@ -83,7 +86,8 @@ libc=$(find $ct -name libc.so.6 | head -n 1)
 [ -n "$libc" ] && [ "$(stat -c %i "$libc")" != "$(stat -c %i /usr/lib/x86_64-linux-gnu/libc.so.6)" ] ||
 	fail "no libc of the container's own: '$libc'"
 record_start /tmp/fs-ct.rec
-chroot $ct /app/first_prog 0.7 >/dev/null & P=$!
+# (no /proc in there: ld.so cannot resolve $ORIGIN)
+LD_LIBRARY_PATH=/app chroot $ct /app/first_prog 0.7 >/dev/null & P=$!
 wait $P || fail "first_prog in the container"
 record_stop 1
 grep -E "^ustackd: $ct/.*libc.so.6: (generated|reused)" /tmp/fs-ud.log ||
@@ -92,4 +96,5 @@ first "in a container" /tmp/fs-ct.rec $P
 kill $UD; wait $UD 2>/dev/null
 UD=
 ustack_unload
+[ -z "$FAILED" ] || fail "${FAILED#; } (< 99%)"
 echo "first-sample: ok"
