@@ -127,10 +127,14 @@ done
 unprefixed() {
 	nm --defined-only "$1" | awk '
 		$2 !~ /^[A-TV-Z]$/ { next }
+		# a function padding or CFI symbol goes with its function
+		{ sub(/^(__pfx_|__cfi_)/, "", $3) }
 		$3 ~ /^(ustack_|__this_module$|init_module$|cleanup_module$)/ { next }
 		$3 ~ /^(__UNIQUE_ID_|__mod_|__crc_|__ksymtab|__kstrtab|____versions)/ { next }
+		# the linker makes these: bounds of a section (alloc_tags)
+		$3 ~ /^__(start|stop)_/ { next }
 		# made by TRACE_EVENT(), named after the events of the contract
-		$3 ~ /^(__tracepoint_|__traceiter_|__SCK__tp_func_|__SCT__tp_func_)/ { next }
+		$3 ~ /^(__tracepoint_|__traceiter_|__probestub_|__SCK__tp_func_|__SCT__tp_func_)/ { next }
 		{ printf "%s%s", n++ ? " " : "", $3 }'
 }
 
