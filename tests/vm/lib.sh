@@ -17,10 +17,18 @@ ustack_install() {
 }
 
 # Unload, allowing a few seconds for readers and walks still finishing.
+# PID 1 (busybox sh, waitpid(-1) for the test) also reaps the test's
+# orphans: each wake-up there, sampled with offcpu=1 on its way back
+# into wait(), leaves PID 1 owing a walk, and the walk's module reference
+# refuses the unload until PID 1 next returns to user space (seen in CI:
+# "walks pending in: 1 init S").  With the sources stopped, one more
+# orphan lets it run that walk and sleep again owing nothing.
 ustack_unload() {
 	i=0
 	while [ -d /sys/module/ustack ]; do
 		modprobe -r ustack 2>/dev/null && return 0
+		grep -q '^1 init ' /sys/kernel/debug/ustack/pending 2>/dev/null &&
+			sh -c 'sleep 0.05 &'
 		i=$((i + 1)); [ $i -lt 50 ] ||
 			fail "modprobe -r ustack: $(modprobe -r ustack 2>&1); refcnt $(cat /sys/module/ustack/refcnt); walks pending in: $(tr '\n' ';' </sys/kernel/debug/ustack/pending)"
 		sleep 0.1
