@@ -562,6 +562,83 @@ NSEOF
 	fi
 fi
 
+# The store's budget (issue 49: a user making new objects at will made
+# new entries at will): with --user-budget 512K, four copies of libc
+# owned by nobody mapped at once (LD_LIBRARY_PATH; an entry takes
+# 180 KiB): two covered, two refused for the budget, counted in --status,
+# the user's entries under the budget.
+if want store-budget; then
+	if ! fakestore; then
+		fail store-budget "$(head -n3 "$W/fs.log")"
+	else
+		rm -rf "$W/bstore"
+		mkdir -p "$W/gc" && chmod 755 "$W/gc"
+		cat >"$W/gc.sh" <<NSEOF
+set -u
+W=$W D=$D LIBC=$LIBC
+NSEOF
+		cat >>"$W/gc.sh" <<'NSEOF'
+export LD_PRELOAD=$W/fakestore.so FAKESTORE_LOG=$W/gc.adds FAKESTORE_MISSES=$W/gc.misses
+res() { printf '%s\n' "$1" >>"$W/gc.results"; }
+waitfor() { # TENTHS CMD...: until CMD succeeds
+	local n=$1; shift
+	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+ready() { # LOG: wait up to 60 s for ready, while ustackd runs
+	for _ in $(seq 600); do
+		grep -q '^ustackd: ready$' "$1" && return 0
+		kill -0 $UD 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+users() { ls "$1" | grep -c '^u-'; }
+ubytes() { # STORE: its users' entries, KiB on disk
+	find "$1" -maxdepth 1 -name 'u-*' -printf '%k\n' | awk '{ s += $1 } END { print s + 0 }'
+}
+copy() { # DIR: a copy of libc owned by nobody in DIR
+	mkdir -p "$1" && cp "$LIBC" "$1/libc.so.6" && chown -R nobody "$1"
+}
+status_of() { # STORE KEY: KEY's figure in --status
+	"$D" --status --store "$1" | sed -n "s/.* $2 \([0-9]*\).*/\1/p; s/^$2 \([0-9]*\).*/\1/p" | head -n1
+}
+: >"$W/gc.adds"
+# The budget: 512K a user, an entry of libc 180 KiB.
+"$D" --store "$W/bstore" --interval 50 --rescan 1 --no-system --user-budget 512K 2>"$W/gc2.log" & UD=$!
+if ! ready "$W/gc2.log"; then
+	res "FAIL: ustackd/store-budget: not ready: $(tail -n3 "$W/gc2.log" | paste -sd' ')"
+	kill $UD; exit
+fi
+PS=
+for i in 1 2 3 4; do
+	copy "$W/gc/b$i"
+	LD_LIBRARY_PATH=$W/gc/b$i /usr/bin/sleep 60 & PS="$PS $!"
+done
+met() { [ "$(grep -c 'b[0-9]/libc.so.6: \(generated\|refused\)' "$W/gc2.log")" -ge 4 ]; }
+waitfor 100 met
+sleep 1.2
+kb=$(ubytes "$W/bstore") n=$(users "$W/bstore") over=$(status_of "$W/bstore" over_budget)
+refused=$(grep -c 'refused: over the store.s budget' "$W/gc2.log")
+kill $PS; wait $PS 2>/dev/null
+rm -rf "$W"/gc/b?
+echo "store-budget: 4 copies mapped, --user-budget 512K: $n users' entries, $kb KiB;" \
+     "refused for the budget ${over:-none} (log: $refused)" >>"$W/gc.figures"
+if [ "$kb" -gt 512 ] || [ "$n" != 2 ]; then
+	res "FAIL: ustackd/store-budget: $n users' entries, $kb KiB (budget 512 KiB, want 2)"
+elif [ "${over:-0}" != 2 ] || [ "$refused" != 2 ]; then
+	res "FAIL: ustackd/store-budget: --status over_budget '${over:-}', log $refused (want 2)"
+else
+	res "PASS: ustackd/store-budget"
+fi
+kill -TERM $UD; wait $UD
+NSEOF
+		: >"$W/gc.figures"
+		in_pidns store-budget "$W/gc.sh" "$W/gc.results"
+		cat "$W/gc.figures" >&2
+	fi
+fi
+
 # A scan of every process serves the miss queue as it goes.  The stand-in
 # slows each process's step (FAKESTORE_SCAN_DELAY_MS); the late program,
 # the highest PID, is the scan's last process, and its miss is queued once

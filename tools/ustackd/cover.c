@@ -193,8 +193,30 @@ static void drop_superseded(const struct obj *o, const struct objinfo *oi)
 	    !strcmp(o->what, oi->name) ||
 	    (o->state != OBJ_COVERED && o->state != OBJ_PREPARED))
 		return;
-	if (!unlinkat(store_fd, o->what, 0))
+	if (!unlinkat(store_fd, o->what, 0)) {
 		cnt.superseded++;
+		store_bytes -= o->bytes < store_bytes ? o->bytes : store_bytes;
+	}
+}
+
+/* @o refused for @why (NULL: over the store's budget, budget.c). */
+static void refuse_entry(struct obj *o, const char *path, const char *why,
+			 bool vdso)
+{
+	char over[64];
+
+	if (!why) {
+		snprintf(over, sizeof(over), OVER_BUDGET " (%s)",
+			 store_bytes >= budget_store ? "the store's" : "its owner's");
+		why = over;
+		cnt.over_budget++;
+	}
+	if (!why[0])
+		why = "failed";
+	logmsg("%s: refused: %s", path, why);
+	set_state(o, OBJ_REFUSED, path, why);
+	if (!vdso)
+		cnt.refused++;
 }
 
 /*
@@ -205,7 +227,7 @@ static void drop_superseded(const struct obj *o, const struct objinfo *oi)
 static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
 			const char *path, struct obj *o)
 {
-	bool fresh = false, vdso = src->mem != NULL;
+	bool fresh = false, vdso = src->mem != NULL, over = false;
 	char why[160] = "";
 	struct cache_hdr h;
 	int r, sffd;
@@ -213,8 +235,13 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
 	for (int attempt = 0; attempt < 2; attempt++) {
 		sffd = store_get(store_fd, oi->name, oi->need_src ? &oi->src : NULL, &h);
 		if (sffd < 0) {
-			if (generate(src, oi, path, why, sizeof(why)))
+			/* no room at all: no generator forked to find it out */
+			r = oi->room < ENTRY_BLOCK ? -2 :
+			    generate(src, oi, path, why, sizeof(why));
+			if (r) {
+				over = r == -2;
 				break;
+			}
 			fresh = true;
 			sffd = store_get(store_fd, oi->name, NULL, &h);
 			if (sffd < 0) {
@@ -261,17 +288,15 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
 			       h.left_out);
 		drop_superseded(o, oi);
 		set_state(o, registering ? OBJ_COVERED : OBJ_PREPARED, path, oi->name);
+		o->bytes = budget_entry(oi->name);
+		if (fresh)
+			store_bytes += o->bytes;
 		return;
 	}
 	/* a user's entry the kernel refused: no file stays for it */
 	if (fresh && oi->need_src)
 		unlinkat(store_fd, oi->name, 0);
-	if (!why[0])
-		snprintf(why, sizeof(why), "failed");
-	logmsg("%s: refused: %s", path, why);
-	set_state(o, OBJ_REFUSED, path, why);
-	if (!vdso)
-		cnt.refused++;
+	refuse_entry(o, path, over ? NULL : why, vdso);
 }
 
 /*
@@ -286,6 +311,7 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 	char w[160];
 	int r;
 
+	o->uid = st->st_uid;
 	r = examine_limited(fd, st, &oi, w, sizeof(w));
 	if (r < 0 && quiet_non_elf) {
 		/* a script among the binaries: not an object, not a refusal */
@@ -303,6 +329,7 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 		cnt.own++;
 		return;
 	}
+	oi.room = budget_room(o, &oi);
 	cover_entry(&src, &oi, path, o);
 }
 
@@ -321,6 +348,7 @@ void cover_vdso(void)
 	Elf *elf;
 
 	memset(&oi, 0, sizeof(oi));
+	oi.room = UINT64_MAX;	/* the system's */
 	src.size = vdso_image_size(image);
 	if (!src.size || uname(&u)) {
 		logmsg("%s: refused: no 64-bit vDSO image", path);

@@ -18,6 +18,8 @@
 #include "gen_sframe.h"
 #include "ustackd.h"
 
+#define GEN_OVER_BUDGET	3	/* gen_child()'s exit status */
+
 /* The generator's child: SFrame v3 at vaddr 0 into the entry @oi->name.
  * An object without usable .eh_frame gets an empty entry: a restart knows. */
 static int gen_child(const struct gen_src *src, const struct objinfo *oi,
@@ -44,6 +46,9 @@ static int gen_child(const struct gen_src *src, const struct objinfo *oi,
 		entry_hdr_init(&h, 0, 0, 0, &oi->src);
 	if (!elf || ret)
 		logmsg("%s: no SFrame from .eh_frame: %s", path, err);
+	/* over the budget's room (budget.c): nothing written */
+	if (entry_cost(sizeof(h) + len) > oi->room)
+		return GEN_OVER_BUDGET;
 	ret = store_put(store_fd, oi->name, &h, sf, len);
 	if (ret)
 		logmsg("%s: cannot write %s/%s: %s", path, opt.store, oi->name,
@@ -99,15 +104,18 @@ int limited_wait(int pid, char *why, size_t whylen)
 int generate(const struct gen_src *src, const struct objinfo *oi,
 	     const char *path, char *why, size_t whylen)
 {
-	char w[96];
+	char w[96], over[16];
 	int pid;
 
+	snprintf(over, sizeof(over), "exit %d", GEN_OVER_BUDGET);
 	pid = limited_fork(GEN_AS_LIMIT, GEN_SECONDS, why, whylen);
 	if (pid < 0)
 		return -1;
 	if (!pid)
 		_exit(gen_child(src, oi, path));
 	if (limited_wait(pid, w, sizeof(w))) {
+		if (!strcmp(w, over))
+			return -2;
 		snprintf(why, whylen, "generator %s", !strncmp(w, "exit", 4) ?
 			 "cannot write the store entry" : w);
 		return -1;

@@ -9,7 +9,7 @@
 #include <time.h>
 #include "ustackd.h"
 
-struct ustackd_opt opt = { STORE_DEFAULT, 100, 10, 0 };
+struct ustackd_opt opt = { STORE_DEFAULT, 100, 10, 0, -1, -1 };
 int store_fd = -1, dev_fd = -1;
 bool registering;
 volatile sig_atomic_t stopping;

@@ -146,9 +146,11 @@ static int run_flush(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ustackd [--store DIR] [--interval MS] [--rescan SEC] [--no-system] [-v]\n"
+		"usage: ustackd [--store DIR] [--interval MS] [--rescan SEC] [--no-system]\n"
+		"               [--store-budget SIZE] [--user-budget SIZE] [-v]\n"
 		"       ustackd --status [--store DIR]\n"
-		"       ustackd --prepare [--store DIR] [PATH...]\n"
+		"       ustackd --prepare [--store DIR] [--store-budget SIZE] [--user-budget SIZE]\n"
+		"                 [PATH...]\n"
 		"       ustackd --flush\n"
 		"Give every process SFrame for the ELF objects it maps (as root, with\n"
 		"the ustack module loaded): SFrame generated from .eh_frame into the\n"
@@ -161,6 +163,11 @@ static void usage(FILE *f)
 		"  --rescan SEC    how often every process's maps are read (10; 0: never)\n"
 		"  --no-system     do not cover the programs and libraries on disk\n"
 		"                  (in the background, once ready; SIGHUP: again)\n"
+		"  --store-budget SIZE  the most the store may hold with users' entries\n"
+		"                  (K, M, G: 1024s; default: 2%% of its file system, at\n"
+		"                  most 512M); the system's entries are never refused\n"
+		"  --user-budget SIZE   the most one user's objects' entries may take\n"
+		"                  (default: an eighth of the store's budget)\n"
 		"  -v, --verbose   also log reused entries\n"
 		"  --status        print what is covered and what was refused\n"
 		"  --prepare       write the store's entries for the running processes,\n"
@@ -190,6 +197,8 @@ static int parse_args(int argc, char **argv, enum mode *mode)
 		{ "rescan", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "no-system", no_argument, NULL, 'N' },
+		{ "store-budget", required_argument, NULL, 'B' },
+		{ "user-budget", required_argument, NULL, 'U' },
 		{ "status", no_argument, NULL, 'S' },
 		{ "prepare", no_argument, NULL, 'P' },
 		{ "flush", no_argument, NULL, 'F' },
@@ -220,6 +229,14 @@ static int parse_args(int argc, char **argv, enum mode *mode)
 			break;
 		case 'N':
 			sysprep_off = true;	/* sysprep.c */
+			break;
+		case 'B': case 'U':
+			if (!budget_arg(optarg, c == 'B' ? &opt.store_budget :
+					&opt.user_budget)) {
+				logmsg("--%s: a size in bytes, K, M or G",
+				       c == 'B' ? "store-budget" : "user-budget");
+				return 2;
+			}
 			break;
 		case 'S': case 'P': case 'F':
 			*mode = c == 'S' ? MODE_STATUS :
@@ -260,6 +277,7 @@ int main(int argc, char **argv)
 		logmsg("store refused: %s", err);
 		return 1;
 	}
+	budget_init();
 	if (mode == MODE_PREPARE)
 		return run_prepare(argc - optind, argv + optind);
 	return run_daemon();

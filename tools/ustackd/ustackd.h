@@ -13,6 +13,7 @@
  *               entry reused or generated, registered (STORE_ADD); the vDSO
  *   generate.c  the limited children (bounded memory and time), and
  *               the generation child
+ *   budget.c    the store's byte budgets: a user's, the whole store's
  *   status.c    the status file, --status, the log
  *   state.c     the options, descriptors, objects seen and counts
  * The generator, the store's rules and the /dev/sframe requests are
@@ -59,6 +60,8 @@ extern struct ustackd_opt {
 	const char *store;
 	long interval_ms, rescan_s;
 	int verbose;
+	/* --store-budget, --user-budget (budget.c); -1: the default */
+	long long store_budget, user_budget;
 } opt;
 extern int store_fd, dev_fd;	/* the store's directory, /dev/sframe */
 extern bool registering;	/* the daemon (not --prepare): STORE_ADD */
@@ -82,6 +85,8 @@ struct obj {
 	 */
 	bool alias;
 	bool user;		/* an object someone other than root may write */
+	uint32_t uid;		/* its owner's */
+	uint64_t bytes;		/* its entry's, on disk (budget.c) */
 	uint64_t when_ms;	/* of the last outcome */
 	struct cache_src src;	/* the file as it was then */
 	char *path;		/* as a process mapped it, for the logs */
@@ -97,6 +102,7 @@ extern struct ustackd_counts {
 	unsigned long generated, reused, own, refused, prepared, covered;
 	unsigned long superseded;	/* users' entries removed, replaced */
 	unsigned long forgotten;	/* users' objects dropped from the table */
+	unsigned long over_budget;	/* entries refused for the budget */
 } cnt;
 
 struct obj *tab_find(uint64_t dev, uint64_t ino);
@@ -117,6 +123,7 @@ struct objinfo {
 	char name[STORE_NAME_MAX];
 	bool need_src;		/* entry keyed by identity: compare it */
 	struct cache_src src;
+	uint64_t room;		/* the most its entry may take (budget_room()) */
 };
 
 /* What an entry is generated from: a file, or an image in memory. */
@@ -154,7 +161,7 @@ int limited_fork(unsigned long long as, unsigned int secs, char *why,
 int limited_wait(int pid, char *why, size_t whylen);
 /*
  * Write the entry @oi->name of @src in a child process with bounded memory
- * and time: 0, or -1 with @why.
+ * and time: 0, or -1 with @why (-2: it would take more than @oi->room).
  */
 int generate(const struct gen_src *src, const struct objinfo *oi,
 	     const char *path, char *why, size_t whylen);
@@ -179,6 +186,31 @@ bool poll_misses(void);
  * tools' and their libraries'.
  */
 void cover_own(void);
+
+/* ---- budget.c ------------------------------------------------------------ */
+
+/* What an entry of @size bytes takes on disk: whole 4 KiB blocks. */
+#define ENTRY_BLOCK	4096
+static inline uint64_t entry_cost(uint64_t size)
+{
+	return (size + ENTRY_BLOCK - 1) / ENTRY_BLOCK * ENTRY_BLOCK;
+}
+/* The reason of an object refused for the budget. */
+#define OVER_BUDGET	"over the store's budget"
+extern uint64_t store_bytes;		/* the store's entries, on disk */
+extern uint64_t budget_store, budget_user;	/* in force */
+/* The budgets from the options and the store's file system; its usage. */
+void budget_init(void);
+/* The store's usage counted anew: its entries' costs, at most @max files. */
+uint64_t budget_count(unsigned long max);
+/* What @o's new entry may take (@oi: examined): UINT64_MAX for the system's. */
+uint64_t budget_room(const struct obj *o, const struct objinfo *oi);
+/* The cost of the entry @name on disk (0: none). */
+uint64_t budget_entry(const char *name);
+/* Bytes of users' entries held by @uid's objects. */
+uint64_t budget_owner(uint32_t uid);
+/* A size with an optional K, M or G (1024s): false if it is not one. */
+bool budget_arg(const char *arg, long long *v);
 
 /* ---- status.c -------------------------------------------------------------- */
 
