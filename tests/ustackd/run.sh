@@ -562,24 +562,35 @@ NSEOF
 	fi
 fi
 
-# The store's budget (issue 49: a user making new objects at will made
-# new entries at will): with --user-budget 512K, four copies of libc
-# owned by nobody mapped at once (LD_LIBRARY_PATH; an entry takes
-# 180 KiB): two covered, two refused for the budget, counted in --status,
-# the user's entries under the budget.
-if want store-budget; then
+# The store's garbage and budgets (issue 49): a user copying a library to a
+# new file, mapping it and deleting it, in a loop, left an entry a round
+# in the store for good.  store-gc: a stale user's entry that nothing holds
+# (an earlier daemon's) is unlinked at startup, the system's entry of
+# libz (on disk, mapped by none) kept; then six rounds of a copy of libc
+# owned by nobody, mapped (LD_LIBRARY_PATH), registered, its process
+# killed and the file deleted: each round's entry is unlinked within
+# seconds (--rescan 1), none left, and --status counts them.
+# store-budget: with --user-budget 512K, four copies mapped at once (an
+# entry takes 180 KiB): two covered, two refused for the budget, counted
+# in --status, the user's entries under the budget; deleted, all go.
+if want 'store-gc' 'store-budget'; then
 	if ! fakestore; then
-		fail store-budget "$(head -n3 "$W/fs.log")"
+		fail store-gc "$(head -n3 "$W/fs.log")"
 	else
-		rm -rf "$W/bstore"
+		rm -rf "$W/gstore" "$W/bstore"
+		prep "$W/gstore" "$LIBZ"
+		zent=$(bid "$LIBZ").v3.sframe
+		cp "$W/gstore/$zent" "$W/gstore/u-0123456789abcdef.v3.sframe"
+		touch -d '-2 hours' "$W/gstore/u-0123456789abcdef.v3.sframe"
 		mkdir -p "$W/gc" && chmod 755 "$W/gc"
 		cat >"$W/gc.sh" <<NSEOF
 set -u
-W=$W D=$D LIBC=$LIBC
+W=$W D=$D LIBC=$LIBC zent=$zent
 NSEOF
 		cat >>"$W/gc.sh" <<'NSEOF'
 export LD_PRELOAD=$W/fakestore.so FAKESTORE_LOG=$W/gc.adds FAKESTORE_MISSES=$W/gc.misses
 res() { printf '%s\n' "$1" >>"$W/gc.results"; }
+key() { stat -L -c '%d %i' "$1"; }
 waitfor() { # TENTHS CMD...: until CMD succeeds
 	local n=$1; shift
 	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
@@ -594,9 +605,11 @@ ready() { # LOG: wait up to 60 s for ready, while ustackd runs
 	return 1
 }
 users() { ls "$1" | grep -c '^u-'; }
+no_users() { [ "$(users "$1")" = 0 ]; }
 ubytes() { # STORE: its users' entries, KiB on disk
 	find "$1" -maxdepth 1 -name 'u-*' -printf '%k\n' | awk '{ s += $1 } END { print s + 0 }'
 }
+added() { grep -q "^add $1 " "$W/gc.adds"; }
 copy() { # DIR: a copy of libc owned by nobody in DIR
 	mkdir -p "$1" && cp "$LIBC" "$1/libc.so.6" && chown -R nobody "$1"
 }
@@ -604,6 +617,40 @@ status_of() { # STORE KEY: KEY's figure in --status
 	"$D" --status --store "$1" | sed -n "s/.* $2 \([0-9]*\).*/\1/p; s/^$2 \([0-9]*\).*/\1/p" | head -n1
 }
 : >"$W/gc.adds"
+"$D" --store "$W/gstore" --interval 50 --rescan 1 --no-system 2>"$W/gc1.log" & UD=$!
+if ! ready "$W/gc1.log"; then
+	res "FAIL: ustackd/store-gc: not ready: $(tail -n3 "$W/gc1.log" | paste -sd' ')"
+	kill $UD; exit
+fi
+stale=no; [ -e "$W/gstore/u-0123456789abcdef.v3.sframe" ] && stale=yes
+kept=no; [ -e "$W/gstore/$zent" ] && kept=yes
+peak=0 bad=
+for i in 1 2 3 4 5 6; do
+	copy "$W/gc/r$i"
+	LD_LIBRARY_PATH=$W/gc/r$i /usr/bin/sleep 60 & P=$!
+	k=$(key "$W/gc/r$i/libc.so.6")
+	waitfor 100 added "$k" || { bad="round $i: not registered"; kill $P; break; }
+	n=$(users "$W/gstore"); [ "$n" -gt "$peak" ] && peak=$n
+	kill $P; wait $P 2>/dev/null
+	rm -rf "$W/gc/r$i"
+	# collected at the next rescan (one a second)
+	waitfor 50 no_users "$W/gstore" || bad=${bad:-"round $i: its entry stayed"}
+done
+sleep 1.2	# the status file: at most once a second
+collected=$(status_of "$W/gstore" collected)
+echo "store-gc: stale entry at startup left: $stale, libz's kept: $kept;" \
+     "after the rounds: $(users "$W/gstore") users' entries ($(ubytes "$W/gstore") KiB)," \
+     "at most $peak at once, collected ${collected:-none}${bad:+; $bad}" >>"$W/gc.figures"
+if [ $stale = yes ] || [ $kept = no ]; then
+	res "FAIL: ustackd/store-gc: at startup, the stale user's entry left: $stale, libz's kept: $kept"
+elif [ -n "$bad" ]; then
+	res "FAIL: ustackd/store-gc: $bad: $(users "$W/gstore") users' entries, $(ubytes "$W/gstore") KiB"
+elif [ "${collected:-0}" -lt 7 ]; then
+	res "FAIL: ustackd/store-gc: --status says collected '${collected:-}' (want 7 or more)"
+else
+	res "PASS: ustackd/store-gc"
+fi
+kill -TERM $UD; wait $UD
 # The budget: 512K a user, an entry of libc 180 KiB.
 "$D" --store "$W/bstore" --interval 50 --rescan 1 --no-system --user-budget 512K 2>"$W/gc2.log" & UD=$!
 if ! ready "$W/gc2.log"; then
@@ -622,19 +669,24 @@ kb=$(ubytes "$W/bstore") n=$(users "$W/bstore") over=$(status_of "$W/bstore" ove
 refused=$(grep -c 'refused: over the store.s budget' "$W/gc2.log")
 kill $PS; wait $PS 2>/dev/null
 rm -rf "$W"/gc/b?
+waitfor 50 no_users "$W/bstore"
 echo "store-budget: 4 copies mapped, --user-budget 512K: $n users' entries, $kb KiB;" \
-     "refused for the budget ${over:-none} (log: $refused)" >>"$W/gc.figures"
+     "refused for the budget ${over:-none} (log: $refused); deleted: $(users "$W/bstore") left" >>"$W/gc.figures"
 if [ "$kb" -gt 512 ] || [ "$n" != 2 ]; then
 	res "FAIL: ustackd/store-budget: $n users' entries, $kb KiB (budget 512 KiB, want 2)"
 elif [ "${over:-0}" != 2 ] || [ "$refused" != 2 ]; then
 	res "FAIL: ustackd/store-budget: --status over_budget '${over:-}', log $refused (want 2)"
+elif [ "$(users "$W/bstore")" != 0 ]; then
+	res "FAIL: ustackd/store-budget: $(users "$W/bstore") users' entries left after deletion"
 else
 	res "PASS: ustackd/store-budget"
 fi
 kill -TERM $UD; wait $UD
 NSEOF
 		: >"$W/gc.figures"
-		in_pidns store-budget "$W/gc.sh" "$W/gc.results"
+		in_pidns store-gc "$W/gc.sh" "$W/gc.results" |
+			{ if want store-gc; then cat; else grep -v store-gc; fi; } |
+			{ if want store-budget; then cat; else grep -v store-budget; fi; }
 		cat "$W/gc.figures" >&2
 	fi
 fi

@@ -22,9 +22,9 @@
  * store's, is refused, not written: the object is refused (not registered,
  * counted in over_budget), as the generator is told the room left
  * (objinfo.room) and writes nothing larger.  Refusing, not evicting the
- * owner's oldest entries: an entry kept is one an object holds, and
- * evicting those would only have them generated again at the next miss,
- * a loop a user could keep the daemon in.
+ * owner's oldest entries: an entry kept is one an object still holds (gc.c
+ * unlinks the rest), and evicting those would only have them generated
+ * again at the next miss, a loop a user could keep the daemon in.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -405,6 +405,8 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 	o = tab_find(dev, ino);
 	if (o && o->alias && (miss || !o->path || strcmp(path, o->path)))
 		o = NULL;	/* which file it is, its file says */
+	if (o)
+		o->seen = scan_gen;	/* mapped: gc.c keeps it */
 	if (o && !(miss && o->state == OBJ_COVERED))
 		return;
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
@@ -427,6 +429,8 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		return;
 	}
 	o = tab_find(st.st_dev, st.st_ino);
+	if (o)
+		o->seen = scan_gen;
 	again = o && miss && lost_entry(o, &st);
 	if (again) {
 		logmsg("%s: missed again: registering it again", path);

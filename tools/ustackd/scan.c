@@ -53,6 +53,7 @@ void scan_all(void)
 		logmsg("/proc: %s", strerror(errno));
 		return;
 	}
+	scan_gen++;	/* what it meets is marked so (gc.c) */
 	while (!stopping && (de = readdir(d))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);

@@ -22,6 +22,7 @@ struct obj *tab;
 size_t tab_cap, tab_used, tab_users;
 struct obj vdso_obj;	/* the vDSO: no file, not in tab */
 struct ustackd_counts cnt;
+uint32_t scan_gen;
 
 uint64_t now_ms(void)
 {
@@ -119,10 +120,40 @@ struct obj *tab_add(uint64_t dev, uint64_t ino, bool user)
 	return &tab[i];
 }
 
+/*
+ * Open addressing without tombstones: the slots after @o's, up to a free
+ * one, move back into the hole wherever their own probe sequence allows.
+ */
+void tab_del(struct obj *o)
+{
+	size_t mask = tab_cap - 1, i = o - tab, j = i, k;
+
+	free(o->path);
+	free(o->what);
+	tab_used--;
+	tab_users -= o->user;
+	for (size_t n = 0; n < tab_cap; n++) {
+		memset(&tab[i], 0, sizeof(tab[i]));
+		for (;;) {
+			j = (j + 1) & mask;
+			if (!tab[j].dev && !tab[j].ino)
+				return;
+			k = tab_slot(tab[j].dev, tab[j].ino);
+			/* stays if its home slot k lies cyclically in (i, j] */
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		tab[i] = tab[j];
+		i = j;
+	}
+}
+
 void set_state(struct obj *o, int state, const char *path, const char *what)
 {
 	o->state = state;
 	o->when_ms = now_ms();
+	o->seen = scan_gen;
 	free(o->path);
 	free(o->what);
 	o->path = strdup(path ? path : "?");

@@ -76,9 +76,9 @@ void write_status(const char *phase)
 	fprintf(f, "misses_dropped %llu\n", (unsigned long long)misses_dropped);
 	fprintf(f, "superseded %lu users_objects %zu forgotten %lu\n",
 		cnt.superseded, tab_users, cnt.forgotten);
-	fprintf(f, "store_bytes %llu budget %llu user_budget %llu over_budget %lu\n",
+	fprintf(f, "store_bytes %llu budget %llu user_budget %llu over_budget %lu collected %lu\n",
 		(unsigned long long)store_bytes, (unsigned long long)budget_store,
-		(unsigned long long)budget_user, cnt.over_budget);
+		(unsigned long long)budget_user, cnt.over_budget, cnt.collected);
 	if (vdso_obj.path)
 		fprintf(f, "%s 0:0:0 %s %s\n", state_names[vdso_obj.state],
 			vdso_obj.path, vdso_obj.what);

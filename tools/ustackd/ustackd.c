@@ -27,9 +27,33 @@
 #include "sframe_ioctl.h"
 #include "ustackd.h"
 
+/* With --rescan 0, how often the store's garbage is collected. */
+#define GC_NO_RESCAN_MS	60000
+
 static void on_signal(int sig)
 {
 	stopping = 1;
+}
+
+/*
+ * Every process's maps again when due (or asked for: the miss queue
+ * overflowed), then a pass of the store's garbage; with --rescan 0, that
+ * pass alone every GC_NO_RESCAN_MS.  *@last: the last scan or pass.
+ */
+static void rescan(uint64_t now, uint64_t *last)
+{
+	if (rescan_wanted ||
+	    (opt.rescan_s && now - *last >= (uint64_t)opt.rescan_s * 1000)) {
+		/* cleared first: what overflows during the scan, a next one finds */
+		rescan_wanted = false;
+		scan_all();
+	} else if (opt.rescan_s || now - *last < GC_NO_RESCAN_MS) {
+		return;
+	} else {
+		scan_gen++;	/* no scans: what no miss met since the last pass */
+	}
+	gc_pass();
+	*last = now;
 }
 
 static int run_daemon(void)
@@ -59,6 +83,8 @@ static int run_daemon(void)
 	cover_vdso();
 	cover_own();	/* own.c: ours first, then everyone's */
 	scan_all();
+	/* after the first scan: the entries in use are known */
+	gc_pass();
 	last_scan = now_ms();
 	if (stopping)
 		goto out;
@@ -83,13 +109,7 @@ static int run_daemon(void)
 		if (!poll_misses())
 			return 1;
 		now = now_ms();
-		if (rescan_wanted ||
-		    (opt.rescan_s && now - last_scan >= (uint64_t)opt.rescan_s * 1000)) {
-			/* cleared first: what overflows during the scan, a next one finds */
-			rescan_wanted = false;
-			scan_all();
-			last_scan = now;
-		}
+		rescan(now, &last_scan);
 		if (status_dirty && now - last_status >= 1000) {
 			write_status("ready");
 			last_status = now;

@@ -8,6 +8,8 @@
  *   scan.c      every process's executable mappings (/proc), and
  *               --prepare's paths
  *   misses.c    the module's miss queue (objects walked without unwind info)
+ *   gc.c        the store's garbage: the entries of objects gone, evicted
+ *               or forgotten, unlinked, a bounded batch a pass
  *   cover.c     one object covered: from a mapping, examined (in a
  *               limited child: the daemon never maps a user's file), its store
  *               entry reused or generated, registered (STORE_ADD); the vDSO
@@ -86,6 +88,7 @@ struct obj {
 	bool alias;
 	bool user;		/* an object someone other than root may write */
 	uint32_t uid;		/* its owner's */
+	uint32_t seen;		/* the scan (scan_gen) that last met it */
 	uint64_t bytes;		/* its entry's, on disk (budget.c) */
 	uint64_t when_ms;	/* of the last outcome */
 	struct cache_src src;	/* the file as it was then */
@@ -103,7 +106,9 @@ extern struct ustackd_counts {
 	unsigned long superseded;	/* users' entries removed, replaced */
 	unsigned long forgotten;	/* users' objects dropped from the table */
 	unsigned long over_budget;	/* entries refused for the budget */
+	unsigned long collected;	/* entries unlinked by gc.c */
 } cnt;
+extern uint32_t scan_gen;	/* scans begun (scan_all()) */
 
 struct obj *tab_find(uint64_t dev, uint64_t ino);
 /*
@@ -111,6 +116,8 @@ struct obj *tab_find(uint64_t dev, uint64_t ino);
  * table is full.  Moves the table: every struct obj * held is stale.
  */
 struct obj *tab_add(uint64_t dev, uint64_t ino, bool user);
+/* Forget @o (found by tab_find()).  Moves the table: every struct obj * is stale. */
+void tab_del(struct obj *o);
 /* Record @o's outcome (@what: its entry, or why it was refused). */
 void set_state(struct obj *o, int state, const char *path, const char *what);
 
@@ -187,7 +194,7 @@ bool poll_misses(void);
  */
 void cover_own(void);
 
-/* ---- budget.c ------------------------------------------------------------ */
+/* ---- budget.c, gc.c -------------------------------------------------------- */
 
 /* What an entry of @size bytes takes on disk: whole 4 KiB blocks. */
 #define ENTRY_BLOCK	4096
@@ -211,6 +218,14 @@ uint64_t budget_entry(const char *name);
 uint64_t budget_owner(uint32_t uid);
 /* A size with an optional K, M or G (1024s): false if it is not one. */
 bool budget_arg(const char *arg, long long *v);
+
+/* Unlink the entry @name, of @bytes on disk: counted as collected. */
+void gc_unlink(const char *name, uint64_t bytes);
+/*
+ * One pass (after a scan): objects no scan met whose file is gone, users'
+ * entries past the module's store_user_max and entries nothing holds.
+ */
+void gc_pass(void);
 
 /* ---- status.c -------------------------------------------------------------- */
 
