@@ -329,6 +329,23 @@ if want examine-truncated; then
 	fi
 fi
 
+# A user's object whose FDE ends near 2^64 inside a segment said to reach
+# that far (craft_fde.py memsz): the generator's crtbegin scan wrapped its
+# address to 0 and read 4 MiB before .text (before: "refused: generator
+# killed by signal 11"); now the segment is bounded by the file and the
+# scan by the section, and the entry is generated.
+if want generate-wrap; then
+	mkdir -p "$W/gw" && python3 tests/ustackd/craft_fde.py "$W/gw/wrap.so" memsz &&
+		chown nobody "$W/gw/wrap.so"
+	prep "$W/gwstore" "$W/gw/wrap.so"
+	rc=$?
+	if [ $rc != 0 ] || ! grep -q 'wrap.so: generated ' "$W/log"; then
+		fail generate-wrap "exit $rc: $(grep -v vdso "$W/log" | paste -sd'|')"
+	else
+		pass generate-wrap
+	fi
+fi
+
 # A user's new objects cannot fill the table of objects seen, after which
 # every new object, root's too, was left out: a ustackd built with a table
 # of 8 (4 for users' objects) meets 12 of a user's objects, then root's

@@ -180,21 +180,38 @@ struct range {
 	uint64_t lo, hi;
 };
 
+/*
+ * The code of an executable PT_LOAD: its file bytes (what lies past
+ * p_filesz is zeros, no code), which must lie in the file.  A hostile
+ * segment's p_memsz may reach the end of the address space, and every
+ * FDE inside it would be taken (gen_synth.c's scans would wrap).
+ */
+static bool load_code(const GElf_Phdr *ph, size_t filesize, struct range *r)
+{
+	uint64_t len = ph->p_filesz < ph->p_memsz ? ph->p_filesz : ph->p_memsz;
+
+	if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !len ||
+	    ph->p_offset > filesize || len > filesize - ph->p_offset ||
+	    ph->p_vaddr + len < ph->p_vaddr)
+		return false;
+	*r = (struct range){ ph->p_vaddr, ph->p_vaddr + len };
+	return true;
+}
+
 /* Executable PT_LOADs; without any (relocatable files), SHF_EXECINSTR. */
 static size_t exec_ranges(Elf *elf, struct range *r)
 {
-	size_t n = 0, phnum;
+	size_t n = 0, phnum, filesize = 0;
 	Elf_Scn *scn = NULL;
 
+	elf_rawfile(elf, &filesize);
 	if (!elf_getphdrnum(elf, &phnum)) {
 		for (size_t i = 0; i < phnum && n < MAX_EXEC_RANGES; i++) {
 			GElf_Phdr ph;
 
 			if (gelf_getphdr(elf, (int)i, &ph) &&
-			    ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-			    ph.p_vaddr + ph.p_memsz > ph.p_vaddr)
-				r[n++] = (struct range){ ph.p_vaddr,
-						ph.p_vaddr + ph.p_memsz };
+			    load_code(&ph, filesize, &r[n]))
+				n++;
 		}
 	}
 	if (n)

@@ -15,12 +15,24 @@
 #include "gen_sframe.h"
 #include "gen_synth.h"
 
+/*
+ * Does an FDE overlap [lo, hi)?  (The functions are sorted and disjoint: a
+ * search, not a walk of the range, which a hostile section makes 2^60
+ * steps long.)
+ */
 static bool covered(const struct cfi_table *t, uint64_t lo, uint64_t hi)
 {
-	for (uint64_t pc = lo; pc < hi; pc += 16)
-		if (cfi_find_func(t, pc))
-			return true;
-	return false;
+	size_t a = 0, b = t->nfuncs;
+
+	while (a < b) {		/* the first function ending past lo */
+		size_t mid = a + (b - a) / 2;
+
+		if (t->funcs[mid].end <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < t->nfuncs && t->funcs[a].start < hi;
 }
 
 /*
@@ -256,6 +268,7 @@ static int synth_crtbegin(struct fde_list *l, const struct cfi_table *t,
 		const struct cfi_func *fn = i < t->nfuncs ? &t->funcs[i] : NULL;
 		uint64_t hi = fn && fn->start < end ? fn->start : end;
 
+		/* addr <= lo <= end <= UINT64_MAX - 16: no wrap below */
 		for (uint64_t p = (lo + 15) & ~15ull; p < hi; p += 16)
 			for (size_t k = 0; k < 2; k++) {
 				const struct crtbegin *c = &crtbegins[k];
@@ -266,8 +279,9 @@ static int synth_crtbegin(struct fde_list *l, const struct cfi_table *t,
 			}
 		if (!fn || fn->start >= end)
 			break;
+		/* an FDE may end past the section (and near 2^64): not lo */
 		if (fn->end > lo)
-			lo = fn->end;
+			lo = fn->end < end ? fn->end : end;
 	}
 	return 1;
 }
@@ -289,7 +303,8 @@ int gen_synth(Elf *elf, const struct cfi_table *t, struct fde_list *l,
 		int rc;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+		    !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size ||
+		    sh.sh_addr + sh.sh_size < sh.sh_addr)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		d = elf_getdata(scn, NULL);
