@@ -346,6 +346,84 @@ if want generate-wrap; then
 	fi
 fi
 
+# child_look PID: PID's child, once it has lived 0.3 s (at most 5 s for
+# one to appear): its credentials, capabilities, seccomp mode and
+# descriptors, one per line ("fd N TARGET")
+child_look() {
+	local c=
+	for _ in $(seq 50); do
+		c=$(awk '{print $1}' "/proc/$1/task/$1/children" 2>/dev/null)
+		[ -n "$c" ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	c=$(awk '{print $1}' "/proc/$1/task/$1/children" 2>/dev/null)
+	[ -n "$c" ] || return 1
+	grep -E '^(Uid|Gid|Groups|CapInh|CapPrm|CapEff|CapAmb|NoNewPrivs|Seccomp):' "/proc/$c/status" |
+		tr -s '\t ' ' '
+	for f in /proc/$c/fd/*; do echo "fd ${f##*/} $(readlink "$f")"; done
+}
+# sandboxed LOOK UID WANT_FD: the child_look output LOOK is a sandboxed
+# child's: uid UID, gid nogroup, no groups, no capabilities, no new
+# privileges, seccomp filter (mode 2), three descriptors: the log (2), the
+# object and WANT_FD (a pattern: its result channel); else why not
+sandboxed() {
+	local bad= fds
+	grep -qx "Uid: $2 $2 $2 $2" <<<"$1" || bad="$bad uid;"
+	grep -qx 'Gid: 65534 65534 65534 65534' <<<"$1" || bad="$bad gid;"
+	grep -qx 'Groups:' <<<"$1" || grep -qx 'Groups: ' <<<"$1" || bad="$bad groups;"
+	for c in CapInh CapPrm CapEff CapAmb; do
+		grep -qx "$c: 0000000000000000" <<<"$1" || bad="$bad $c;"
+	done
+	grep -qx 'NoNewPrivs: 1' <<<"$1" || bad="$bad no_new_privs;"
+	grep -qx 'Seccomp: 2' <<<"$1" || bad="$bad seccomp;"
+	fds=$(grep '^fd ' <<<"$1")
+	if [ "$(wc -l <<<"$fds")" != 3 ] || ! grep -q '^fd 2 ' <<<"$fds" ||
+	   ! grep -qE "^fd [0-9]+ $3" <<<"$fds"; then
+		bad="$bad fds: $(paste -sd' ' <<<"$fds");"
+	fi
+	echo "${bad:-ok}"
+}
+
+# The limited children run without privilege (issue 49, item 6): before,
+# they were root with every capability, no seccomp, and held every
+# descriptor of the daemon (the store's directory; /dev/sframe).  An
+# examining child is looked at on a slow file (65535 note sections over
+# 900 MiB: seconds of reading) owned by root: uid nobody.  A generating
+# child on 600000 FDEs (seconds of libdw) of a file owned by uid 12345:
+# that uid, its channel the entry's memfd.
+if want sandbox-examine; then
+	mkdir -p "$W/sbx" && craft "$W/sbx/slow.so" 65536 65535 $((900 << 20))
+	"$D" --prepare --store "$W/sbxstore" "$W/sbx/slow.so" >"$W/log" 2>&1 &
+	p=$!
+	look=$(child_look $p)
+	wait $p
+	echo "sandbox-examine: $(grep -E '^(Uid|Seccomp|CapEff)' <<<"$look" | paste -sd' ')" >&2
+	r=$(sandboxed "$look" 65534 'socket:')
+	if [ "$r" != ok ]; then
+		fail sandbox-examine "$r $(paste -sd'|' <<<"$look")"
+	else
+		pass sandbox-examine
+	fi
+fi
+if want sandbox-generate; then
+	mkdir -p "$W/sbg" && python3 tests/ustackd/craft_fde.py "$W/sbg/many.so" many 600000 &&
+		chown 12345:12345 "$W/sbg/many.so"
+	"$D" --prepare --store "$W/sbgstore" "$W/sbg/many.so" >"$W/log" 2>&1 &
+	p=$!
+	look=$(child_look $p)
+	wait $p
+	echo "sandbox-generate: $(grep -E '^(Uid|Seccomp|CapEff)' <<<"$look" | paste -sd' ')" >&2
+	r=$(sandboxed "$look" 12345 '/memfd:ustackd-entry')
+	if [ "$r" != ok ]; then
+		fail sandbox-generate "$r $(paste -sd'|' <<<"$look")"
+	elif ! grep -q 'many.so: generated u-' "$W/log"; then
+		fail sandbox-generate "not generated: $(grep -v vdso "$W/log" | paste -sd'|')"
+	else
+		pass sandbox-generate
+	fi
+fi
+
 # A user's new objects cannot fill the table of objects seen, after which
 # every new object, root's too, was left out: a ustackd built with a table
 # of 8 (4 for users' objects) meets 12 of a user's objects, then root's

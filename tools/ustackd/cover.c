@@ -32,141 +32,6 @@
 #define PT_GNU_SFRAME	0x6474e554
 #endif
 
-/*
- * What @fd is: an ELF executable or shared object of this machine (else 1
- * with *@why, or -1 for a file that is not ELF at all), its own PT_GNU_SFRAME,
- * its build-id and the name of its store entry.
- */
-static int examine(int fd, const struct stat *st, struct objinfo *oi,
-		   const char **why)
-{
-	size_t phnum, shnum;
-	GElf_Ehdr eh;
-	Elf *elf;
-	int ret = 1;
-
-	memset(oi, 0, sizeof(*oi));
-	if (!S_ISREG(st->st_mode)) {
-		*why = "not a regular file";
-		return 1;
-	}
-	if ((uint64_t)st->st_size > MAX_OBJ_SIZE) {
-		*why = "larger than 1 GiB";
-		return 1;
-	}
-	if (elf_object_shnum(fd) > MAX_SECTIONS) {
-		*why = "more than 65536 sections";
-		return 1;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		if (elf)
-			elf_end(elf);
-		*why = "not an ELF file";
-		return -1;
-	}
-	if (!elf_object_supported(elf, &eh)) {
-		*why = "not " USTACK_ARCH_NAME " ELF64";
-		goto out;
-	}
-	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
-		*why = "not an executable or shared object";
-		ret = -1;
-		goto out;
-	}
-	if (elf_getphdrnum(elf, &phnum) || phnum > MAX_PHDRS) {
-		*why = "bad program headers";
-		goto out;
-	}
-	if (elf_getshdrnum(elf, &shnum) || shnum > MAX_SECTIONS) {
-		*why = "more than 65536 sections";
-		goto out;
-	}
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_GNU_SFRAME)
-			oi->own_sframe = true;
-	}
-	elf_object_build_id(elf, oi->bid, sizeof(oi->bid));
-	cache_src_of(&oi->src, st);
-	if (store_entry_name(fd, st, oi->bid, oi->name, sizeof(oi->name),
-			     &oi->need_src)) {
-		*why = "cannot read";
-		goto out;
-	}
-	ret = 0;
-out:
-	elf_end(elf);
-	return ret;
-}
-
-/* What the examining child tells the daemon. */
-struct examined {
-	int ret;
-	char why[64];
-	struct objinfo oi;
-};
-_Static_assert(sizeof(struct examined) <= PIPE_BUF, "one atomic write");
-
-/*
- * examine() in a limited child: libelf maps the file there, so that a
- * crafted file (a million sections, millions of notes), one truncated
- * while it is read (SIGBUS) or one that never answers (FUSE) costs that
- * child, never the daemon, which never maps a file a user may write.
- * The result comes back through a pipe, whole or not at all.
- */
-static int examine_limited(int fd, const struct stat *st, struct objinfo *oi,
-			   char *why, size_t whylen)
-{
-	struct examined x;
-	char w[96];
-	int p[2], pid;
-	ssize_t n;
-
-	memset(oi, 0, sizeof(*oi));
-	if (pipe2(p, O_CLOEXEC)) {
-		snprintf(why, whylen, "pipe: %s", strerror(errno));
-		return 1;
-	}
-	pid = limited_fork(EXAMINE_AS_LIMIT, EXAMINE_SECONDS, why, whylen);
-	if (!pid) {
-		const char *cw = "";
-
-		memset(&x, 0, sizeof(x));
-		x.ret = examine(fd, st, &x.oi, &cw);
-		snprintf(x.why, sizeof(x.why), "%s", cw);
-		_exit(write(p[1], &x, sizeof(x)) == sizeof(x) ? 0 : 1);
-	}
-	close(p[1]);
-	if (pid < 0) {
-		close(p[0]);
-		return 1;
-	}
-	/* the result fits the pipe: the child has written it when it exits */
-	if (limited_wait(pid, w, sizeof(w))) {
-		snprintf(why, whylen, "examination %s", w);
-		close(p[0]);
-		return 1;
-	}
-	n = read(p[0], &x, sizeof(x));
-	close(p[0]);
-	if (n != sizeof(x)) {
-		snprintf(why, whylen, "examination gave no result");
-		return 1;
-	}
-	x.why[sizeof(x.why) - 1] = '\0';
-	x.oi.bid[sizeof(x.oi.bid) - 1] = '\0';
-	x.oi.name[sizeof(x.oi.name) - 1] = '\0';
-	snprintf(why, whylen, "%s", x.why);
-	if (!x.ret && (!x.oi.name[0] || strchr(x.oi.name, '/'))) {
-		snprintf(why, whylen, "examination gave a bad entry name");
-		return 1;
-	}
-	*oi = x.oi;
-	return x.ret;
-}
-
 /* @objfd -1: the vDSO's entry */
 static int store_add(int objfd, int sffd, const struct cache_hdr *h)
 {
@@ -303,16 +168,18 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
  * Cover the object open as @fd: its entry reused or generated, then
  * registered (unless only preparing the store).  Records the outcome in @o.
  */
-void cover_fd(int fd, const struct stat *st, const char *path,
-	      struct obj *o, bool quiet_non_elf)
+static void cover_examined(struct examiner *e, int fd, const struct stat *st,
+			   const char *path, struct obj *o, bool quiet_non_elf)
 {
-	struct gen_src src = { .fd = fd, .size = st->st_size };
+	struct gen_src src = {
+		.fd = fd, .size = st->st_size, .owner = sandbox_uid(st),
+	};
 	struct objinfo oi;
 	char w[160];
 	int r;
 
 	o->uid = st->st_uid;
-	r = examine_limited(fd, st, &oi, w, sizeof(w));
+	r = examiner_finish(e, true, st, &oi, w, sizeof(w));
 	if (r < 0 && quiet_non_elf) {
 		/* a script among the binaries: not an object, not a refusal */
 		set_state(o, OBJ_REFUSED, path, w);
@@ -333,6 +200,22 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 	cover_entry(&src, &oi, path, o);
 }
 
+void cover_fd(int fd, const struct stat *st, const char *path,
+	      struct obj *o, bool quiet_non_elf)
+{
+	struct examiner e;
+	struct stat cst;
+	char w[160];
+
+	if (examiner_start(&e, NULL, &fd, &cst, w, sizeof(w))) {
+		logmsg("%s: refused: %s", path, w);
+		set_state(o, OBJ_REFUSED, path, w);
+		cnt.refused++;
+		return;
+	}
+	cover_examined(&e, fd, st, path, o, quiet_non_elf);
+}
+
 /*
  * The vDSO: its image is ours (the kernel maps the same one into every
  * 64-bit process), the whole ELF file, section headers last.  Its entry is
@@ -341,7 +224,7 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 void cover_vdso(void)
 {
 	const void *image = (const void *)getauxval(AT_SYSINFO_EHDR);
-	struct gen_src src = { .fd = -1, .mem = image };
+	struct gen_src src = { .fd = -1, .mem = image, .owner = SANDBOX_NOBODY };
 	const char *path = "[vdso]";
 	struct objinfo oi;
 	struct utsname u;
@@ -390,15 +273,54 @@ static bool lost_entry(const struct obj *o, const struct stat *st)
 	       now_ms() - o->when_ms >= RECOVER_MS;
 }
 
+/*
+ * The object open as @fd (@st), its examiner @e waiting: covered if new,
+ * or covered again if @miss says the kernel lost it; its slot, or NULL
+ * when the table is full.
+ */
+static struct obj *cover_opened(struct examiner *e, int fd,
+				const struct stat *st, const char *path,
+				bool miss)
+{
+	struct obj *o = tab_find(st->st_dev, st->st_ino);
+	char why[96];
+
+	if (o)
+		o->seen = scan_gen;	/* mapped: gc.c keeps it */
+	if (o && miss && lost_entry(o, st)) {
+		logmsg("%s: missed again: registering it again", path);
+	} else if (!o) {
+		o = tab_add(st->st_dev, st->st_ino, !store_trusted_object(st));
+		if (!o) {
+			static bool said;
+
+			if (!said)
+				logmsg("more than %d objects: the others are left out",
+				       MAX_OBJECTS);
+			said = true;
+		}
+	} else {
+		examiner_finish(e, false, NULL, NULL, why, sizeof(why));
+		return o;
+	}
+	if (!o) {
+		examiner_finish(e, false, NULL, NULL, why, sizeof(why));
+		return NULL;
+	}
+	cache_src_of(&o->src, st);
+	cover_examined(e, fd, st, path, o, false);
+	return o;
+}
+
 /* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
 void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		   uint64_t ino, const char *path, bool miss)
 {
-	char mf[96], link[512], shown[SHOWN_MAX];
+	char mf[96], link[512], shown[SHOWN_MAX], why[160];
+	struct examiner e;
 	struct obj *o, *a;
 	struct stat st;
-	bool again;
-	int fd;
+	int fd = -1, r;
 
 	if (path)
 		path = path_shown(path, shown, sizeof(shown));
@@ -411,11 +333,12 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		return;
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
 		 (unsigned long long)start, (unsigned long long)end);
-	fd = open(mf, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
+	/* opened by the examining child: a file that never answers stalls it */
+	r = examiner_start(&e, mf, &fd, &st, why, sizeof(why));
+	if (r) {
 		/* gone (exited, unmapped): another process or miss brings it back */
-		if (errno != ENOENT && errno != ESRCH && opt.verbose)
-			logmsg("%s: %s", mf, strerror(errno));
+		if (r != -ENOENT && r != -ESRCH && opt.verbose)
+			logmsg("%s: %s", mf, why);
 		return;
 	}
 	if (!path) {
@@ -424,32 +347,10 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		link[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? path_shown(link, shown, sizeof(shown)) : mf;
 	}
-	if (fstat(fd, &st)) {
+	o = cover_opened(&e, fd, &st, path, miss);
+	if (!o) {
 		close(fd);
 		return;
-	}
-	o = tab_find(st.st_dev, st.st_ino);
-	if (o)
-		o->seen = scan_gen;
-	again = o && miss && lost_entry(o, &st);
-	if (again) {
-		logmsg("%s: missed again: registering it again", path);
-		cache_src_of(&o->src, &st);
-		cover_fd(fd, &st, path, o, false);
-	} else if (!o) {
-		o = tab_add(st.st_dev, st.st_ino, !store_trusted_object(&st));
-		if (!o) {
-			static bool said;
-
-			if (!said)
-				logmsg("more than %d objects: the others are left out",
-				       MAX_OBJECTS);
-			said = true;
-			close(fd);
-			return;
-		}
-		cache_src_of(&o->src, &st);
-		cover_fd(fd, &st, path, o, false);
 	}
 	/*
 	 * The map's device may name the file otherwise than stat (btrfs):

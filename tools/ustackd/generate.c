@@ -6,6 +6,7 @@
  * from an object's .eh_frame into its store entry.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +16,20 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <gelf.h>
+#include "fileio.h"
 #include "gen_sframe.h"
 #include "ustackd.h"
 
-#define GEN_OVER_BUDGET	3	/* gen_child()'s exit status */
-
-/* The generator's child: SFrame v3 at vaddr 0 into the entry @oi->name.
- * An object without usable .eh_frame gets an empty entry: a restart knows. */
+/*
+ * The generator's child: SFrame v3 at vaddr 0, its entry (header, then
+ * SFrame) written to @out, a memfd the daemon reads.  The child runs in
+ * the sandbox with three descriptors (the object, @out, the log): no
+ * store directory (as the owner or nobody, it could not write root's
+ * store anyway, and a compromised child must not touch other entries).
+ * An object without usable .eh_frame gets an empty entry: a restart knows.
+ */
 static int gen_child(const struct gen_src *src, const struct objinfo *oi,
-		     const char *path)
+		     const char *path, int out)
 {
 	struct cache_hdr h;
 	char err[256] = "not ELF";
@@ -33,6 +39,11 @@ static int gen_child(const struct gen_src *src, const struct objinfo *oi,
 	Elf *elf;
 	int ret = -1;
 
+	if (sandbox_enter(src->owner, (int[]){ src->fd, out, 2 }, 3, err,
+			  sizeof(err))) {
+		logmsg("%s: %s", path, err);
+		return 2;
+	}
 	img = (void *)src->mem;
 	if (!img)
 		img = mmap(NULL, src->size, PROT_READ, MAP_PRIVATE, src->fd, 0);
@@ -46,14 +57,47 @@ static int gen_child(const struct gen_src *src, const struct objinfo *oi,
 		entry_hdr_init(&h, 0, 0, 0, &oi->src);
 	if (!elf || ret)
 		logmsg("%s: no SFrame from .eh_frame: %s", path, err);
+	if (write_all(out, &h, sizeof(h)) || (len && write_all(out, sf, len)))
+		return 1;
+	return 0;
+}
+
+/*
+ * The entry the child wrote to @mfd, into the store as @oi->name: its
+ * header made again here (the identity is the daemon's, the length the
+ * memfd's), only the counts taken from the child.  The kernel validates
+ * the SFrame itself at STORE_ADD.  0 or -errno (-EDQUOT: over @oi->room).
+ */
+static int put_entry(int mfd, const struct objinfo *oi)
+{
+	struct cache_hdr h, ch;
+	struct stat st;
+	uint8_t *p;
+	size_t len;
+	int ret;
+
+	if (fstat(mfd, &st))
+		return -errno;
+	if ((uint64_t)st.st_size < sizeof(h) ||
+	    (uint64_t)st.st_size > MAX_OBJ_SIZE)
+		return -EBADMSG;
 	/* over the budget's room (budget.c): nothing written */
-	if (entry_cost(sizeof(h) + len) > oi->room)
-		return GEN_OVER_BUDGET;
-	ret = store_put(store_fd, oi->name, &h, sf, len);
-	if (ret)
-		logmsg("%s: cannot write %s/%s: %s", path, opt.store, oi->name,
-		       strerror(-ret));
-	return ret ? 1 : 0;
+	if (entry_cost(st.st_size) > oi->room)
+		return -EDQUOT;
+	p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, mfd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	len = st.st_size - sizeof(h);
+	memcpy(&ch, p, sizeof(ch));
+	if (memcmp(ch.magic, CACHE_MAGIC, sizeof(ch.magic)) ||
+	    ch.hdr_size != sizeof(ch) || ch.sframe_len != len) {
+		ret = -EBADMSG;
+	} else {
+		entry_hdr_init(&h, len, ch.funcs, ch.left_out, &oi->src);
+		ret = store_put(store_fd, oi->name, &h, p + sizeof(h), len);
+	}
+	munmap(p, st.st_size);
+	return ret;
 }
 
 int limited_fork(unsigned long long as, unsigned int secs, char *why,
@@ -104,20 +148,34 @@ int limited_wait(int pid, char *why, size_t whylen)
 int generate(const struct gen_src *src, const struct objinfo *oi,
 	     const char *path, char *why, size_t whylen)
 {
-	char w[96], over[16];
-	int pid;
+	char w[96];
+	int pid, mfd, ret;
 
-	snprintf(over, sizeof(over), "exit %d", GEN_OVER_BUDGET);
-	pid = limited_fork(GEN_AS_LIMIT, GEN_SECONDS, why, whylen);
-	if (pid < 0)
+	mfd = memfd_create("ustackd-entry", MFD_CLOEXEC);
+	if (mfd < 0) {
+		snprintf(why, whylen, "memfd_create: %s", strerror(errno));
 		return -1;
+	}
+	pid = limited_fork(GEN_AS_LIMIT, GEN_SECONDS, why, whylen);
+	if (pid < 0) {
+		close(mfd);
+		return -1;
+	}
 	if (!pid)
-		_exit(gen_child(src, oi, path));
+		_exit(gen_child(src, oi, path, mfd));
 	if (limited_wait(pid, w, sizeof(w))) {
-		if (!strcmp(w, over))
-			return -2;
-		snprintf(why, whylen, "generator %s", !strncmp(w, "exit", 4) ?
-			 "cannot write the store entry" : w);
+		snprintf(why, whylen, "generator %s", w);
+		close(mfd);
+		return -1;
+	}
+	ret = put_entry(mfd, oi);
+	close(mfd);
+	if (ret == -EDQUOT)
+		return -2;
+	if (ret) {
+		logmsg("%s: cannot write %s/%s: %s", path, opt.store, oi->name,
+		       strerror(-ret));
+		snprintf(why, whylen, "generator cannot write the store entry");
 		return -1;
 	}
 	return 0;

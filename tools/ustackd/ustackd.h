@@ -10,12 +10,16 @@
  *   misses.c    the module's miss queue (objects walked without unwind info)
  *   gc.c        the store's garbage: the entries of objects gone, evicted
  *               or forgotten, unlinked, a bounded batch a pass
- *   cover.c     one object covered: from a mapping, examined (in a
- *               limited child: the daemon never maps a user's file), its store
+ *   cover.c     one object covered: from a mapping, examined, its store
  *               entry reused or generated, registered (STORE_ADD); the vDSO
+ *   examine.c   the examining child: the file opened there (never by the
+ *               daemon: /proc/PID/map_files/), what it is (the daemon never
+ *               maps a user's file)
  *   generate.c  the limited children (bounded memory and time), and
- *               the generation child
+ *               the generation child (its entry written by the daemon)
  *   budget.c    the store's byte budgets: a user's, the whole store's
+ *   sandbox.c   a limited child's privileges dropped before it reads a
+ *               user's file: descriptors, uid, capabilities, seccomp
  *   status.c    the status file, --status, the log
  *   state.c     the options, descriptors, objects seen and counts
  * The generator, the store's rules and the /dev/sframe requests are
@@ -138,6 +142,7 @@ struct gen_src {
 	int fd;
 	size_t size;
 	const void *mem;	/* or NULL: the file */
+	uid_t owner;		/* the generation child's uid (sandbox_uid()) */
 };
 
 /*
@@ -172,6 +177,42 @@ int limited_wait(int pid, char *why, size_t whylen);
  */
 int generate(const struct gen_src *src, const struct objinfo *oi,
 	     const char *path, char *why, size_t whylen);
+
+/* ---- examine.c ------------------------------------------------------------ */
+
+/* An examining child, started: its pid, the daemon's end of its socket. */
+struct examiner {
+	int pid, sock;
+};
+
+/*
+ * Start the examining child on the file @path, which it opens (*@fd the
+ * descriptor it passes back), or (@path NULL) on *@fd; *@st its fstat,
+ * made before the child read a byte of it.  0, or -errno (the open's, or
+ * -EIO) with @why, the child ended.
+ */
+int examiner_start(struct examiner *e, const char *path, int *fd,
+		   struct stat *st, char *why, size_t whylen);
+/*
+ * @go: the child's examination of the file of stat @st into @oi: 0, 1
+ * refused with @why, -1 not ELF at all (cover_fd's @quiet_non_elf).  Else
+ * the child told to end: 0 or -1 with @why.  The child is waited for.
+ */
+int examiner_finish(struct examiner *e, bool go, const struct stat *st,
+		    struct objinfo *oi, char *why, size_t whylen);
+
+/* ---- sandbox.c ------------------------------------------------------------ */
+
+#define SANDBOX_NOBODY	65534	/* nobody, nogroup */
+/* The uid of a child reading the file of stat @st: its owner, or nobody. */
+uid_t sandbox_uid(const struct stat *st);
+/*
+ * In a limited child, before it reads a user's file: every descriptor but
+ * @keep's closed, uid @uid (gid nobody, no groups), no capabilities, no
+ * new privileges, not dumpable, the seccomp allowlist.  0, or -1 with @why.
+ */
+int sandbox_enter(uid_t uid, const int *keep, size_t nkeep, char *why,
+		  size_t whylen);
 
 /* ---- scan.c, misses.c ------------------------------------------------------ */
 
