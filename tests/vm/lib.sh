@@ -263,3 +263,27 @@ refused_eopnotsupp() {
 	[ "$(cat $p)" = 0 ] || fail "$1 reads $(cat $p) after the refusal"
 	[ $(($(dmesg | grep -cF "$2") - n0)) = 1 ] || fail "not one log line: $(dmesg | tail -n 3)"
 }
+
+# perf_share PERF DATA COMM: "complete own total" of COMM's samples in
+# perf's recording DATA: complete, the callchain has main and, outermost,
+# _start; own, the tick came while the task ran a deferred walk itself
+# (kernel frames of the unwind's task work), where perf's tool attaches
+# no user stack: the profiler's own cost, counted and shown apart.
+perf_share() {
+	$1 script --no-inline -i "$2" 2>/tmp/perf.err >/tmp/perf-share.txt ||
+		fail "perf script: $(cat /tmp/perf.err)"
+	awk -v want="$3" '
+		/^[^ \t]/ { flush(); comm = $1; next }
+		/^[ \t]/ {
+			s = $2; sub(/\+0x[0-9a-f]*$/, "", s); last = s
+			if (s == "main") m = 1
+			if (s ~ /^(process_unwind_deferred|unwind_deferred_task_work|ustack_)/) o = 1
+			next
+		}
+		{ flush() }
+		function flush() {
+			if (comm == want) { tot++; if (m && last == "_start") ok++; else if (o) own++ }
+			comm = ""; m = 0; o = 0; last = ""
+		}
+		END { flush(); print ok + 0, own + 0, tot + 0 }' /tmp/perf-share.txt
+}

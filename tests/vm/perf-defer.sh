@@ -46,27 +46,8 @@ record() {
 script() {
 	$PERF script --no-inline -i "$1" 2>/tmp/perf.err || fail "perf script: $(cat /tmp/perf.err)"
 }
-# share DATA: "complete own total" of the program's samples: complete,
-# the stack has main and, outermost, _start; own, the tick came while the
-# task ran a deferred walk itself (kernel frames of the unwind's task
-# work), where perf's tool attaches no user stack: the profiler's own
-# cost, counted and shown apart.
-share() {
-	script "$1" | awk '
-		/^[^ \t]/ { flush(); comm = $1; next }
-		/^[ \t]/ {
-			s = $2; sub(/\+0x[0-9a-f]*$/, "", s); last = s
-			if (s == "main") m = 1
-			if (s ~ /^(process_unwind_deferred|unwind_deferred_task_work|ustack_)/) o = 1
-			next
-		}
-		{ flush() }
-		function flush() {
-			if (comm == "workload") { tot++; if (m && last == "_start") ok++; else if (o) own++ }
-			comm = ""; m = 0; o = 0; last = ""
-		}
-		END { flush(); print ok + 0, own + 0, tot + 0 }'
-}
+# share DATA: "complete own total" of the program's samples (perf_share)
+share() { perf_share $PERF "$1" workload; }
 # short WHAT DATA: few stacks reach main and _start (the kernel's walk)
 short() {
 	set -- "$1" $(share "$2")
@@ -91,7 +72,9 @@ echo "kernel_unwinder=1: $1 of $3 stacks reach main and _start, $2 taken inside 
 [ $(($2 * 100)) -le $(($3 * 5)) ] || fail "kernel_unwinder=1: $2 of $3 samples inside the walks (> 5%)"
 [ $(($1 * 100)) -ge $((($3 - $2) * 99)) ] || {
 	grep kernel_unwinder /sys/kernel/debug/ustack/stats
-	$PERF script --no-inline --no-merge-callchains -i /tmp/p1.data -F comm,tid,time,ip,sym 2>&1 | head -100
+	# the incomplete ones (when, and their outermost frame), and the last
+	awk '/^[^ \t]/ { if (h != "" && last != "_start") print h " ... " last; h = $0; last = ""; next }
+		/^[ \t]/ { last = $2 } END { print "last sample: " h }' /tmp/perf-share.txt | tail -n 12
 	fail "kernel_unwinder=1: $1 of $(($3 - $2)) stacks complete (< 99%)"
 }
 walks=$(($(stat_of kernel_unwinder_walks) - w0))
