@@ -4,6 +4,9 @@
 # walks them (no SFrame anywhere: no shim, no ustackd, none in these
 # binaries; checked), then ustack with ustackd; then python3.11 under the
 # shim, which answers with demo.py's own frames.
+# Some 60 s on a free host; twice the default limit for a busy one (CI's
+# run beside the other areas timed out at 300 s, booted after 251 s).
+# timeout: 600
 . ./lib.sh
 ustack_unload
 rm -rf /var/cache/ustack
