@@ -10,6 +10,7 @@
  * addresses) of $FAKESTORE_MISSES once (the file is then removed); a line
  * "dropped N" adds N to the count of misses the queue lost;
  * SFRAME_IOC_STORE_FLUSH appends "flush".
+ * With $FAKESTORE_SLOW_OPEN, some opens never answer in time (slow_open()).
  * With $FAKESTORE_SCAN_DELAY_MS, each fopen() of /proc/PID/maps (a scan's
  * step for one process) appends "maps PID" and then takes that long: a
  * scan of every process as slow as on a large, busy machine.
@@ -46,9 +47,32 @@ static void resolve(void)
 	}
 }
 
+/*
+ * With $FAKESTORE_SLOW_OPEN=STRING, an open of a /proc/PID/map_files/
+ * link to a path containing STRING takes 30 s first: a FUSE file that
+ * never answers, as the examining child (its 10 s alarm) meets it.
+ */
+static void slow_open(const char *path)
+{
+	const char *slow = getenv("FAKESTORE_SLOW_OPEN");
+	char target[512];
+	ssize_t n;
+
+	if (!slow || !*slow || strncmp(path, "/proc/", 6) || !strstr(path, "/map_files/"))
+		return;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return;
+	target[n] = '\0';
+	if (strstr(target, slow))
+		sleep(30);
+}
+
 static int do_open(const char *path, int flags, mode_t mode)
 {
 	resolve();
+	if (path)
+		slow_open(path);
 	if (path && !strcmp(path, "/dev/sframe")) {
 		int fd = real_open("/dev/null", flags & ~O_CREAT);
 

@@ -786,6 +786,67 @@ NSEOF
 	fi
 fi
 
+# The daemon's time, shared among users: uid 65534's four processes each
+# map a copy of libz that never answers in time (the stand-in's
+# FAKESTORE_SLOW_OPEN: its open takes 30 s, the examining child's alarm
+# is 10 s, as a FUSE file that never answers), then uid 4242's program
+# maps one that answers.  Before, the daemon spent 4 x 10 s on the first
+# user's before it covered the second's; now the first user waits once
+# it has used 20 s of a minute, and the second's is covered after at
+# most two slow ones (log order, not times), said and counted.
+if want user-time; then
+	if ! fakestore; then
+		fail user-time "$(head -n3 "$W/fs.log")"
+	else
+		mkdir -p "$W/ut/fast"
+		chmod 711 "$W" && chmod 755 "$W/ut"
+		for i in 1 2 3 4; do
+			mkdir -p "$W/ut/slow$i" && cp "$LIBZ" "$W/ut/slow$i/libz.so.1"
+		done
+		cp "$LIBZ" "$W/ut/fast/libz.so.1"
+		chmod -R a+rX "$W/ut"
+		cat >"$W/ut.sh" <<NSEOF
+set -u
+W=$W D=$D
+NSEOF
+		cat >>"$W/ut.sh" <<'NSEOF'
+res() { printf '%s\n' "$1" >>"$W/ut.results"; }
+PS=
+for i in 1 2 3 4; do
+	LD_PRELOAD=$W/ut/slow$i/libz.so.1 setpriv --reuid 65534 --regid 65534 --clear-groups sleep 200 & PS="$PS $!"
+done
+LD_PRELOAD=$W/ut/fast/libz.so.1 setpriv --reuid 4242 --regid 4242 --clear-groups sleep 200 & PS="$PS $!"
+sleep 0.5
+FAKESTORE_SLOW_OPEN=/ut/slow LD_PRELOAD=$W/fakestore.so FAKESTORE_LOG=$W/ut.adds \
+	FAKESTORE_MISSES=$W/ut.misses "$D" -v --store "$W/utstore" --interval 50 --no-system 2>"$W/ut.log" & UD=$!
+for _ in $(seq 900); do
+	grep -Eq '/ut/fast/libz.so.1: (generated|reused)' "$W/ut.log" && break
+	kill -0 $UD 2>/dev/null || break
+	sleep 0.1
+done
+slow=$(sed -En '/\/ut\/fast\/libz.so.1: (generated|reused)/q; /map_files\/.*: examination/p' "$W/ut.log" | wc -l)
+over=$(FAKESTORE_LOG=$W/ut.adds LD_PRELOAD=$W/fakestore.so "$D" --status --store "$W/utstore" 2>/dev/null |
+	sed -n 's/^over_time //p')
+said=$(grep -c '^ustackd: uid 65534: .* its mappings wait' "$W/ut.log")
+echo "user-time: uid 4242's program covered after $slow of uid 65534's slow objects; over_time ${over:-none}, said $said" >>"$W/ut.figures"
+if ! grep -Eq '/ut/fast/libz.so.1: (generated|reused)' "$W/ut.log"; then
+	res "FAIL: ustackd/user-time: uid 4242's object never covered: $(tail -n 3 "$W/ut.log" | paste -sd'|')"
+elif [ "$slow" -gt 2 ]; then
+	res "FAIL: ustackd/user-time: uid 4242's object waited for $slow of uid 65534's slow ones (want <= 2)"
+elif [ "${over:-0}" -lt 1 ] || [ "$said" -lt 1 ]; then
+	res "FAIL: ustackd/user-time: over_time '${over:-}', said $said (want >= 1)"
+else
+	res "PASS: ustackd/user-time"
+fi
+kill $PS 2>/dev/null
+kill -TERM $UD; wait $UD
+NSEOF
+		: >"$W/ut.figures"
+		in_pidns user-time "$W/ut.sh" "$W/ut.results"
+		cat "$W/ut.figures" >&2
+	fi
+fi
+
 # A scan of every process serves the miss queue as it goes.  The stand-in
 # slows each process's step (FAKESTORE_SCAN_DELAY_MS); the late program,
 # the highest PID, is the scan's last process, and its miss is queued once

@@ -312,9 +312,10 @@ static struct obj *cover_opened(struct examiner *e, int fd,
 	return o;
 }
 
-/* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
-void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
-		   uint64_t ino, const char *path, bool miss)
+/* cover_mapping()'s work, once the user may have the daemon's time. */
+static void cover_opened_mapping(int pid, uint64_t start, uint64_t end,
+				 uint64_t dev, uint64_t ino, const char *path,
+				 bool miss)
 {
 	char mf[96], link[512], shown[SHOWN_MAX], why[160];
 	struct examiner e;
@@ -322,15 +323,6 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 	struct stat st;
 	int fd = -1, r;
 
-	if (path)
-		path = path_shown(path, shown, sizeof(shown));
-	o = tab_find(dev, ino);
-	if (o && o->alias && (miss || !o->path || strcmp(path, o->path)))
-		o = NULL;	/* which file it is, its file says */
-	if (o)
-		o->seen = scan_gen;	/* mapped: gc.c keeps it */
-	if (o && !(miss && o->state == OBJ_COVERED))
-		return;
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
 		 (unsigned long long)start, (unsigned long long)end);
 	/* opened by the examining child: a file that never answers stalls it */
@@ -371,4 +363,33 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		free(what);
 	}
 	close(fd);
+}
+
+/* One executable mapping [start, end) of @pid, of the object @dev/@ino. */
+void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
+		   uint64_t ino, const char *path, bool miss)
+{
+	char mf[96], shown[SHOWN_MAX];
+	struct stat st;
+	uint64_t t0;
+	uint32_t uid;
+	struct obj *o;
+
+	if (path)
+		path = path_shown(path, shown, sizeof(shown));
+	o = tab_find(dev, ino);
+	if (o && o->alias && (miss || !o->path || strcmp(path, o->path)))
+		o = NULL;	/* which file it is, its file says */
+	if (o)
+		o->seen = scan_gen;	/* mapped: gc.c keeps it */
+	if (o && !(miss && o->state == OBJ_COVERED))
+		return;
+	snprintf(mf, sizeof(mf), "/proc/%d", pid);
+	/* a user over their share of the daemon's time waits (usertime.c) */
+	uid = stat(mf, &st) ? 0 : st.st_uid;
+	if (usertime_over(uid))
+		return;
+	t0 = now_ms();
+	cover_opened_mapping(pid, start, end, dev, ino, path, miss);
+	usertime_charge(uid, now_ms() - t0);
 }

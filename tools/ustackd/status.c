@@ -79,6 +79,7 @@ void write_status(const char *phase)
 	fprintf(f, "store_bytes %llu budget %llu user_budget %llu over_budget %lu collected %lu\n",
 		(unsigned long long)store_bytes, (unsigned long long)budget_store,
 		(unsigned long long)budget_user, cnt.over_budget, cnt.collected);
+	fprintf(f, "over_time %lu\n", cnt.over_time);
 	if (vdso_obj.path)
 		fprintf(f, "%s 0:0:0 %s %s\n", state_names[vdso_obj.state],
 			vdso_obj.path, vdso_obj.what);

@@ -18,6 +18,8 @@
  *   generate.c  the limited children (bounded memory and time), and
  *               the generation child (its entry written by the daemon)
  *   budget.c    the store's byte budgets: a user's, the whole store's
+ *   usertime.c  the daemon's time shared among users: one with slow
+ *               objects waits, the others' are covered meanwhile
  *   sandbox.c   a limited child's privileges dropped before it reads a
  *               user's file: descriptors, uid, capabilities, seccomp
  *   status.c    the status file, --status, the log
@@ -111,6 +113,7 @@ extern struct ustackd_counts {
 	unsigned long forgotten;	/* users' objects dropped from the table */
 	unsigned long over_budget;	/* entries refused for the budget */
 	unsigned long collected;	/* entries unlinked by gc.c */
+	unsigned long over_time;	/* mappings left: their user's time used */
 } cnt;
 extern uint32_t scan_gen;	/* scans begun (scan_all()) */
 
@@ -253,6 +256,13 @@ void budget_init(void);
 uint64_t budget_count(unsigned long max);
 /* What @o's new entry may take (@oi: examined): UINT64_MAX for the system's. */
 uint64_t budget_room(const struct obj *o, const struct objinfo *oi);
+
+/* ---- usertime.c ----------------------------------------------------------- */
+
+/* Has @uid (a process's owner) used its share of the daemon's time? */
+bool usertime_over(uint32_t uid);
+/* The children took @ms for a mapping of @uid's processes. */
+void usertime_charge(uint32_t uid, uint64_t ms);
 /* The cost of the entry @name on disk (0: none). */
 uint64_t budget_entry(const char *name);
 /* Bytes of users' entries held by @uid's objects. */
