@@ -392,35 +392,32 @@ sandboxed() {
 # 900 MiB: seconds of reading) owned by root: uid nobody.  A generating
 # child on 600000 FDEs (seconds of libdw) of a file owned by uid 12345:
 # that uid, its channel the entry's memfd.
-if want sandbox-examine; then
-	mkdir -p "$W/sbx" && craft "$W/sbx/slow.so" 65536 65535 $((900 << 20))
-	"$D" --prepare --store "$W/sbxstore" "$W/sbx/slow.so" >"$W/log" 2>&1 &
+# sandbox_case NAME FILE UID CHANNEL: --prepare of FILE, its child looked
+# at: running as UID, its descriptors the log, the object and CHANNEL
+sandbox_case() {
+	local p look r
+	"$D" --prepare --store "$W/$1.store" "$2" >"$W/log" 2>&1 &
 	p=$!
 	look=$(child_look $p)
 	wait $p
-	echo "sandbox-examine: $(grep -E '^(Uid|Seccomp|CapEff)' <<<"$look" | paste -sd' ')" >&2
-	r=$(sandboxed "$look" 65534 'socket:')
-	if [ "$r" != ok ]; then
-		fail sandbox-examine "$r $(paste -sd'|' <<<"$look")"
-	else
+	echo "$1: $(grep -E '^(Uid|Seccomp|CapEff)' <<<"$look" | paste -sd' ')" >&2
+	r=$(sandboxed "$look" "$3" "$4")
+	[ "$r" = ok ] || { fail "$1" "$r $(paste -sd'|' <<<"$look")"; return 1; }
+}
+if want sandbox-examine; then
+	mkdir -p "$W/sbx" && craft "$W/sbx/slow.so" 65536 65535 $((900 << 20))
+	sandbox_case sandbox-examine "$W/sbx/slow.so" 65534 'socket:' &&
 		pass sandbox-examine
-	fi
 fi
 if want sandbox-generate; then
 	mkdir -p "$W/sbg" && python3 tests/ustackd/craft_fde.py "$W/sbg/many.so" many 600000 &&
 		chown 12345:12345 "$W/sbg/many.so"
-	"$D" --prepare --store "$W/sbgstore" "$W/sbg/many.so" >"$W/log" 2>&1 &
-	p=$!
-	look=$(child_look $p)
-	wait $p
-	echo "sandbox-generate: $(grep -E '^(Uid|Seccomp|CapEff)' <<<"$look" | paste -sd' ')" >&2
-	r=$(sandboxed "$look" 12345 '/memfd:ustackd-entry')
-	if [ "$r" != ok ]; then
-		fail sandbox-generate "$r $(paste -sd'|' <<<"$look")"
-	elif ! grep -q 'many.so: generated u-' "$W/log"; then
-		fail sandbox-generate "not generated: $(grep -v vdso "$W/log" | paste -sd'|')"
-	else
-		pass sandbox-generate
+	if sandbox_case sandbox-generate "$W/sbg/many.so" 12345 '/memfd:ustackd-entry'; then
+		if ! grep -q 'many.so: generated u-' "$W/log"; then
+			fail sandbox-generate "not generated: $(grep -v vdso "$W/log" | paste -sd'|')"
+		else
+			pass sandbox-generate
+		fi
 	fi
 fi
 
