@@ -495,19 +495,11 @@ if want 'daemon-*'; then
 		cat >"$W/ns.sh" <<NSEOF
 set -u
 W=$W D=$D
+. $ROOT/tests/ustackd/nslib.sh
 export LD_PRELOAD=\$W/fakestore.so FAKESTORE_LOG=\$W/adds FAKESTORE_MISSES=\$W/misses
 NSEOF
 		cat >>"$W/ns.sh" <<'NSEOF'
 res() { printf '%s\n' "$1" >>"$W/results"; }
-ready() { # LOG: wait up to 60 s for ready
-	for _ in $(seq 600); do
-		grep -q '^ustackd: ready$' "$1" && return 0
-		kill -0 $UD 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-key() { stat -L -c '%d %i' "$1"; }
 "$W/sleepy" 100 & S=$!
 "$D" --store "$W/dstore" --interval 50 --no-system 2>"$W/d1.log" & UD=$!
 if ! ready "$W/d1.log"; then
@@ -678,24 +670,11 @@ if want 'store-gc' 'store-budget'; then
 		cat >"$W/gc.sh" <<NSEOF
 set -u
 W=$W D=$D LIBC=$LIBC zent=$zent
+. $ROOT/tests/ustackd/nslib.sh
 NSEOF
 		cat >>"$W/gc.sh" <<'NSEOF'
 export LD_PRELOAD=$W/fakestore.so FAKESTORE_LOG=$W/gc.adds FAKESTORE_MISSES=$W/gc.misses
 res() { printf '%s\n' "$1" >>"$W/gc.results"; }
-key() { stat -L -c '%d %i' "$1"; }
-waitfor() { # TENTHS CMD...: until CMD succeeds
-	local n=$1; shift
-	for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done
-	return 1
-}
-ready() { # LOG: wait up to 60 s for ready, while ustackd runs
-	for _ in $(seq 600); do
-		grep -q '^ustackd: ready$' "$1" && return 0
-		kill -0 $UD 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 users() { ls "$1" | grep -c '^u-'; }
 no_users() { [ "$(users "$1")" = 0 ]; }
 ubytes() { # STORE: its users' entries, KiB on disk
