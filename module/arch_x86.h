@@ -36,10 +36,25 @@
  */
 #define USTACK_ARCH_SFRAME_ABI		SFRAME_ABI_AMD64_ENDIAN_LITTLE
 #define USTACK_ARCH_SFRAME_FIXED_FP	0
+#define USTACK_ARCH_SFRAME_FIXED_RA	(-8)	/* 0: tracked per FRE */
+/* The RA slot of the rules the rule cache holds (sframe_cache.c). */
 #define USTACK_ARCH_RA_OFF		(-8)
 
-/* At a function's first instruction (a PLT stub's): CFA = SP + 8. */
+/*
+ * A return address as the stack holds it, made a code address: x86-64
+ * return addresses carry no signature.
+ */
+static inline u64 ustack_arch_strip_ra(u64 ra)
+{
+	return ra;
+}
+
+/*
+ * At a function's first instruction (a PLT stub's): CFA = SP + 8, the
+ * return address where the call pushed it (a struct sframe_loc).
+ */
 #define USTACK_ARCH_ENTRY_CFA		8
+#define USTACK_ARCH_ENTRY_RA	{ .kind = SFRAME_LOC_CFA_DEREF, .off = -8 }
 /* The PLT entries a v1 PCMASK FDE covers. */
 #define USTACK_ARCH_PLT_ENTRY_SIZE	16
 
@@ -144,7 +159,8 @@ static inline bool ustack_arch_is_vdso(const struct vm_area_struct *vma)
  * The vDSO image @mm maps at its vDSO (ustack_arch_is_vdso()): its ELF
  * bytes in kernel memory, one image for every process of an ABI, so the
  * address tells the 64-bit image from the 32-bit and x32 ones.  NULL if
- * @mm has none.  *@size, if @size: the image's length.
+ * @mm has none.  *@size, if @size: the image's length.  Called with @mm's
+ * mmap lock held (arm64's looks at the mapping).
  */
 static inline const void *ustack_arch_vdso_image(struct mm_struct *mm,
 						 size_t *size)

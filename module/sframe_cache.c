@@ -152,7 +152,10 @@ static __always_inline bool sf_cache_step(const struct sframe_cache_ent *e,
 		c = *fp + (s64)e->cfa_off;
 	if (unlikely(c < min_cfa || (c & 7) || c > hi))
 		return false;
-	if (unlikely(sf_read_word(ra, (unsigned long)(c - 8)) || !*ra))
+	if (unlikely(sf_read_word(ra, (unsigned long)(c - 8))))
+		return false;
+	*ra = ustack_arch_strip_ra(*ra);
+	if (unlikely(!*ra))
 		return false;
 	if (kind & SFRAME_CK_FP_SAVED) {
 		at = c + (s64)e->fp_off;
@@ -184,8 +187,10 @@ static __always_inline bool sf_cache_step_caller(const struct sframe_cache_ent *
 		*cfa = sp + (s64)e->cfa_off;
 		if (unlikely(*cfa <= sp || *cfa > hi))
 			return false;
-		return likely(!sf_read_word(ra, (unsigned long)(*cfa - 8)) &&
-			      *ra);
+		if (unlikely(sf_read_word(ra, (unsigned long)(*cfa - 8))))
+			return false;
+		*ra = ustack_arch_strip_ra(*ra);
+		return likely(*ra);
 	}
 	return (kind & SFRAME_CK_STEP) &&
 	       sf_cache_step(e, kind, sp, sp + 1, fp, cfa, ra, lo, span, hi);

@@ -71,8 +71,8 @@ int ustack_sframe_sec_init_rd(struct sframe_sec *sec, struct sframe_reader *rd,
 		return SFRAME_E_FLAGS;
 	if (h[4] != USTACK_ARCH_SFRAME_ABI)
 		return SFRAME_E_ABI;
-	/* The ABI's fixed offsets: RA at CFA-8, FP tracked per FRE. */
-	if ((s8)h[6] != USTACK_ARCH_RA_OFF ||
+	/* The ABI's fixed offsets (x86-64: RA at CFA-8, FP per FRE). */
+	if ((s8)h[6] != USTACK_ARCH_SFRAME_FIXED_RA ||
 	    (s8)h[5] != USTACK_ARCH_SFRAME_FIXED_FP)
 		return SFRAME_E_FIXED_OFF;
 	hdr_end = SFRAME_HDR_SIZE + (u64)h[7];
@@ -199,7 +199,8 @@ int ustack_sframe_fre_rule(const struct sframe_sec *sec, const struct sframe_fde
 		return 0;
 	if (SFRAME_INFO2_FDE_TYPE(fde->info2) != SFRAME_FDE_TYPE_FLEX)
 		return sf_rule_default(n, fre->words[0],
-				       n == 2 ? fre->words[1] : 0, r);
+				       n >= 2 ? fre->words[1] : 0,
+				       n >= 3 ? fre->words[2] : 0, r);
 	r->flags |= SFRAME_R_FLEX;
 	if (n < 2 || n > 6)
 		return SFRAME_E_FRE_COUNT;

@@ -253,7 +253,9 @@ static inline int sf_fre_words(const struct sframe_sec *sec,
 
 /*
  * What every rule of an FRE with @info shares: flags, function, the CFA's
- * base register, RA at CFA-8, FP unchanged.  True: the FRE has no data
+ * base register, RA at the header's fixed offset (or, where the ABI tracks
+ * it per FRE, in the link register until an FRE says it was saved), FP
+ * unchanged.  True: the FRE has no data
  * words (@n), the rule is complete (outermost).
  */
 static __always_inline bool sf_rule_base(const struct sframe_sec *sec,
@@ -276,9 +278,13 @@ static __always_inline bool sf_rule_base(const struct sframe_sec *sec,
 	r->cfa.reg = (info & SFRAME_FRE_BASE_SP) ?
 		     SFRAME_REG_SP : SFRAME_REG_FP;
 	r->cfa.off = 0;
+#if USTACK_ARCH_SFRAME_FIXED_RA
 	r->ra.kind = SFRAME_LOC_CFA_DEREF;
 	r->ra.reg = 0;
 	r->ra.off = sec->fixed_ra;
+#else
+	r->ra = (struct sframe_loc)USTACK_ARCH_ENTRY_RA;
+#endif
 	r->fp.kind = SFRAME_LOC_SAME;
 	r->fp.reg = 0;
 	r->fp.off = 0;
@@ -294,20 +300,36 @@ static __always_inline bool sf_rule_base(const struct sframe_sec *sec,
 
 /*
  * The rest of a default FDE's rule (after sf_rule_base()) from its FRE's
- * @n data words: CFA offset, then the FP's slot (@fp, used if n == 2).
- * Values, not the FRE's bytes: a lookup decodes them in place, while
- * ustack_sframe_fre_rule() is given them in struct sframe_fre.
+ * @n data words @w0 .. @w2 (0 past n): CFA offset, then, with a fixed RA
+ * offset, the FP's slot; without one (AArch64) the RA's slot, 0 if it is
+ * not saved yet (a padding word), and the FP's.  Values, not the FRE's
+ * bytes: a lookup decodes them in place, while ustack_sframe_fre_rule()
+ * is given them in struct sframe_fre.
  */
-static __always_inline int sf_rule_default(unsigned int n, s32 cfa, s32 fp,
-					   struct sframe_rule *r)
+static __always_inline int sf_rule_default(unsigned int n, s32 w0, s32 w1,
+					   s32 w2, struct sframe_rule *r)
 {
+	r->cfa.off = w0;
+#if USTACK_ARCH_SFRAME_FIXED_RA
 	if (n > 2)
 		return SFRAME_E_FRE_COUNT;
-	r->cfa.off = cfa;
 	if (n == 2) {
 		r->fp.kind = SFRAME_LOC_CFA_DEREF;
-		r->fp.off = fp;
+		r->fp.off = w1;
 	}
+#else
+	if (n > 3)
+		return SFRAME_E_FRE_COUNT;
+	if (w1) {
+		r->ra.kind = SFRAME_LOC_CFA_DEREF;
+		r->ra.reg = 0;
+		r->ra.off = w1;
+	}
+	if (n == 3) {
+		r->fp.kind = SFRAME_LOC_CFA_DEREF;
+		r->fp.off = w2;
+	}
+#endif
 	return 0;
 }
 

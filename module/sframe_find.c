@@ -295,7 +295,8 @@ static __always_inline int sf_fre_default(const struct sframe_sec *sec,
 	/* the words end the FRE */
 	b += pk->size - n * wsz;
 	err = sf_rule_default(n, sf_word(b, wsz),
-			      n == 2 ? sf_word(b + wsz, wsz) : 0, r);
+			      n >= 2 ? sf_word(b + wsz, wsz) : 0,
+			      n >= 3 ? sf_word(b + 2 * wsz, wsz) : 0, r);
 	if (!err)
 		sf_plt_entry(r);
 	return err;

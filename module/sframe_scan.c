@@ -120,6 +120,7 @@ u8 ustack_sframe_walk_scan(struct sframe_walk *w,
 				end = USTACK_END_SCAN_FAULT;
 				break;
 			}
+			v = ustack_arch_strip_ra(v);
 			rank = sf_guess_rank(w, ops, v, prev, &t);
 			if (rank < 0) {
 				end = USTACK_END_BUDGET;

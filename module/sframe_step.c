@@ -74,6 +74,7 @@ int ustack_sframe_step_flex(const struct sframe_rule *r, struct sframe_state *st
 	err = sf_loc_value(st, cfa, &r->ra, &ra);
 	if (err)
 		return err;
+	ra = ustack_arch_strip_ra(ra);
 	if (!ra)
 		return SFRAME_E_RA;
 	if (r->fp.kind == SFRAME_LOC_SAME) {

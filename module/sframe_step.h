@@ -56,6 +56,7 @@ static __always_inline int sf_step_default(const struct sframe_rule *r,
 	err = sf_load(st, cfa + (s64)r->ra.off, &ra);
 	if (err)
 		return err;
+	ra = ustack_arch_strip_ra(ra);
 	if (!ra)
 		return SFRAME_E_RA;
 	fp = st->fp;
@@ -69,16 +70,16 @@ static __always_inline int sf_step_default(const struct sframe_rule *r,
 }
 
 /*
- * The entry rule: the return address at SP, nothing else pushed, as at a
- * function's first instruction.
+ * The entry rule: nothing pushed but what the call left, as at a
+ * function's first instruction (the RA where the call put it: arch.h).
+ * Where the RA is still in a register, only the topmost frame can take it.
  */
 static __always_inline int sf_entry_step(struct sframe_state *st)
 {
 	static const struct sframe_rule entry = {
 		.cfa = { .kind = SFRAME_LOC_REG_VAL, .reg = SFRAME_REG_SP,
 			 .off = USTACK_ARCH_ENTRY_CFA },
-		.ra = { .kind = SFRAME_LOC_CFA_DEREF,
-			.off = USTACK_ARCH_RA_OFF },
+		.ra = USTACK_ARCH_ENTRY_RA,
 		.fp = { .kind = SFRAME_LOC_SAME },
 	};
 
@@ -111,6 +112,7 @@ static __always_inline int sf_fp_step(struct sframe_state *st)
 		err = sf_load(st, fp, &nfp);
 	if (err)
 		return err;
+	ra = ustack_arch_strip_ra(ra);
 	if (!ra)
 		return SFRAME_E_RA;
 	sf_set(st, ra, cfa, nfp, false);

@@ -253,9 +253,16 @@ static int store_add(const struct sframe_store_reg *r)
 	int err;
 
 	if (r->flags & SFRAME_STORE_VDSO) {
-		/* the caller's own: the image the SFrame must be made from */
-		src.img = current->mm ?
-			  ustack_arch_vdso_image(current->mm, &src.len) : NULL;
+		struct mm_struct *mm = current->mm;
+
+		/*
+		 * the caller's own: the image the SFrame must be made from
+		 * (found under the mmap lock: arm64 looks at the mapping)
+		 */
+		if (mm && !mmap_read_lock_killable(mm)) {
+			src.img = ustack_arch_vdso_image(mm, &src.len);
+			mmap_read_unlock(mm);
+		}
 		if (!src.img)
 			return ustack_store_refuse(-EOPNOTSUPP, "the caller has no vDSO", 0);
 	} else {
