@@ -21,6 +21,8 @@
 
 #if defined(__x86_64__)
 #include "arch_x86.h"
+#elif defined(__aarch64__)
+#include "arch_arm64.h"
 #else
 #error "ustack: no arch_<arch>.h for this architecture (see docs/DESIGN.md)"
 #endif
