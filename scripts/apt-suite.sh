@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# apt-suite.sh SUITE: a private apt for one Debian suite (trixie, sid, ...)
-# that this Debian 12 host's own apt does not list.  Prints the path of its
+# apt-suite.sh SUITE [ARCH]: a private apt for one Debian suite (trixie,
+# sid, ...) that this Debian 12 host's own apt does not list, or for a
+# foreign architecture's packages (arm64: the cross builds' kernel headers)
+# of any suite, the host's too: ARCH is listed beside amd64, in a state of
+# its own (USTACK_CACHE/apt/SUITE+ARCH), so `apt-get download pkg:ARCH`
+# works while the host's apt and the amd64-only state stay as they are.  Prints the path of its
 # apt.conf: `APT_CONFIG=$(scripts/apt-suite.sh sid) apt-cache policy gcc-16`
 # then asks that suite alone (its own sources, lists, caches and an empty
 # status under USTACK_CACHE/apt/SUITE), so the system's apt state is never
@@ -13,11 +17,15 @@
 # minutes), or when the lists are missing.  Everything else goes to stderr.
 set -euo pipefail
 
-suite=${1:?usage: apt-suite.sh SUITE}
+suite=${1:?usage: apt-suite.sh SUITE [ARCH]}
+arch=${2:-}
 case $suite in
 *[!a-z0-9-]* | "") echo "apt-suite: bad suite name '$suite'" >&2; exit 2 ;;
 esac
-aptd=${USTACK_CACHE:-/var/cache/ustack}/apt/$suite
+case $arch in
+*[!a-z0-9]* | amd64) echo "apt-suite: bad foreign architecture '$arch'" >&2; exit 2 ;;
+esac
+aptd=${USTACK_CACHE:-/var/cache/ustack}/apt/$suite${arch:++$arch}
 maxage=${USTACK_APT_MAXAGE:-720}
 
 log() { echo "apt-suite: $*" >&2; }
@@ -84,7 +92,7 @@ Dir::State::status "$aptd/status";
 Dir::Cache "$aptd/cache";
 Dir::Cache::archives "$aptd/cache/archives";
 APT::Architecture "amd64";
-APT::Architectures { "amd64"; };
+APT::Architectures { "amd64";${arch:+ \"$arch\";} };
 Acquire::Languages "none";
 Acquire::Check-Valid-Until "false";
 Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled "false";

@@ -10,7 +10,9 @@
 #          trixie and sid build roots, the whole Debian systems of
 #          scripts/system-image.sh), qemu-utils (their disk images),
 #          openjdk-17 (the JVM agent's headers, and the JVM its VM test
-#          runs), ...
+#          runs), gcc-aarch64-linux-gnu (tests/kbuild's arm64 cross
+#          builds, the arm64 guest's test program), qemu-system-arm (the
+#          arm64 guest of check-full), ...
 # Kernel images and headers are never installed: scripts/kernel.sh downloads
 # and unpacks them into the cache.  Neither is Debian sid's binutils (the
 # SFrame v3 tests): scripts/sid-binutils.sh unpacks it into the cache,
@@ -34,7 +36,8 @@ check)	pkgs=("${demo[@]}"
 		dkms debhelper dh-dkms lintian devscripts
 		debian-archive-keyring golang-go python3-jsonschema strace
 		trace-cmd bpftrace btrfs-progs mmdebstrap qemu-utils
-		openjdk-17-jdk-headless)
+		openjdk-17-jdk-headless gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+		qemu-system-arm)
 	# npm fetches speedscope's schema for the report tests; a Node.js
 	# installed from elsewhere brings its own npm, which Debian's would
 	# conflict with.

@@ -3,7 +3,10 @@
 # describe it.
 # kernel.sh --headers PACKAGE [SUITE]: unpack one concrete headers package
 # (linux-headers-6.1.0-50-amd64) of SUITE (default: the host's) and
-# describe it: what tests/kbuild builds against.
+# describe it: what tests/kbuild builds against.  An arm64 flavour's
+# (linux-headers-6.1.0-50-arm64) is a cross build's: its trees with this
+# host's amd64 linux-kbuild of the same version (the build's programs),
+# read through a private apt that lists arm64 (apt-suite.sh SUITE arm64).
 # Prints shell assignments: KREL (uname -r), VMLINUZ (boot image), KDIR (the
 # build tree modules are built against), MODROOT (a directory holding the
 # image's lib/modules/KREL metadata, or empty) and BUILDROOT (the suite
@@ -38,11 +41,16 @@ if [ "$name" = debug ]; then
 	exec "$here/debug-kernel.sh"
 fi
 
-# use_suite SUITE: apt-cache and apt-get below read SUITE's lists.
+# use_suite SUITE [ARCH]: apt-cache and apt-get below read SUITE's lists
+# (and ARCH's, a foreign architecture: the host's apt lists amd64 alone).
 suite= sfx=
 use_suite() {
 	suite=$1 sfx=
-	if [ -n "$suite" ] && [ "$suite" != "$host_suite" ]; then
+	if [ -n "${2:-}" ]; then
+		APT_CONFIG=$("$here/apt-suite.sh" "${suite:-$host_suite}" "$2") || exit 1
+		export APT_CONFIG
+		sfx=${suite:+$suite:}
+	elif [ -n "$suite" ] && [ "$suite" != "$host_suite" ]; then
 		APT_CONFIG=$("$here/apt-suite.sh" "$suite") || exit 1
 		export APT_CONFIG
 		sfx=$suite:
@@ -150,15 +158,30 @@ normalize() {
 # linux-kbuild-<ver>), unpacked together into one root.  Never installed:
 # Debian 12's 6.12 headers depend on their linux-image, whose installation
 # would run update-initramfs and add boot entries to this machine.
+# A foreign flavour's (arm64) dependencies are named with their
+# architecture: the -common tree is arch-independent and linux-kbuild is
+# wanted for this host (its programs run here), of the headers' version
+# where the archive still has it.
 unpack_headers() {
-	local hpkg=$1 hroot=$2 tmp deb l t
+	local hpkg=$1 hroot=$2 arch=${3:-} tmp deb l t ver i
 	[ -f "$hroot/.done" ] && return 0
-	mapfile -t hdeps < <(apt-cache depends "$hpkg" 2>/dev/null |
+	mapfile -t hdeps < <(apt-cache depends "$hpkg${arch:+:$arch}" 2>/dev/null |
+		sed -e 's/<\(.*\)>/\1/' -e "s/:${arch:-none}\$//" |
 		sed -n 's/^ *|\{0,1\}Depends: \(linux-\(headers\|kbuild\)-[0-9][^ ]*\)$/\1/p' | sort -u)
 	[ ${#hdeps[@]} -gt 0 ] ||
 		{ echo "kernel.sh: cannot resolve the dependencies of $hpkg" >&2; exit 1; }
+	if [ -n "$arch" ]; then
+		ver=$(apt-cache show "$hpkg:$arch" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
+		for i in "${!hdeps[@]}"; do
+			[[ ${hdeps[$i]} == linux-kbuild-* ]] &&
+				apt-cache show "${hdeps[$i]}=$ver" >/dev/null 2>&1 &&
+				hdeps[$i]=${hdeps[$i]}=$ver
+		done
+		hpkg=$hpkg:$arch
+	fi
 	tmp=$(mktemp -d "$cache/kernels/.dl.XXXXXX")
 	download "$tmp" "$hpkg" "${hdeps[@]}"
+	hpkg=${hpkg%:*}
 	mkdir -p "$tmp/root"
 	for deb in "$tmp"/*.deb; do
 		dpkg-deb -x "$deb" "$tmp/root"
@@ -194,8 +217,10 @@ flock 9
 
 if [ "$name" = --headers ]; then
 	hpkg=${2:?usage: kernel.sh --headers PACKAGE [SUITE]}
-	use_suite "${3:-}"
-	unpack_headers "$hpkg" "$cache/kernels/$hpkg"
+	harch=
+	[[ $hpkg == *-arm64 ]] && harch=arm64
+	use_suite "${3:-}" $harch
+	unpack_headers "$hpkg" "$cache/kernels/$hpkg" $harch
 	kdir=$cache/kernels/$hpkg/usr/src/$hpkg
 	[ -f "$kdir/Makefile" ] || { echo "kernel.sh: $kdir/Makefile missing" >&2; exit 1; }
 	echo "KREL=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")"
