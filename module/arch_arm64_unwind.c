@@ -24,6 +24,9 @@ static_assert(offsetof(struct sigcontext, pc) ==
 	      USTACK_ARCH_SC_REGS + 8 * USTACK_ARCH_REG_RA);
 #endif
 
+/* The saved registers are the walk's, in order: one copy. */
+_Static_assert(USTACK_ARCH_SC_WORDS == SFRAME_NR_REGS, "sigcontext words");
+
 /*
  * @st is at the trampoline, SP at the struct rt_sigframe: go on from the
  * registers of its uc_mcontext, x0 .. x30, sp, pc, which are the DWARF
@@ -35,7 +38,6 @@ int ustack_arch_signal_step(struct sframe_walk *w, struct sframe_state *st)
 		 USTACK_ARCH_SC_REGS;
 	int err;
 
-	BUILD_BUG_ON(USTACK_ARCH_SC_WORDS != SFRAME_NR_REGS);
 	if (at < st->sp)
 		return SFRAME_E_FAULT;
 	err = sf_load_block(st, at, w->gpr, sizeof(w->gpr));
