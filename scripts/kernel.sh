@@ -7,6 +7,9 @@
 # (linux-headers-6.1.0-50-arm64) is a cross build's: its trees with this
 # host's amd64 linux-kbuild of the same version (the build's programs),
 # read through a private apt that lists arm64 (apt-suite.sh SUITE arm64).
+# kernel.sh --image PACKAGE [SUITE]: unpack one concrete image package
+# (linux-image-6.1.0-57-arm64: scripts/arm64-vm.sh's guest) and describe
+# it: KREL, VMLINUZ, MODROOT.
 # Prints shell assignments: KREL (uname -r), VMLINUZ (boot image), KDIR (the
 # build tree modules are built against), MODROOT (a directory holding the
 # image's lib/modules/KREL metadata, or empty) and BUILDROOT (the suite
@@ -89,12 +92,14 @@ download() {
 # The packages of the image that hold its files: the image itself, or
 # (sid) the linux-binary-/linux-base- packages it depends on; with
 # --modules, linux-modules- too.
+# IMAGE_ARCH: a foreign architecture's image (arm64), named so for apt.
 image_parts() {
-	local pkg=$1 with_modules=$2
-	echo "$pkg"
-	apt-cache depends "$pkg" 2>/dev/null |
+	local pkg=$1 with_modules=$2 a=${IMAGE_ARCH:+:$IMAGE_ARCH}
+	echo "$pkg$a"
+	apt-cache depends "$pkg$a" 2>/dev/null |
 		sed -n 's/^ *Depends: \(linux-\(binary\|base\|modules\)-[0-9][^ ]*\)$/\1/p' |
-		{ if [ "$with_modules" = 1 ]; then cat; else grep -v '^linux-modules-' || true; fi; }
+		{ if [ "$with_modules" = 1 ]; then cat; else grep -v '^linux-modules-' || true; fi; } |
+		sed "s/\(:$IMAGE_ARCH\)\{0,1\}\$/$a/"
 }
 
 # The image: boot image and module metadata (and modules with --modules).
@@ -226,6 +231,20 @@ if [ "$name" = --headers ]; then
 	echo "KREL=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")"
 	echo "KDIR=$kdir"
 	echo "BUILDROOT=$suite"
+	exit 0
+fi
+
+if [ "$name" = --image ]; then
+	pkg=${2:?usage: kernel.sh --image PACKAGE [SUITE]}
+	IMAGE_ARCH=
+	[[ $pkg == *-arm64 ]] && IMAGE_ARCH=arm64
+	use_suite "${3:-}" $IMAGE_ARCH
+	dir=$cache/kernels/$pkg
+	unpack_image "$pkg" "$dir" 0
+	vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n1)
+	echo "KREL=${vmlinuz##*/vmlinuz-}"
+	echo "VMLINUZ=$vmlinuz"
+	echo "MODROOT=$dir"
 	exit 0
 fi
 

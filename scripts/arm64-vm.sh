@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# arm64-vm.sh: issue 52's guest.  Boots Debian's arm64 6.1 kernel
+# (linux-image-6.1.0-*-arm64, unpacked by kernel.sh --image, never
+# installed) under qemu-system-aarch64 -machine virt -cpu max (TCG) with a
+# busybox initramfs (busybox-static:arm64, unpacked), and in it:
+#   selfwalk-plain, selfwalk-pac-ret   the SFrame core, built for AArch64
+#       into tests/arm64/selfwalk.c (static, no frame pointers, SFrame from
+#       aarch64-linux-gnu-as --gsframe; the second with signed return
+#       addresses), walking its own stack and through a signal frame,
+#       against libgcc's unwinder
+#   insmod, rmmod   ustack.ko cross-built against the image's headers as
+#       tests/kbuild builds it; a clean kernel log
+# Prints PASS:/FAIL: lines (arm64/NAME) and exits non-zero on a FAIL.
+# ustack.ko cannot load on arm64 yet (the stay's user-return notifier is
+# x86's): insmod FAILs naming the symbols, and the sampling of /dev/ustack
+# waits for it.  Not part of make check.
+#   USTACK_ARM64_SUITE=bookworm   the suite of the image and busybox
+#   USTACK_ARM64_TIMEOUT=600      seconds for the guest
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=$(realpath -m "${USTACK_CACHE:-/var/cache/ustack}")
+suite=${USTACK_ARM64_SUITE:-bookworm}
+timeout=${USTACK_ARM64_TIMEOUT:-600}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+t0=$SECONDS
+
+fail() { echo "FAIL: arm64/$1: $2"; exit 1; }
+for c in qemu-system-aarch64 aarch64-linux-gnu-gcc cpio; do
+	command -v $c >/dev/null || fail setup "$c is missing (scripts/deps.sh check)"
+done
+
+# The newest generic arm64 image of the suite's 6.1 series, its headers.
+conf=$("$top/scripts/apt-suite.sh" "$suite" arm64) || fail setup "no $suite arm64 lists"
+img=$(APT_CONFIG=$conf apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-arm64$' |
+	cut -d' ' -f1 | sort -V | tail -n1)
+[ -n "$img" ] || fail setup "no linux-image-6.1.0-*-arm64 in $suite"
+eval "$("$top/scripts/kernel.sh" --image "$img" "$suite")" || fail setup "cannot unpack $img"
+hdr=linux-headers-${img#linux-image-}
+kdir=$("$top/scripts/kernel.sh" --headers "$hdr" "$suite" | sed -n 's/^KDIR=//p')
+[ -n "$kdir" ] || fail setup "cannot unpack $hdr"
+
+# busybox-static:arm64, unpacked once into the cache.
+bb=$cache/arm64/busybox-$suite
+if [ ! -x "$bb/bin/busybox" ]; then
+	mkdir -p "$work/bb"
+	(cd "$work/bb" && APT_CONFIG=$conf apt-get download -qq busybox-static:arm64 >/dev/null 2>&1) ||
+		fail setup "apt-get download busybox-static:arm64 failed"
+	rm -rf "$bb" && mkdir -p "$bb"
+	dpkg-deb -x "$work"/bb/*.deb "$bb"
+fi
+
+# The guest's programs and the module.
+root=$work/root
+mkdir -p "$root"/{bin,proc,sys,dev,tmp}
+cp "$bb/bin/busybox" "$root/bin/busybox"
+core=$(make -s --no-print-directory -C "$top" -f module/core.mk USTACK_ARCH=arm64 \
+	--eval 'p:;@echo $(addprefix $(USTACK_CORE_DIR),$(USTACK_CORE_SRCS))' p)
+for v in plain pac-ret; do
+	flags=()
+	[ $v = pac-ret ] && flags=(-mbranch-protection=pac-ret)
+	(cd "$top" && aarch64-linux-gnu-gcc -static -O2 -fomit-frame-pointer ${flags[@]+"${flags[@]}"} \
+		-Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Werror \
+		-Imodule -Iinclude -o "$root/selfwalk-$v" tests/arm64/selfwalk.c $core) \
+		>"$work/cc.log" 2>&1 || fail "build-selfwalk-$v" "$(head -n3 "$work/cc.log")"
+done
+mkdir -p "$work/src"
+(cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
+	cpio --null -pdm --quiet "$work/src")
+if ! nice make -C "$kdir" M="$work/src/module" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+	KBUILD_MODPOST_WARN=1 KCPPFLAGS="-DCONFIG_USER_RETURN_NOTIFIER -DTIF_USER_RETURN_NOTIFY=31" \
+	modules >"$work/kbuild.log" 2>&1; then
+	fail build-module "$(grep -m1 -E 'error|Error' "$work/kbuild.log")"
+fi
+cp "$work/src/module/ustack.ko" "$root/ustack.ko"
+echo "PASS: arm64/build ($((SECONDS - t0)) s: $img, selfwalk, ustack.ko)"
+
+cat >"$root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+echo "arm64-vm: $(uname -r) $(uname -m), PAC: $(grep -m1 -o -w paca /proc/cpuinfo || echo none)"
+SELFWALK_VERBOSE=1 /selfwalk-plain
+SELFWALK_VERBOSE=1 /selfwalk-pac-ret
+if insmod /ustack.ko 2>/tmp/insmod.err; then
+	echo "PASS: arm64/insmod"
+	if rmmod ustack; then echo "PASS: arm64/rmmod"; else echo "FAIL: arm64/rmmod: rmmod failed"; fi
+else
+	echo "FAIL: arm64/insmod: $(dmesg | grep -o 'ustack: Unknown symbol [a-z_]*' | sort -u | paste -sd' ')"
+fi
+echo "arm64-vm: done"
+poweroff -f
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+
+# The guest: TCG, one CPU per host core the CI shares, PAC by QEMU's
+# cheap implementation-defined algorithm (QARMA is slow under TCG).
+t=$SECONDS
+timeout "$timeout" qemu-system-aarch64 -machine virt -cpu max,pauth-impdef=on -smp 2 -m 1024 \
+	-nographic -no-reboot -kernel "$VMLINUZ" -initrd "$work/initrd.gz" \
+	-append "console=ttyAMA0 panic=-1 rdinit=/init" >"$work/console.log" 2>&1
+rc=$?
+mkdir -p "$top/build/logs"
+cp "$work/console.log" "$top/build/logs/arm64-vm.log"
+grep -q 'arm64-vm: done' "$work/console.log" ||
+	fail boot "the guest did not finish (qemu rc $rc, $((SECONDS - t)) s): build/logs/arm64-vm.log"
+tr -d '\r' <"$work/console.log" | grep -E '^(PASS|FAIL): ' >"$work/results"
+cat "$work/results"
+echo "PASS: arm64/boot ($KREL under TCG: $((SECONDS - t)) s)"
+bad=$(tr -d '\r' <"$work/console.log" | grep -E -f <(grep -v '^#' "$top/scripts/vm/bad-log-patterns") | head -n1)
+if [ -n "$bad" ]; then
+	echo "FAIL: arm64/kernel-log: $bad"
+else
+	echo "PASS: arm64/kernel-log"
+fi
+! grep -q '^FAIL' "$work/results" && [ -z "$bad" ]
