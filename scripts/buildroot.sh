@@ -6,6 +6,11 @@
 # With --perf, a root of SUITE's linux-perf instead (its perf and the
 # libraries it runs with; vm-test.sh stages them into a guest that runs
 # that suite's kernel), under USTACK_CACHE/buildroot/SUITE-perf.
+# SUITE-arm64 (trixie-arm64): a root for cross builds against SUITE's arm64
+# headers (tests/kbuild), under USTACK_CACHE/buildroot/SUITE-arm64: the
+# same, with the cross compiler the arm64 headers name (gcc-14:arm64 and
+# sid's gcc-16-for-host:arm64 are gcc-N-aarch64-linux-gnu here) and their
+# linux-kbuild for this host.
 #
 # The root is made once with mmdebstrap (Debian's packages only, from the
 # mirror this machine's apt uses, through scripts/apt-suite.sh) under
@@ -30,6 +35,9 @@ cache=${USTACK_CACHE:-/var/cache/ustack}
 cache=$(realpath -m "$cache")
 name=$suite
 [ $kind = perf ] && name=$suite-perf
+case $suite in
+*-arm64) kind=arm64 suite=${suite%-arm64} ;;
+esac
 root=$cache/buildroot/$name
 
 log() { echo "buildroot: $*" >&2; }
@@ -38,7 +46,9 @@ mkdir -p "$cache/buildroot"
 exec 8>"$cache/buildroot/.$name.lock"
 flock 8
 
-conf=$("$here/apt-suite.sh" "$suite")
+foreign=()
+[ $kind = arm64 ] && foreign=(arm64)
+conf=$("$here/apt-suite.sh" "$suite" ${foreign[@]+"${foreign[@]}"})
 # What the root needs: read from the suite's current headers package (or
 # its current linux-perf, whose dependencies mmdebstrap brings).
 wanted() {
@@ -49,12 +59,18 @@ wanted() {
 		[ -n "$h" ] && echo "linux-perf=$h"
 		return
 	fi
-	h=$(APT_CONFIG=$conf apt-cache depends linux-headers-amd64 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-headers-[0-9][^ ]*\)$/\1/p' | head -n1)
+	if [ $kind = arm64 ]; then
+		h=$(APT_CONFIG=$conf apt-cache depends linux-headers-arm64:arm64 2>/dev/null |
+			sed -n 's/^ *Depends: \(linux-headers-[0-9][^ ]*\)$/\1/p' | head -n1)
+	else
+		h=$(APT_CONFIG=$conf apt-cache depends linux-headers-amd64 2>/dev/null |
+			sed -n 's/^ *Depends: \(linux-headers-[0-9][^ ]*\)$/\1/p' | head -n1)
+	fi
 	[ -n "$h" ] || return 1
 	echo make libc6-dev bc kmod xz-utils zstd
 	APT_CONFIG=$conf apt-cache depends "$h" 2>/dev/null |
-		sed -n 's/^ *|\{0,1\}Depends: \(gcc-[0-9][^ ]*\|linux-kbuild-[0-9][^ ]*\)$/\1/p'
+		sed -n 's/^ *|\{0,1\}Depends: \(gcc-[0-9][^ ]*\|linux-kbuild-[0-9][^ ]*\)$/\1/p' |
+		sed -e 's/^\(gcc-[0-9]*\)\(-for-host\)\{0,1\}:arm64$/\1-aarch64-linux-gnu/' -e 's/:arm64$//'
 }
 if ! want=$(wanted | sort -u | paste -sd' ') || [ -z "$want" ]; then
 	log "cannot read $suite's linux-headers-amd64"

@@ -50,6 +50,7 @@ suite= sfx=
 use_suite() {
 	suite=$1 sfx=
 	if [ -n "${2:-}" ]; then
+		[ "$suite" != "$host_suite" ] || suite=
 		APT_CONFIG=$("$here/apt-suite.sh" "${suite:-$host_suite}" "$2") || exit 1
 		export APT_CONFIG
 		sfx=${suite:+$suite:}
@@ -230,7 +231,8 @@ if [ "$name" = --headers ]; then
 	[ -f "$kdir/Makefile" ] || { echo "kernel.sh: $kdir/Makefile missing" >&2; exit 1; }
 	echo "KREL=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")"
 	echo "KDIR=$kdir"
-	echo "BUILDROOT=$suite"
+	# another suite's arm64 headers: its cross build root
+	echo "BUILDROOT=${suite:+$suite${harch:+-$harch}}"
 	exit 0
 fi
 

@@ -16,12 +16,14 @@
 # installed; another suite's are built in its build root
 # (scripts/buildroot.sh) with the compiler they name.
 # arm64 (issue 52): the newest arm64 headers of each series of
-# USTACK_KBUILD_ARM64_SUITES (default bookworm: 6.1.0-* and 6.12.*+deb12,
-# built with gcc-12 as the host's gcc-aarch64-linux-gnu; every version
-# with USTACK_KBUILD_ALL), cross-built the kbuild way (ARCH=arm64
-# CROSS_COMPILE=aarch64-linux-gnu-) with this host's linux-kbuild of the
-# same version, held to the same rules, without the test hooks (nmi_test
-# is x86's NMI IPI).  arm64 has no user-return notifier, which the stay
+# USTACK_KBUILD_ARM64_SUITES (default bookworm trixie sid: 6.1.0-* and
+# 6.12.*+deb12 with the host's gcc-aarch64-linux-gnu, gcc-12 as they were
+# built with; 6.12.*+deb13 and sid's in the suite's cross build root,
+# scripts/buildroot.sh SUITE-arm64; every version with USTACK_KBUILD_ALL;
+# "" for none), cross-built the kbuild way (ARCH=arm64
+# CROSS_COMPILE=aarch64-linux-gnu-, as Debian's .kernelvariables say too)
+# with an amd64 linux-kbuild of the same version, held to the same rules,
+# without the test hooks (nmi_test is x86's NMI IPI).  arm64 has no user-return notifier, which the stay
 # (stay.c) ends at: the build declares one (CONFIG_USER_RETURN_NOTIFIER, a
 # TIF bit no header reads) so that all else compiles, and modpost's
 # undefined user_return_notifier_register/_unregister are the one gap
@@ -148,7 +150,7 @@ for s in $suites; do
 		echo "$krel $s $(echo "$info" | sed -n 's/^KDIR=//p') $(echo "$info" | sed -n 's/^BUILDROOT=//p')" >>"$work/list"
 	done
 done
-for s in ${USTACK_KBUILD_ARM64_SUITES-bookworm}; do
+for s in ${USTACK_KBUILD_ARM64_SUITES-bookworm trixie sid}; do
 	want arm64 "suite-$s-arm64" "*-arm64" || continue
 	if ! pkgs=$(arm64_of "$s") || [ -z "$pkgs" ]; then
 		echo "FAIL: kbuild/suite-$s-arm64: no arm64 linux-headers packages listed for $s"
@@ -162,8 +164,8 @@ for s in ${USTACK_KBUILD_ARM64_SUITES-bookworm}; do
 			echo "FAIL: kbuild/$krel: cannot unpack $p: $(tail -n1 "$work/$krel.err")"
 			continue
 		fi
-		# the host's cross compiler: no build root
-		echo "$krel $s $(echo "$info" | sed -n 's/^KDIR=//p')" >>"$work/list"
+		# bookworm's: the host's cross compiler; trixie's: its build root
+		echo "$krel $s $(echo "$info" | sed -n 's/^KDIR=//p') $(echo "$info" | sed -n 's/^BUILDROOT=//p')" >>"$work/list"
 	done
 done
 
@@ -197,7 +199,6 @@ build() {
 	local krel=$1 kdir=$3 root=${4:-} d=$work/$1 t=$SECONDS key cc bad
 	local cross=() hooks=USTACK_TEST_HOOKS=y gap=
 	if [[ $krel == *-arm64 ]]; then
-		root=
 		cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- KBUILD_MODPOST_WARN=1
 		       KCPPFLAGS="-DCONFIG_USER_RETURN_NOTIFIER -DTIF_USER_RETURN_NOTIFY=31")
 		hooks=USTACK_TEST_HOOKS=n
