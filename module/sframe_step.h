@@ -69,10 +69,22 @@ static __always_inline int sf_step_default(const struct sframe_rule *r,
 	return 0;
 }
 
+/* The step of ustack_sframe_step(). */
+static __always_inline int sf_step(const struct sframe_rule *r,
+				   struct sframe_state *st)
+{
+	if (r->flags & SFRAME_R_OUTERMOST)
+		return SFRAME_E_RA;
+	if (likely(sf_default_shape(r)))
+		return sf_step_default(r, st);
+	return ustack_sframe_step_flex(r, st);
+}
+
 /*
  * The entry rule: nothing pushed but what the call left, as at a
  * function's first instruction (the RA where the call put it: arch.h).
- * Where the RA is still in a register, only the topmost frame can take it.
+ * Where the RA is still in a register (AArch64's x30), the rule is not of
+ * the default shape and only the topmost frame can take it.
  */
 static __always_inline int sf_entry_step(struct sframe_state *st)
 {
@@ -83,18 +95,7 @@ static __always_inline int sf_entry_step(struct sframe_state *st)
 		.fp = { .kind = SFRAME_LOC_SAME },
 	};
 
-	return sf_step_default(&entry, st);
-}
-
-/* The step of ustack_sframe_step(). */
-static __always_inline int sf_step(const struct sframe_rule *r,
-				   struct sframe_state *st)
-{
-	if (r->flags & SFRAME_R_OUTERMOST)
-		return SFRAME_E_RA;
-	if (likely(sf_default_shape(r)))
-		return sf_step_default(r, st);
-	return ustack_sframe_step_flex(r, st);
+	return sf_step(&entry, st);
 }
 
 /* The frame-pointer rule (ustack_sframe_fp_step()). */

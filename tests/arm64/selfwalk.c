@@ -8,6 +8,9 @@
  *   signal   the same chain, f3 executing udf: the walk starts in the
  *            SIGILL handler and must go through the vDSO's
  *            __kernel_rt_sigreturn and the signal frame back into f3
+ *   clone-entry  from the first instruction of a function without CFI,
+ *            as a task returning from clone in the parent: the entry
+ *            rule, the RA in x30
  * Built static, without frame pointers, with and without
  * -mbranch-protection=pac-ret (signed return addresses: the walk strips
  * them).  Prints "PASS: arm64/NAME" or "FAIL: arm64/NAME: why"; run by
@@ -23,6 +26,7 @@
 #include <ucontext.h>
 #include <unwind.h>
 #include "ustack_sframe.h"
+#include "uapi/ustack.h"
 
 /* The signal frame arch_arm64.h reads, as glibc's ABI has it. */
 _Static_assert(sizeof(siginfo_t) == USTACK_ARCH_SIGINFO_SIZE, "siginfo");
@@ -139,55 +143,115 @@ static void result(const char *test, const char *why)
 	}
 }
 
-/*
- * Walk from here, with the registers as they are at label 1, and compare
- * the return addresses with libgcc's: from the walk's first (the return
- * into walk_here's caller) on, @want of them at least (down to main's
- * caller, in libc, where the SFrame ends) must be the same.
- */
-static __attribute__((noinline)) void walk_here(const char *test, int want)
+/* A topmost frame's registers. */
+struct regs {
+	u64 pc, sp, lr, fp;
+};
+
+/* The walk from @r (topmost), with @flags: its frames into @ips. */
+static u32 walk(const struct regs *r, u32 flags, u64 *ips, u8 *end, s8 *err)
 {
 	static struct sframe_cache cache;
-	u64 ips[MAX_FRAMES], gpr[SFRAME_NR_REGS] = { 0 }, pc, sp, fp, lr;
-	struct bt bt = { .n = 0 };
+	u64 gpr[SFRAME_NR_REGS] = { 0 };
 	struct sframe_walk w;
-	int i, k, n;
-	char why[160];
 
-	asm volatile("adr %0, 1f\n1:\n\tmov %1, sp\n\tmov %2, x29\n\tmov %3, x30"
-		     : "=r"(pc), "=r"(sp), "=r"(fp), "=r"(lr));
-	_Unwind_Backtrace(bt_one, &bt);
 	memset(&w, 0, sizeof(w));
-	gpr[SFRAME_REG_LR] = lr;
-	gpr[SFRAME_REG_XSP] = sp;
-	gpr[USTACK_ARCH_REG_RA] = pc;
-	w.st.ip = pc;
-	w.st.sp = sp;
-	w.st.fp = fp;
+	gpr[SFRAME_REG_LR] = r->lr;
+	gpr[SFRAME_REG_XSP] = r->sp;
+	gpr[USTACK_ARCH_REG_RA] = r->pc;
+	w.st.ip = r->pc;
+	w.st.sp = r->sp;
+	w.st.fp = r->fp;
 	w.st.gpr = gpr;
 	w.ops = &ops;
 	w.cache = &cache;
 	w.ips = ips;
 	w.max_frames = MAX_FRAMES;
-	w.flags = SFRAME_WALK_NO_FP;
+	w.flags = SFRAME_WALK_NO_FP | flags;
 	ustack_sframe_walk(&w);
-	/* libgcc's first frames are its own and walk_here's */
-	for (k = 0; k < bt.n && bt.ip[k] != ips[1]; k++)
+	*end = w.end;
+	*err = w.err;
+	return w.nr;
+}
+
+/*
+ * Walk from @r and compare the return addresses with libgcc's (@bt): from
+ * the walk's frame @from on, @want of them at least (down to main's
+ * caller, in libc, where the SFrame ends) must be the same.
+ */
+static void check(const char *test, const struct regs *r, u32 flags,
+		  int from, int want, const struct bt *bt)
+{
+	u64 ips[MAX_FRAMES];
+	int i, k, n, nr;
+	char why[160];
+	u8 end;
+	s8 err;
+
+	nr = walk(r, flags, ips, &end, &err);
+	/* libgcc's first frames are its own and the caller's */
+	for (k = 0; nr > from && k < bt->n && bt->ip[k] != ips[from]; k++)
 		;
-	n = w.nr > 1 ? same_run(ips + 1, bt.ip + k, w.nr - 1) : 0;
+	n = nr > from ? same_run(ips + from, bt->ip + k, nr - from) : 0;
 	if (n < want) {
-		snprintf(why, sizeof(why), "%d of %d frames as libgcc's (walk %u, end %u, err %d; libgcc %d from %d)",
-			 n, want, w.nr, w.end, w.err, bt.n, k);
+		snprintf(why, sizeof(why), "%d of %d frames as libgcc's (walk %d, end %u, err %d; libgcc %d from %d)",
+			 n, want, nr, end, err, bt->n, k);
 		result(test, why);
 	} else {
 		result(test, NULL);
 	}
 	if (n < want && getenv("SELFWALK_VERBOSE")) {
-		for (i = 0; i < (int)w.nr; i++)
+		for (i = 0; i < nr; i++)
 			printf("  walk %2d %#llx\n", i, (unsigned long long)ips[i]);
-		for (i = 0; i < bt.n; i++)
-			printf("  gcc  %2d %#llx\n", i, (unsigned long long)bt.ip[i]);
+		for (i = 0; i < bt->n; i++)
+			printf("  gcc  %2d %#llx\n", i, (unsigned long long)bt->ip[i]);
 	}
+}
+
+/* Walk from here, with the registers as they are at label 1. */
+static __attribute__((noinline)) void walk_here(const char *test, int want)
+{
+	struct bt bt = { .n = 0 };
+	struct regs r;
+
+	asm volatile("adr %0, 1f\n1:\n\tmov %1, sp\n\tmov %2, x29\n\tmov %3, x30"
+		     : "=r"(r.pc), "=r"(r.sp), "=r"(r.fp), "=r"(r.lr));
+	_Unwind_Backtrace(bt_one, &bt);
+	check(test, &r, 0, 1, want, &bt);
+}
+
+/*
+ * A function without CFI, so without an SFrame FDE, that stores the
+ * registers at its first instruction: as glibc's clone is where its CFI
+ * ends.  The walk from there must take the entry rule (CFA = SP, the RA
+ * in x30), as it does for a task returning from clone in the parent.
+ */
+void nocfi_capture(struct regs *r);
+asm(".text\n\t.p2align 2\n\t.type nocfi_capture, %function\nnocfi_capture:\n"
+    "\tadr x9, nocfi_capture\n\tstr x9, [x0]\n\tmov x9, sp\n\tstr x9, [x0, #8]\n"
+    "\tstr x30, [x0, #16]\n\tstr x29, [x0, #24]\n\tret\n"
+    "\t.size nocfi_capture, .-nocfi_capture\n");
+
+static __attribute__((noinline)) void clone_entry(void)
+{
+	struct bt bt = { .n = 0 };
+	struct regs r;
+	u64 ips[MAX_FRAMES];
+	u8 end;
+	s8 err;
+
+	nocfi_capture(&r);
+	_Unwind_Backtrace(bt_one, &bt);
+	/* nocfi_capture, clone_entry: then f3, f2, f1, main, libc */
+	check("clone-entry", &r, SFRAME_WALK_CLONE_PARENT, 2, 5, &bt);
+	if (walk(&r, SFRAME_WALK_CLONE_PARENT, ips, &end, &err) < 2 ||
+	    ips[1] != r.lr)
+		result("clone-entry-lr", "the entry rule's RA is not x30");
+	else
+		result("clone-entry-lr", NULL);
+	/* without the flag no rule covers nocfi_capture */
+	result("no-info", walk(&r, 0, ips, &end, &err) == 1 &&
+	       end == USTACK_END_NO_INFO ? NULL : "a walk past a PC without a rule");
 }
 
 static void on_sigill(int sig, siginfo_t *si, void *uc_)
@@ -203,8 +267,10 @@ static volatile int depth;
 
 static __attribute__((noinline)) void f3(int sig)
 {
-	if (sig)
+	if (sig == 1)
 		asm volatile(".inst 0x00000000");	/* udf #0: SIGILL */
+	else if (sig == 2)
+		clone_entry();
 	else
 		walk_here("plain", 5);	/* f3, f2, f1, main, libc */
 	depth++;
@@ -241,5 +307,6 @@ int main(int argc, char **argv)
 	sigaction(SIGILL, &sa, NULL);
 	f1(0);
 	f1(1);
+	f1(2);
 	return failures != 0;
 }
