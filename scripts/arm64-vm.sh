@@ -15,11 +15,14 @@
 # x86's): insmod FAILs naming the symbols, and the sampling of /dev/ustack
 # waits for it.  Not part of make check.
 #   USTACK_ARM64_SUITE=bookworm   the suite of the image and busybox
+#   USTACK_ARM64_SERIES=6.1.0     the image's series: its newest generic
+#                                 flavour (6.12 takes 6.12.*+deb12)
 #   USTACK_ARM64_TIMEOUT=600      seconds for the guest
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=$(realpath -m "${USTACK_CACHE:-/var/cache/ustack}")
 suite=${USTACK_ARM64_SUITE:-bookworm}
+series=${USTACK_ARM64_SERIES:-6.1.0}
 timeout=${USTACK_ARM64_TIMEOUT:-600}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,11 +33,11 @@ for c in qemu-system-aarch64 aarch64-linux-gnu-gcc cpio; do
 	command -v $c >/dev/null || fail setup "$c is missing (scripts/deps.sh check)"
 done
 
-# The newest generic arm64 image of the suite's 6.1 series, its headers.
+# The newest generic arm64 image of the suite's series, its headers.
 conf=$("$top/scripts/apt-suite.sh" "$suite" arm64) || fail setup "no $suite arm64 lists"
-img=$(APT_CONFIG=$conf apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-arm64$' |
-	cut -d' ' -f1 | sort -V | tail -n1)
-[ -n "$img" ] || fail setup "no linux-image-6.1.0-*-arm64 in $suite"
+img=$(APT_CONFIG=$conf apt-cache search --names-only "^linux-image-${series//./\\.}[-.][0-9a-z.+]*-arm64\$" |
+	cut -d' ' -f1 | grep -v -e '-dbg$' -e '-unsigned$' | sort -V | tail -n1)
+[ -n "$img" ] || fail setup "no linux-image-$series*-arm64 in $suite"
 eval "$("$top/scripts/kernel.sh" --image "$img" "$suite")" || fail setup "cannot unpack $img"
 hdr=linux-headers-${img#linux-image-}
 kdir=$("$top/scripts/kernel.sh" --headers "$hdr" "$suite" | sed -n 's/^KDIR=//p')
