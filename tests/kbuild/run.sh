@@ -23,11 +23,12 @@
 # "" for none), cross-built the kbuild way (ARCH=arm64
 # CROSS_COMPILE=aarch64-linux-gnu-, as Debian's .kernelvariables say too)
 # with an amd64 linux-kbuild of the same version, held to the same rules,
-# without the test hooks (nmi_test is x86's NMI IPI).  arm64 has no user-return notifier, which the stay
-# (stay.c) ends at: the build declares one (CONFIG_USER_RETURN_NOTIFIER, a
-# TIF bit no header reads) so that all else compiles, and modpost's
-# undefined user_return_notifier_register/_unregister are the one gap
-# allowed, named in the PASS line: that ustack.ko cannot load yet.
+# without the test hooks (nmi_test is x86's NMI IPI).  arm64 has no
+# user-return notifier, which the stay (stay.c) ends at: the build
+# declares one (CONFIG_USER_RETURN_NOTIFIER, a TIF bit no header reads) so
+# that all else compiles, and modpost's undefined
+# user_return_notifier_register/_unregister are the one gap allowed,
+# named in the PASS line: that ustack.ko cannot load yet.
 # bash tests/kbuild/run.sh [NAME...]: NAME is the kernel release
 # (6.1.0-50-amd64) or the suite's list (suite-trixie: it was read).
 #   USTACK_KBUILD_JOBS=2       builds side by side (one make job each)
