@@ -104,6 +104,12 @@
 #define USTACK_ARCH_UC_MCONTEXT		176	/* offsetof(ucontext, uc_mcontext) */
 #define USTACK_ARCH_SC_REGS		8	/* offsetof(sigcontext, regs) */
 #define USTACK_ARCH_SC_WORDS		33
+/*
+ * sizeof(struct rt_sigframe), a multiple of 16: how far below the frame
+ * record the kernel makes for the handler the frame starts, where its
+ * records fit uc_mcontext's 4 KiB.
+ */
+#define USTACK_ARCH_SIGFRAME_SIZE	4688
 
 /*
  * glibc's clone and clone3 end their CFI before the system call, right

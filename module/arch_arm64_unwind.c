@@ -22,25 +22,59 @@ static_assert(offsetof(struct sigcontext, sp) ==
 	      USTACK_ARCH_SC_REGS + 8 * SFRAME_REG_XSP);
 static_assert(offsetof(struct sigcontext, pc) ==
 	      USTACK_ARCH_SC_REGS + 8 * USTACK_ARCH_REG_RA);
+static_assert(sizeof(struct siginfo) + sizeof(struct ucontext) ==
+	      USTACK_ARCH_SIGFRAME_SIZE);
 #endif
 
 /* The saved registers are the walk's, in order: one copy. */
 _Static_assert(USTACK_ARCH_SC_WORDS == SFRAME_NR_REGS, "sigcontext words");
 
+/* The saved x0 .. x30, sp, pc of the signal frame at @frame, into @gpr. */
+static int a64_sigframe_regs(const struct sframe_state *st, u64 frame,
+			     u64 *gpr)
+{
+	u64 at = frame + USTACK_ARCH_SIGINFO_SIZE + USTACK_ARCH_UC_MCONTEXT +
+		 USTACK_ARCH_SC_REGS;
+
+	if (at < frame)
+		return SFRAME_E_FAULT;
+	return sf_load_block(st, at, gpr, USTACK_ARCH_SC_WORDS * 8);
+}
+
 /*
- * @st is at the trampoline, SP at the struct rt_sigframe: go on from the
- * registers of its uc_mcontext, x0 .. x30, sp, pc, which are the DWARF
- * registers in order (all of them: the frame is a topmost one).
+ * Is there a signal frame at @frame (its registers then in @gpr)?  The
+ * kernel puts the handler's first frame record right above it (unless
+ * large SVE or SME state made the frame bigger), holding the interrupted
+ * x29 and x30 as the frame's sigcontext does.
+ */
+static bool a64_sigframe_at(const struct sframe_state *st, u64 frame,
+			    u64 *gpr)
+{
+	u64 rec[2];
+
+	return !a64_sigframe_regs(st, frame, gpr) &&
+	       !sf_load_block(st, frame + USTACK_ARCH_SIGFRAME_SIZE, rec,
+			      sizeof(rec)) &&
+	       rec[0] == gpr[SFRAME_REG_X29] && rec[1] == gpr[SFRAME_REG_LR];
+}
+
+/*
+ * @st is at the trampoline: go on from the registers of the signal
+ * frame's uc_mcontext, x0 .. x30, sp, pc, which are the DWARF registers in
+ * order (all of them: the frame is a topmost one).  After an SFrame step
+ * SP is at the frame.  After a frame-pointer step it is not (the rule
+ * takes FP + 16, and GCC puts the record at the bottom of the frame), but
+ * the record that step read last was the kernel's, above the frame: FP
+ * points at it.
  */
 int ustack_arch_signal_step(struct sframe_walk *w, struct sframe_state *st)
 {
-	u64 at = st->sp + USTACK_ARCH_SIGINFO_SIZE + USTACK_ARCH_UC_MCONTEXT +
-		 USTACK_ARCH_SC_REGS;
-	int err;
+	int err = 0;
 
-	if (at < st->sp)
-		return SFRAME_E_FAULT;
-	err = sf_load_block(st, at, w->gpr, sizeof(w->gpr));
+	if (!a64_sigframe_at(st, st->sp, w->gpr) &&
+	    !(st->fp > USTACK_ARCH_SIGFRAME_SIZE &&
+	      a64_sigframe_at(st, st->fp - USTACK_ARCH_SIGFRAME_SIZE, w->gpr)))
+		err = a64_sigframe_regs(st, st->sp, w->gpr);
 	if (err)
 		return err;
 	st->ip = w->gpr[SFRAME_REG_RA];

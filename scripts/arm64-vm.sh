@@ -7,7 +7,8 @@
 #       into tests/arm64/selfwalk.c (static, no frame pointers, SFrame from
 #       aarch64-linux-gnu-as --gsframe; the second with signed return
 #       addresses), walking its own stack and through a signal frame,
-#       against libgcc's unwinder
+#       against libgcc's unwinder; selfwalk-fp-pac-ret the same with frame
+#       pointers and the frame-pointer rule alone
 #   insmod, rmmod   ustack.ko cross-built against the image's headers as
 #       tests/kbuild builds it; a clean kernel log
 # Prints PASS:/FAIL: lines (arm64/NAME) and exits non-zero on a FAIL.
@@ -59,10 +60,14 @@ mkdir -p "$root"/{bin,proc,sys,dev,tmp}
 cp "$bb/bin/busybox" "$root/bin/busybox"
 core=$(make -s --no-print-directory -C "$top" -f module/core.mk USTACK_ARCH=arm64 \
 	--eval 'p:;@echo $(addprefix $(USTACK_CORE_DIR),$(USTACK_CORE_SRCS))' p)
-for v in plain pac-ret; do
-	flags=()
-	[ $v = pac-ret ] && flags=(-mbranch-protection=pac-ret)
-	(cd "$top" && aarch64-linux-gnu-gcc -static -O2 -fomit-frame-pointer ${flags[@]+"${flags[@]}"} \
+for v in plain pac-ret fp-pac-ret; do
+	flags=(-fomit-frame-pointer)
+	[ $v = pac-ret ] && flags+=(-mbranch-protection=pac-ret)
+	# (no shrink-wrapping: f3 makes its frame record before the udf, where
+	# the frame-pointer rule, blind to x30, would skip f2)
+	[ $v = fp-pac-ret ] &&
+		flags=(-fno-omit-frame-pointer -fno-shrink-wrap -mbranch-protection=pac-ret)
+	(cd "$top" && aarch64-linux-gnu-gcc -static -O2 "${flags[@]}" \
 		-Wa,--gsframe -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -Werror \
 		-Imodule -Iinclude -o "$root/selfwalk-$v" tests/arm64/selfwalk.c $core) \
 		>"$work/cc.log" 2>&1 || fail "build-selfwalk-$v" "$(head -n3 "$work/cc.log")"
@@ -88,6 +93,7 @@ mount -t devtmpfs dev /dev
 echo "arm64-vm: $(uname -r) $(uname -m), PAC: $(grep -m1 -o -w paca /proc/cpuinfo || echo none)"
 SELFWALK_VERBOSE=1 /selfwalk-plain
 SELFWALK_VERBOSE=1 /selfwalk-pac-ret
+SELFWALK_VERBOSE=1 /selfwalk-fp-pac-ret
 if insmod /ustack.ko 2>/tmp/insmod.err; then
 	echo "PASS: arm64/insmod"
 	if rmmod ustack; then echo "PASS: arm64/rmmod"; else echo "FAIL: arm64/rmmod: rmmod failed"; fi

@@ -13,7 +13,8 @@
  *            rule, the RA in x30
  * Built static, without frame pointers, with and without
  * -mbranch-protection=pac-ret (signed return addresses: the walk strips
- * them).  Prints "PASS: arm64/NAME" or "FAIL: arm64/NAME: why"; run by
+ * them); and as fp-pac-ret, with frame pointers and signed return
+ * addresses, where the walk takes the AAPCS64 frame records alone.  Prints "PASS: arm64/NAME" or "FAIL: arm64/NAME: why"; run by
  * scripts/arm64-vm.sh in an arm64 guest.
  */
 #include <elf.h>
@@ -33,16 +34,21 @@ _Static_assert(sizeof(siginfo_t) == USTACK_ARCH_SIGINFO_SIZE, "siginfo");
 _Static_assert(offsetof(ucontext_t, uc_mcontext) == USTACK_ARCH_UC_MCONTEXT,
 	       "uc_mcontext");
 _Static_assert(offsetof(mcontext_t, regs) == USTACK_ARCH_SC_REGS, "regs");
+_Static_assert(sizeof(siginfo_t) + sizeof(ucontext_t) ==
+	       USTACK_ARCH_SIGFRAME_SIZE, "rt_sigframe");
 
 #ifndef PT_GNU_SFRAME
 #define PT_GNU_SFRAME	0x6474e554	/* glibc 2.36's elf.h has none */
 #endif
 #define MAX_FRAMES	32
 #define NAME_PAC	"pac-ret"
+#define NAME_FP		"fp-pac-ret"
 
 static struct sframe_sec sec;
 static u64 text_lo, text_hi, vdso_lo, vdso_hi;
 static const char *variant = "plain";
+/* fp-pac-ret: no SFrame lookups, the frame-pointer rule for every frame */
+static bool fp_only;
 static int failures;
 
 /* The program's PT_GNU_SFRAME and executable PT_LOAD. */
@@ -91,7 +97,7 @@ static const struct sframe_sec *find_sec(struct sframe_walk *w, u64 pc,
 					 bool *cacheable)
 {
 	*cacheable = true;
-	return pc >= text_lo && pc < text_hi ? &sec : NULL;
+	return pc >= text_lo && pc < text_hi && !fp_only ? &sec : NULL;
 }
 
 static int read_code(struct sframe_walk *w, void *dst, u64 addr, u32 len)
@@ -167,7 +173,7 @@ static u32 walk(const struct regs *r, u32 flags, u64 *ips, u8 *end, s8 *err)
 	w.cache = &cache;
 	w.ips = ips;
 	w.max_frames = MAX_FRAMES;
-	w.flags = SFRAME_WALK_NO_FP | flags;
+	w.flags = (fp_only ? 0 : SFRAME_WALK_NO_FP) | flags;
 	ustack_sframe_walk(&w);
 	*end = w.end;
 	*err = w.err;
@@ -250,8 +256,9 @@ static __attribute__((noinline)) void clone_entry(void)
 	else
 		result("clone-entry-lr", NULL);
 	/* without the flag no rule covers nocfi_capture */
-	result("no-info", walk(&r, 0, ips, &end, &err) == 1 &&
-	       end == USTACK_END_NO_INFO ? NULL : "a walk past a PC without a rule");
+	if (!fp_only)
+		result("no-info", walk(&r, 0, ips, &end, &err) == 1 &&
+		       end == USTACK_END_NO_INFO ? NULL : "a walk past a PC without a rule");
 }
 
 static void on_sigill(int sig, siginfo_t *si, void *uc_)
@@ -293,8 +300,12 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_sigaction = on_sigill, .sa_flags = SA_SIGINFO };
 	int err = SFRAME_E_NOINFO;
 
-	if (strstr(argv[0], NAME_PAC))
+	if (strstr(argv[0], NAME_FP)) {
+		variant = NAME_FP;
+		fp_only = true;
+	} else if (strstr(argv[0], NAME_PAC)) {
 		variant = NAME_PAC;
+	}
 	dl_iterate_phdr(phdr_cb, &err);
 	if (err) {
 		printf("FAIL: arm64/sframe-%s: no usable PT_GNU_SFRAME (%s)\n",
