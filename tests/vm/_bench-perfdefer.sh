@@ -46,17 +46,8 @@ one() {	# one CONFIG: elapsed_ns of one timed run of the workload
 }
 configs="base perf_fp perf_defer_kernel perf_defer_ustack"
 one base >/dev/null	# TCG translates the code once
-round=0
-while [ $round -lt $R ]; do
-	for c in $configs; do
-		e=$(one $c)
-		[ -n "$e" ] || fail "$c: no elapsed_ns"
-		echo "run $round $c $(ms $e) ms"
-		eval "b=\${best_$c:-}"
-		[ -z "$b" ] || [ "$e" -lt "$b" ] && eval "best_$c=$e"
-	done
-	round=$((round + 1))
-done
+# shellcheck disable=SC2086	# the configurations hold no spaces
+best_rounds $R : $configs
 echo "bench workload_base_ms $(ms $best_base) ms"
 for c in perf_fp perf_defer_kernel perf_defer_ustack; do
 	eval "t=\$best_$c"

@@ -94,22 +94,10 @@ configs="base base_shim ustack99 ustack999 ustack99_store ustack999_store base_x
 command -v perf >/dev/null && configs="$configs perf_nocg perf_dwarf perf_fp perf_fp_x100 perf_dwarf_x100"
 rm -f /tmp/ustack*.txt /tmp/b_ustack*.txt
 # A warm-up run (TCG translates the code once), then R rounds over every
-# configuration in turn, the best run of each: a trend in the host's load
-# during the run biases no configuration against another.
+# configuration in turn, the best run of each (best_rounds).
 one base >/dev/null
-# (round, not i: ustack_load's loops use i.)
-round=0
-while [ $round -lt $R ]; do
-	for c in $configs; do
-		use_module $c
-		e=$(one $c)
-		[ -n "$e" ] || fail "$c: no elapsed_ns"
-		echo "run $round $c $(ms $e) ms"
-		eval "b=\${best_$c:-}"
-		[ -z "$b" ] || [ "$e" -lt "$b" ] && eval "best_$c=$e"
-	done
-	round=$((round + 1))
-done
+# shellcheck disable=SC2086	# the configurations hold no spaces
+best_rounds $R use_module $configs
 echo "bench workload_base_ms $(ms $best_base) ms"
 echo "bench workload_base_shim_ms $(ms $best_base_shim) ms"
 for c in ustack b_ustack; do

@@ -287,3 +287,24 @@ perf_share() {
 		}
 		END { flush(); print ok + 0, own + 0, tot + 0 }' /tmp/perf-share.txt
 }
+
+# best_rounds ROUNDS HOOK CONFIG...: a benchmark's rounds, every CONFIG in
+# turn in each, the best (least) elapsed_ns of each into best_CONFIG:
+# `HOOK CONFIG` (: for none) then `one CONFIG`, the benchmark's, which
+# prints one timed run's elapsed_ns.  A trend in the host's load during
+# the run biases no configuration against another.
+best_rounds() {
+	local nr=$1 hook=$2 round=0 c e b
+	shift 2
+	while [ $round -lt $nr ]; do
+		for c; do
+			$hook $c
+			e=$(one $c)
+			[ -n "$e" ] || fail "$c: no elapsed_ns"
+			echo "run $round $c $(awk -v n="$e" 'BEGIN { printf "%.1f", n / 1e6 }') ms"
+			eval "b=\${best_$c:-}"
+			[ -z "$b" ] || [ "$e" -lt "$b" ] && eval "best_$c=$e"
+		done
+		round=$((round + 1))
+	done
+}
