@@ -311,6 +311,7 @@ static __always_inline int sf_rule_default(unsigned int n, s32 w0, s32 w1,
 {
 	r->cfa.off = w0;
 #if USTACK_ARCH_SFRAME_FIXED_RA
+	(void)w2;	/* a third word is the RA's arches' */
 	if (n > 2)
 		return SFRAME_E_FRE_COUNT;
 	if (n == 2) {
