@@ -20,7 +20,9 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +160,20 @@ static int seccomp_on(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) ? -1 : 0;
 }
 
+/* Whether the kernel filters system calls (CONFIG_SECCOMP_FILTER). */
+static bool have_seccomp = true;
+
+void sandbox_init(void)
+{
+	uint32_t action = SECCOMP_RET_KILL_PROCESS;
+
+	/* ENOSYS without seccomp, EINVAL without its filters */
+	if (!syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action))
+		return;
+	have_seccomp = false;
+	logmsg("this kernel has no seccomp filters: the limited children run without one (their other limits stay)");
+}
+
 int sandbox_enter(uid_t uid, const int *keep, size_t nkeep, char *why,
 		  size_t whylen)
 {
@@ -172,7 +188,7 @@ int sandbox_enter(uid_t uid, const int *keep, size_t nkeep, char *why,
 		step = "setresuid";
 	else if (drop_caps())
 		step = "capset";
-	else if (seccomp_on())
+	else if (have_seccomp && seccomp_on())
 		step = "seccomp";
 	else
 		return 0;

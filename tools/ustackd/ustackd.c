@@ -298,6 +298,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	budget_init();
+	sandbox_init();
 	if (mode == MODE_PREPARE)
 		return run_prepare(argc - optind, argv + optind);
 	return run_daemon();

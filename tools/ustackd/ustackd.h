@@ -207,6 +207,8 @@ int examiner_finish(struct examiner *e, bool go, const struct stat *st,
 /* ---- sandbox.c ------------------------------------------------------------ */
 
 #define SANDBOX_NOBODY	65534	/* nobody, nogroup */
+/* At start: whether this kernel filters system calls (said if not). */
+void sandbox_init(void);
 /* The uid of a child reading the file of stat @st: its owner, or nobody. */
 uid_t sandbox_uid(const struct stat *st);
 /*
