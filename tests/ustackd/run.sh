@@ -27,6 +27,7 @@ pass build
 
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
 LIBZ=/lib/x86_64-linux-gnu/libz.so.1
+LIBCRYPT=/lib/x86_64-linux-gnu/libcrypt.so.1
 bid() { readelf -n "$1" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p' | head -n1; }
 # prep STORE ARGS...: ustackd --prepare, its log in $W/log
 prep() { local s=$1; shift; "$D" --prepare --store "$s" "$@" >"$W/log" 2>&1; }
@@ -820,6 +821,57 @@ NSEOF
 		: >"$W/ut.figures"
 		in_pidns user-time "$W/ut.sh" "$W/ut.results"
 		cat "$W/ut.figures" >&2
+	fi
+fi
+
+# A sandboxed service's view: systemd's ProtectSystem=strict with
+# RestrictSUIDSGID= (ustackd's own unit, logind's) binds the system's file
+# systems ro,nosuid, which is no user's mount.  In a PID namespace whose
+# init has the host's view, a mount namespace binds /usr so: there
+# --prepare of libz, and a process there mapping libcrypt (which ustackd
+# does not map itself) while the daemon runs outside, must both name its entry by build-id (the system's), not
+# as a user's (u-...: before, both did; under systemd root's libc was a
+# user's entry, evicted past store_user_max while in use).
+if want sandboxed-view; then
+	if ! fakestore; then
+		fail sandboxed-view "$(head -n3 "$W/fs.log")"
+	else
+		cat >"$W/sv-inner.sh" <<NSEOF
+mount --make-rprivate /
+mount --bind /usr /usr && mount -o remount,bind,ro,nosuid /usr
+findmnt -no OPTIONS -T $LIBZ | cut -d, -f1,2 >"$W/sv.opts"
+"$D" --prepare --store "$W/svstore1" "$LIBZ" >"$W/sv1.log" 2>&1
+LD_PRELOAD=$LIBCRYPT exec sleep 60
+NSEOF
+		cat >"$W/sv.sh" <<NSEOF
+set -u
+W=$W D=$D LIBZ=$LIBZ
+. $ROOT/tests/ustackd/nslib.sh
+NSEOF
+		cat >>"$W/sv.sh" <<'NSEOF'
+res() { printf '%s\n' "$1" >>"$W/sv.results"; }
+unshare -m sh "$W/sv-inner.sh" & S=$!
+waitfor 100 grep -q libz "$W/sv1.log"
+sleep 0.5
+LD_PRELOAD=$W/fakestore.so FAKESTORE_LOG=$W/sv.adds FAKESTORE_MISSES=$W/sv.misses \
+	"$D" --store "$W/svstore2" --interval 50 --no-system 2>"$W/sv2.log" & UD=$!
+ready "$W/sv2.log"
+kill $S; kill -TERM $UD; wait $UD
+p=$(grep -o 'libz[^:]*: [a-z]* [^ ]*' "$W/sv1.log" | head -n1)
+d=$(grep -o 'libcrypt[^:]*: [a-z]* [^ ]*' "$W/sv2.log" | head -n1)
+echo "sandboxed-view: /usr $(cat "$W/sv.opts") there; --prepare: $p; a mapping there: $d" >>"$W/sv.figures"
+case "$(cat "$W/sv.opts")" in *nosuid*) ;; *) res "FAIL: ustackd/sandboxed-view: no nosuid view: $(cat "$W/sv.opts")"; exit ;; esac
+if ! grep -Eq 'libz[^:]*: generated [0-9a-f]{40}\.v3\.sframe' "$W/sv1.log"; then
+	res "FAIL: ustackd/sandboxed-view: --prepare there: $p"
+elif ! grep -Eq 'libcrypt[^:]*: (generated|reused) [0-9a-f]{40}\.v3\.sframe' "$W/sv2.log"; then
+	res "FAIL: ustackd/sandboxed-view: the mapping there: ${d:-not covered}"
+else
+	res "PASS: ustackd/sandboxed-view"
+fi
+NSEOF
+		: >"$W/sv.figures"
+		in_pidns sandboxed-view "$W/sv.sh" "$W/sv.results"
+		cat "$W/sv.figures" >&2
 	fi
 fi
 

@@ -116,6 +116,31 @@ static bool on_system_fs(int fd)
 	       !fstatfs(fd, &f) && f.f_type != FUSE_SUPER_MAGIC;
 }
 
+int store_system_view(int fd, const char *path)
+{
+	char alt[4096 + 16];
+	struct stat a, b;
+	struct statvfs v;
+	int afd;
+
+	if (fstatvfs(fd, &v) || !(v.f_flag & ST_NOSUID) || path[0] != '/' ||
+	    fstat(fd, &a) || !store_trusted_object(&a))
+		return fd;
+	if (snprintf(alt, sizeof(alt), "/proc/1/root%s", path) >= (int)sizeof(alt))
+		return fd;
+	afd = open(alt, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (afd < 0)
+		return fd;
+	/* the same file, on a mount that is not nosuid: PID 1's view */
+	if (fstat(afd, &b) || b.st_dev != a.st_dev || b.st_ino != a.st_ino ||
+	    !on_system_fs(afd)) {
+		close(afd);
+		return fd;
+	}
+	close(fd);
+	return afd;
+}
+
 uint64_t store_content_hash(int fd, uint64_t size, int *err)
 {
 	/* not static: the shim's threads may hash at once */

@@ -43,6 +43,16 @@ int store_open(const char *path, char *err, size_t errlen);
 
 /* Is @st an object whose build-id may name a shared entry? */
 bool store_trusted_object(const struct stat *st);
+/*
+ * @fd (open as @path) or, when @fd's mount is nosuid, the same file as PID
+ * 1 sees it: a service's sandbox (systemd's ProtectSystem=strict with
+ * RestrictSUIDSGID=, ustackd's own and logind's among them) binds the
+ * system's file systems nosuid, which is no user's mount.  Root's file on
+ * a mount PID 1 has without nosuid is the system's, here and in the
+ * module (the descriptor registered is this one).  Closes @fd when it
+ * returns another.
+ */
+int store_system_view(int fd, const char *path);
 
 /* FNV-1a of the first @size bytes of @fd (0 with *@err = errno on error). */
 uint64_t store_content_hash(int fd, uint64_t size, int *err);

@@ -170,6 +170,21 @@ static int recv_opened(int sock, struct opened *op, int *fd)
 	return 0;
 }
 
+/*
+ * A mapping's file (@fd, open as the map_files link @link) as PID 1 sees
+ * it, if a sandboxed service's nosuid view is all the mapping gave.
+ */
+static int system_view(int fd, const char *link)
+{
+	char target[4096];
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+
+	if (n <= 0)
+		return fd;
+	target[n] = '\0';
+	return store_system_view(fd, target);
+}
+
 /* The child: open (@path) or take @fd, say so, then examine if told. */
 static int examiner_child(int sock, const char *path, int fd)
 {
@@ -180,6 +195,8 @@ static int examiner_child(int sock, const char *path, int fd)
 
 	if (path && (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 		op.err = errno;
+	else if (path)
+		fd = system_view(fd, path);
 	if (!op.err && fstat(fd, &op.st))
 		op.err = errno;
 	if (send_opened(sock, &op, path && !op.err ? fd : -1))

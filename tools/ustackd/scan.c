@@ -86,6 +86,7 @@ static void prepare_one(int dirfd, const char *name, const char *path, int flags
 	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags);
 	if (fd < 0)
 		return;
+	fd = store_system_view(fd, path);
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !tab_find(st.st_dev, st.st_ino)) {
 		o = tab_add(st.st_dev, st.st_ino, !store_trusted_object(&st));
 		if (o)

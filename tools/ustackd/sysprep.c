@@ -176,6 +176,7 @@ static void prepare_file(int dirfd, const char *name, const char *path, int out)
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
+	fd = store_system_view(fd, path);
 	if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, "\177ELF", 4) ||
 	    fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);	/* a script, data: not an object */
