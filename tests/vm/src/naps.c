@@ -25,7 +25,9 @@ static void *napper(void *arg)
 	unsigned long id = (unsigned long)arg, i;
 	struct timespec ts;
 
-	for (i = id; !until || time(NULL) < until; i++) {
+	/* at least one nap each: a thread started late (a loaded host) too */
+	i = id;
+	do {
 		unsigned long j;
 
 		for (j = 0; j < 20000; j++)
@@ -34,7 +36,8 @@ static void *napper(void *arg)
 		ts.tv_nsec = nap_ns[i % 4];
 		nanosleep(&ts, NULL);
 		naps[id]++;
-	}
+		i++;
+	} while (!until || time(NULL) < until);
 	return NULL;
 }
 
