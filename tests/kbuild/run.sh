@@ -126,6 +126,17 @@ fi
 
 # Every version: unpacked (one at a time: kernel.sh locks the cache).
 : >"$work/list"
+
+# list_headers KREL PKG SUITE: PKG's headers unpacked (scripts/kernel.sh),
+# KREL's line in the build list: "krel suite kdir buildroot"
+list_headers() {
+	local info
+	if ! info=$("$top/scripts/kernel.sh" --headers "$2" "$3" 2>"$work/$1.err"); then
+		echo "FAIL: kbuild/$1: cannot unpack $2: $(tail -n1 "$work/$1.err")"
+		return
+	fi
+	echo "$1 $3 $(echo "$info" | sed -n 's/^KDIR=//p') $(echo "$info" | sed -n 's/^BUILDROOT=//p')" >>"$work/list"
+}
 for s in $suites; do
 	if ! pkgs=$(headers_of "$s") || [ -z "$pkgs" ]; then
 		echo "FAIL: kbuild/suite-$s: no linux-headers packages listed for $s"
@@ -144,11 +155,7 @@ for s in $suites; do
 			echo "kbuild: $krel: the rt flavour is built by make check's 6.12-rt lane"
 			continue
 		fi
-		if ! info=$("$top/scripts/kernel.sh" --headers "$p" "$s" 2>"$work/$krel.err"); then
-			echo "FAIL: kbuild/$krel: cannot unpack $p: $(tail -n1 "$work/$krel.err")"
-			continue
-		fi
-		echo "$krel $s $(echo "$info" | sed -n 's/^KDIR=//p') $(echo "$info" | sed -n 's/^BUILDROOT=//p')" >>"$work/list"
+		list_headers "$krel" "$p" "$s"
 	done
 done
 for s in ${USTACK_KBUILD_ARM64_SUITES-bookworm trixie sid}; do
@@ -161,12 +168,8 @@ for s in ${USTACK_KBUILD_ARM64_SUITES-bookworm trixie sid}; do
 	for p in $pkgs; do
 		krel=${p#linux-headers-}
 		want "$krel" arm64 "suite-$s-arm64" || continue
-		if ! info=$("$top/scripts/kernel.sh" --headers "$p" "$s" 2>"$work/$krel.err"); then
-			echo "FAIL: kbuild/$krel: cannot unpack $p: $(tail -n1 "$work/$krel.err")"
-			continue
-		fi
 		# bookworm's: the host's cross compiler; trixie's: its build root
-		echo "$krel $s $(echo "$info" | sed -n 's/^KDIR=//p') $(echo "$info" | sed -n 's/^BUILDROOT=//p')" >>"$work/list"
+		list_headers "$krel" "$p" "$s"
 	done
 done
 
