@@ -110,9 +110,7 @@ ustack-report --folded /tmp/sys1.rec | awk '
 echo
 echo "== the heaviest user stacks of each, with ustackd (leaf first)"
 ustack-report /tmp/sys1.rec | awk -v PROGS="orders bash python3.11" -v TOP=1 -v MAXF=12 -f demo-heaviest.awk
-echo "DEMO-SVG-SYSTEM-BEGIN"
-ustack-report --svg --title "ustack: the whole system with ustackd, no shim" /tmp/sys1.rec
-echo "DEMO-SVG-SYSTEM-END"
+demo_svg SYSTEM --title "ustack: the whole system with ustackd, no shim" /tmp/sys1.rec
 
 kill -TERM $UD
 wait $UD || fail "ustackd: exit $? after SIGTERM"

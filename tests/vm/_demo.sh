@@ -64,12 +64,8 @@ echo
 echo "== the heaviest user stacks of each program, with ustackd"
 echo "   (leaf first; kernel frames left out)"
 ustack-report /tmp/ustackd.rec | awk -v PROGS="workload python3.11" -v TOP=2 -v MAXF=14 -f demo-heaviest.awk
-echo "DEMO-SVG-BEGIN"
-ustack-report --svg --title "ustack with ustackd: workload and python3.11" /tmp/ustackd.rec
-echo "DEMO-SVG-END"
-echo "DEMO-SVG-FP-BEGIN"
-ustack-report --svg --title "the same, frame pointers alone (as perf --call-graph fp)" /tmp/fp.rec
-echo "DEMO-SVG-FP-END"
+demo_svg "" --title "ustack with ustackd: workload and python3.11" /tmp/ustackd.rec
+demo_svg FP --title "the same, frame pointers alone (as perf --call-graph fp)" /tmp/fp.rec
 
 # python3.11 under the shim answers for itself (cooperative unwinding):
 # its own functions stand in its flame graph where the interpreter's
@@ -84,9 +80,7 @@ echo
 echo "== python3.11 under the shim, its own frames (cooperative unwinding): $(awk '/demo\.py\)/ { n += $NF } { t += $NF } END { printf "%d of %d samples", n, t }' /tmp/py.folded) name demo.py's functions"
 ustack-report --summary --comm python3.11 /tmp/py.rec | grep '^interpreter frames:' ||
 	fail "no interpreter frames in python3.11's summary"
-echo "DEMO-SVG-PY-BEGIN"
-ustack-report --svg --comm python3.11 --title "ustack: python3.11 running demo.py, its own frames" /tmp/py.rec
-echo "DEMO-SVG-PY-END"
+demo_svg PY --comm python3.11 --title "ustack: python3.11 running demo.py, its own frames" /tmp/py.rec
 kill -TERM $UD
 wait $UD
 UD=

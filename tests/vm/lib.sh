@@ -308,3 +308,16 @@ best_rounds() {
 		round=$((round + 1))
 	done
 }
+
+# demo_svg TAG ARGS...: `ustack-report --svg ARGS` between the lines
+# DEMO-SVG-TAG-BEGIN and DEMO-SVG-TAG-END, which scripts/demo.sh cuts out
+# of the console.  Its warnings (an object mapped then removed, say) come
+# after the end: on the console they would land inside the SVG.
+demo_svg() {
+	local tag=DEMO-SVG${1:+-$1}
+	shift
+	echo "$tag-BEGIN"
+	ustack-report --svg "$@" 2>/tmp/svg.err || fail "ustack-report --svg: $(tail -n 1 /tmp/svg.err)"
+	echo "$tag-END"
+	[ ! -s /tmp/svg.err ] || sed 's/^/  (flame graph) /' /tmp/svg.err
+}
