@@ -150,7 +150,7 @@ static int store_kept_one(void)
 
 /*
  * Drop the entries of @e's object, this version (replaced) or, for a
- * user's object, earlier ones of the same owner (superseded: a file
+ * user's object, earlier ones charged to the same user (superseded: a file
  * written since has another ctime or size, and never matches them
  * again).  Only users' entries: device, inode and generation do not name
  * one file on btrfs, whose subvolumes share the superblock and number
@@ -169,7 +169,8 @@ static void store_drop_versions(const struct store_ent *e)
 		}
 		if (old->key.dev != e->key.dev || old->key.ino != e->key.ino ||
 		    old->key.gen != e->key.gen || !e->owner.user ||
-		    !old->owner.user || !uid_eq(old->owner.uid, e->owner.uid))
+		    !old->owner.user ||
+		    ustack_store_owner_key(&old->owner) != ustack_store_owner_key(&e->owner))
 			continue;
 		atomic_long_inc(&store_superseded);
 		store_remove(old);
@@ -280,7 +281,8 @@ static int store_add(const struct sframe_store_reg *r)
 		return PTR_ERR(e);
 	e->key = k;
 	if (obj)
-		ustack_store_owner_of(obj, &e->owner);
+		ustack_store_owner_of(obj, r->flags & SFRAME_STORE_USER,
+				      r->user, &e->owner);
 	err = store_insert(e, keep);
 	if (err) {
 		ustack_store_ent_free(e);
@@ -338,6 +340,26 @@ static void store_flush(void)
 		store_remove(e);
 }
 
+/* @uarg's struct, of any size from the first UAPI's on: 0 or -errno. */
+static int store_reg_copy(struct sframe_store_reg *r, void __user *uarg)
+{
+	u32 size;
+	int err;
+
+	if (get_user(size, (u32 __user *)uarg))
+		return -EFAULT;
+	if (size < SFRAME_STORE_REG_SIZE0)
+		return -EINVAL;
+	err = copy_struct_from_user(r, sizeof(*r), uarg, size);
+	if (err)
+		return err;
+	if (r->flags & ~(SFRAME_STORE_VDSO | SFRAME_STORE_KEEP | SFRAME_STORE_USER))
+		return -EINVAL;
+	if (!(r->flags & SFRAME_STORE_USER) && r->user)
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * ustack_store_ioctl() - the store's /dev/sframe ioctls
  * @cmd: SFRAME_IOC_STORE_ADD, _DEL, _FLUSH or _MISSES
@@ -348,6 +370,7 @@ static void store_flush(void)
 long ustack_store_ioctl(unsigned int cmd, void __user *uarg)
 {
 	struct sframe_store_reg r;
+	int err;
 
 	if (!perfmon_capable())
 		return -EPERM;
@@ -357,11 +380,9 @@ long ustack_store_ioctl(unsigned int cmd, void __user *uarg)
 		store_flush();
 		return 0;
 	}
-	if (copy_from_user(&r, uarg, sizeof(r)))
-		return -EFAULT;
-	if (r.size < sizeof(r) ||
-	    (r.flags & ~(SFRAME_STORE_VDSO | SFRAME_STORE_KEEP)))
-		return -EINVAL;
+	err = store_reg_copy(&r, uarg);
+	if (err)
+		return err;
 	if (cmd == SFRAME_IOC_STORE_ADD)
 		return store_add(&r);
 	if (r.flags & SFRAME_STORE_KEEP)

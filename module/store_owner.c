@@ -8,15 +8,18 @@
  * store for everyone, the entry of an object whose contents someone other
  * than root may choose (owned by another uid, writable by group or others,
  * or on a file system a user made or serves: system_file()) is charged to
- * the object's owner.  An owner
- * holds at most store_user_max such entries, a new one evicting the
- * owner's oldest; and a full store (store_max) evicts the oldest of all
- * users' entries before it refuses anything, so that the system's objects
- * (root's, that only root may write) are never refused for room that
- * users took.  An entry evicted so is a miss again when walked: ustackd
- * registers it again if its object is still mapped.
+ * a user: the user of the process ustackd found mapping it, as every
+ * other share counts users (ustack_user_of(): a rootless container's
+ * subordinate uids are the one user who made it, not thousands, each
+ * with a share), or, where the caller names no process, the file's owner.
+ * A user holds at most store_user_max such entries, a new one evicting
+ * the user's oldest; and a full store (store_max) evicts the oldest of
+ * all users' entries before it refuses anything, so that the system's
+ * objects (root's, that only root may write) are never refused for room
+ * that users took.  An entry evicted so is a miss again when walked:
+ * ustackd registers it again if its object is still mapped.
  *
- * Owners are counted in an xarray keyed by uid (init user namespace); the
+ * Users are counted in an xarray keyed by ustack_user_of()'s key; the
  * users' entries are on one list, oldest first.  The store's lock
  * (store.c) serialises every function here.
  */
@@ -37,18 +40,16 @@ module_param(store_user_max, uint, 0644);
 MODULE_PARM_DESC(store_user_max,
 		 "most store entries for the objects of one owner that others than root may write (the oldest is evicted)");
 
-static DEFINE_XARRAY(store_owners);	/* uid -> xa_mk_value(entries) */
+static DEFINE_XARRAY(store_owners);	/* user -> xa_mk_value(entries) */
 static LIST_HEAD(store_users);		/* oldest first */
 static unsigned long store_users_n;
 
-static unsigned long owner_index(kuid_t uid)
-{
-	return from_kuid(&init_user_ns, uid);
-}
+/* A user's key is the xarray's index: the module is built for 64-bit arches. */
+static_assert(sizeof(unsigned long) == sizeof(u64));
 
-static unsigned long owner_count(kuid_t uid)
+static unsigned long owner_count(u64 who)
 {
-	void *v = xa_load(&store_owners, owner_index(uid));
+	void *v = xa_load(&store_owners, who);
 
 	return v ? xa_to_value(v) : 0;
 }
@@ -74,19 +75,24 @@ static bool system_file(struct file *file)
 	       !(file->f_path.mnt->mnt_flags & MNT_NOSUID);
 }
 
-void ustack_store_owner_of(struct file *file, struct store_owner *o)
+void ustack_store_owner_of(struct file *file, bool mapper, u64 who,
+			   struct store_owner *o)
 {
-	o->uid = file_inode(file)->i_uid;
+	if (!mapper)
+		who = __kuid_val(file_inode(file)->i_uid);
+	o->who = lower_32_bits(who);	/* a uid or an inode number */
+	o->who_ns = who & USTACK_USER_NS;
 	o->user = !system_file(file);
 	o->charged = false;
 }
 
 int ustack_store_owner_charge(struct store_owner *o)
 {
-	unsigned long n = owner_count(o->uid);
+	u64 key = ustack_store_owner_key(o);
+	unsigned long n = owner_count(key);
 	int err;
 
-	err = xa_err(xa_store(&store_owners, owner_index(o->uid),
+	err = xa_err(xa_store(&store_owners, key,
 			      xa_mk_value(n + 1), GFP_KERNEL));
 	if (err)
 		return err;
@@ -98,6 +104,7 @@ int ustack_store_owner_charge(struct store_owner *o)
 
 void ustack_store_owner_release(struct store_owner *o)
 {
+	u64 key = ustack_store_owner_key(o);
 	unsigned long n;
 
 	if (!o->charged)
@@ -105,11 +112,11 @@ void ustack_store_owner_release(struct store_owner *o)
 	o->charged = false;
 	list_del(&o->node);
 	store_users_n--;
-	n = owner_count(o->uid);
+	n = owner_count(key);
 	if (n <= 1)
-		xa_erase(&store_owners, owner_index(o->uid));
+		xa_erase(&store_owners, key);
 	else	/* the slot exists: a value replaced allocates nothing */
-		xa_store(&store_owners, owner_index(o->uid), xa_mk_value(n - 1),
+		xa_store(&store_owners, key, xa_mk_value(n - 1),
 			 GFP_KERNEL);
 }
 
@@ -120,10 +127,10 @@ struct store_owner *ustack_store_owner_victim(const struct store_owner *o,
 	struct store_owner *v;
 
 	*refuse = !max;
-	if (!max || owner_count(o->uid) < max)
+	if (!max || owner_count(ustack_store_owner_key(o)) < max)
 		return NULL;
 	list_for_each_entry(v, &store_users, node)
-		if (uid_eq(v->uid, o->uid))
+		if (v->who == o->who && v->who_ns == o->who_ns)
 			return v;
 	return NULL;
 }

@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
+#include <uapi/ustack.h>
 
 struct file;
 struct seq_file;
@@ -16,21 +17,32 @@ struct seq_file;
 /* Embedded in a store entry: whose it is, and its place among users'. */
 struct store_owner {
 	struct list_head node;	/* users' entries, oldest first */
-	kuid_t uid;
+	u32 who;		/* the user charged: a uid, or with who_ns */
+	bool who_ns;		/* a user namespace's inode (USTACK_USER_NS) */
 	bool user;		/* an object whose contents a user may choose */
-	bool charged;		/* counted for uid, on the list */
+	bool charged;		/* counted for who, on the list */
 };
 
-/* Whose object @file is, into @o (not charged). */
-void ustack_store_owner_of(struct file *file, struct store_owner *o);
-/* Count @o for its owner, as the newest of users' entries: 0 or -ENOMEM. */
+/* The user @o is charged to, as ustack_user_of() keys users. */
+static inline u64 ustack_store_owner_key(const struct store_owner *o)
+{
+	return o->who_ns ? USTACK_USER_NS | o->who : o->who;
+}
+
+/*
+ * Whose object @file is, into @o (not charged): charged to @who, the user
+ * of a process mapping it, if @mapper, else to the file's owner.
+ */
+void ustack_store_owner_of(struct file *file, bool mapper, u64 who,
+			   struct store_owner *o);
+/* Count @o for its user, as the newest of users' entries: 0 or -ENOMEM. */
 int ustack_store_owner_charge(struct store_owner *o);
 /* Forget @o (removed from the store). */
 void ustack_store_owner_release(struct store_owner *o);
 /*
- * Room for @o, a user's entry: the entry to evict first (the owner's
- * oldest, the owner being at store_user_max), or NULL.  *@refuse when
- * the owner may hold none (store_user_max 0).
+ * Room for @o, a user's entry: the entry to evict first (its user's
+ * oldest, the user being at store_user_max), or NULL.  *@refuse when
+ * a user may hold none (store_user_max 0).
  */
 struct store_owner *ustack_store_owner_victim(const struct store_owner *o,
 					      bool *refuse);

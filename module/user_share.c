@@ -26,6 +26,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/user_namespace.h>
+#include <uapi/ustack.h>
 #include "user_share.h"
 
 /**
@@ -36,9 +37,11 @@
  * namespace counts as the owner of the outermost one below the initial
  * (the user who made it: all the uids it maps are that user's); where
  * that is root, as the namespace itself (a container root made: its uids
- * are one user, apart from root's own).
+ * are one user, apart from root's own), by its inode number, which
+ * ustackd reads as the st_ino of /proc/PID/ns/user
+ * (include/uapi/ustack.h, SFRAME_STORE_USER).
  *
- * Return: the user's key.
+ * Return: the user's key: a uid, or USTACK_USER_NS | inode number.
  */
 u64 ustack_user_of(struct task_struct *t)
 {
@@ -56,7 +59,7 @@ u64 ustack_user_of(struct task_struct *t)
 		while (ns->parent != &init_user_ns)
 			ns = ns->parent;
 		who = uid_eq(ns->owner, GLOBAL_ROOT_UID) ?
-		      (u64)(unsigned long)ns | BIT_ULL(63) :
+		      USTACK_USER_NS | ns->ns.inum :
 		      __kuid_val(ns->owner);
 	}
 	rcu_read_unlock();

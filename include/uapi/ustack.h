@@ -271,7 +271,8 @@ struct ustack_coop_answer {
  * valid SFrame or longer than USTACK_SFRAME_MAX_BYTES (validated once, at
  * STORE_ADD, with the budgets above); EOPNOTSUPP version or ABI not
  * supported; EFAULT the store file could not be read; ENOSPC the store is
- * full (module parameter store_max); ENOMEM; EINTR.
+ * full (module parameter store_max); E2BIG a size past the kernel's
+ * struct with bytes there not zero; ENOMEM; EINTR.
  * The key is the object's device, inode number, generation, ctime and
  * size at STORE_ADD: an object replaced or written to since has another
  * key and is not covered (it is queued as a miss when walked).  A store
@@ -304,19 +305,39 @@ struct ustack_coop_answer {
  * which replaces without the flag, are the authority; an object replaced
  * or written since has another key and is added.  Root's shim passes it
  * for each object of every process it starts.
+ *
+ * SFRAME_STORE_USER in flags: @user is the user of a process mapping the
+ * object, charged for its entry if it is a user's object (one someone
+ * other than root may write, or on a file system a user mounted or
+ * serves), each user holding at most the module parameter store_user_max
+ * such entries (a new one evicts the user's oldest).  A user is who a
+ * process counts as for every share of the module: its real uid in the
+ * initial user namespace; for a process in another user namespace, the
+ * owner's uid of the outermost one below the initial, or, where that
+ * owner is root, USTACK_USER_NS | that namespace's inode number (the
+ * st_ino of /proc/PID/ns/user).  So a rootless container's subordinate
+ * uids are one user, the one who made it.  Without the flag the entry is
+ * charged to the file's owner (@user must be 0).  Sizes from
+ * offsetofend(sframe_vaddr) on are accepted (@user then 0); fields past
+ * the kernel's struct must be zero (E2BIG).
  */
 #define SFRAME_STORE_VDSO	(1U << 0)
 #define SFRAME_STORE_KEEP	(1U << 1)
+#define SFRAME_STORE_USER	(1U << 2)
+
+#define USTACK_USER_NS		(1ULL << 63)
 
 struct sframe_store_reg {
 	__u32 size;		/* sizeof(struct sframe_store_reg) */
-	__u32 flags;		/* SFRAME_STORE_VDSO, SFRAME_STORE_KEEP */
+	__u32 flags;		/* SFRAME_STORE_VDSO, _KEEP, _USER */
 	__s32 object_fd;	/* the ELF object (its inode is the key) */
 	__s32 sframe_fd;	/* the store file holding the section */
 	__u64 sframe_off;	/* offset of the section in the store file */
 	__u64 sframe_len;
 	__u64 sframe_vaddr;	/* ELF address the section is relative to */
+	__u64 user;		/* with SFRAME_STORE_USER: whose entry */
 };
+#define SFRAME_STORE_REG_SIZE0	40	/* without user */
 
 /*
  * Objects walked without unwind info: when a walk meets an executable file

@@ -3,7 +3,8 @@
 # range past the store file's end, ENOSPC at store_max (counted), STORE_ADD
 # again replaces, STORE_DEL (ENOENT the second time), STORE_FLUSH;
 # SFRAME_STORE_KEEP adds an object without an entry and gets EEXIST, with
-# nothing read, for one that has one (counted), unknown flags EINVAL; an
+# nothing read, for one that has one (counted), unknown flags EINVAL;
+# SFRAME_STORE_USER and the request's sizes; an
 # object replaced or rewritten on disk no longer matches its entry; kernel
 # bytes per entry; the miss queue names an uncovered object once, and
 # again after 10 s if no entry was added; 10,000
@@ -67,11 +68,22 @@ expect EEXIST $S add $obj /tmp/store/w.elf $KEEP
 expect EEXIST $S raw $obj /tmp/store/garbage 0 4096 0 $KEEP
 [ "$(stat_of store_kept)" = $((k0 + 2)) ] ||
 	fail "keep: store_kept $(stat_of store_kept), want $((k0 + 2))"
-expect EINVAL $S add $obj /tmp/store/w.elf 4
+expect EINVAL $S add $obj /tmp/store/w.elf 8
 expect EINVAL $S add $obj /tmp/store/w.elf 0x80000000
 expect EINVAL $S del $obj $KEEP
 [ "$(stat_of store_entries)" = 1 ] || fail "keep: entries $(stat_of store_entries)"
 $S del $obj || fail "keep: the kept entry is gone"
+# SFRAME_STORE_USER (4) names the user charged (a user without the flag
+# is EINVAL); the first UAPI's size (40, no user) and a larger one with
+# only zeros past the struct are taken, a smaller one is EINVAL, a larger
+# one with more in it E2BIG
+$S add $obj /tmp/store/w.elf 4 65534 || fail "user: add"
+expect EINVAL $S add $obj /tmp/store/w.elf 0 65534
+SFRAME_REG_SIZE=40 $S add $obj /tmp/store/w.elf || fail "size 40"
+SFRAME_REG_SIZE=64 $S add $obj /tmp/store/w.elf || fail "size 64"
+expect EINVAL env SFRAME_REG_SIZE=32 $S add $obj /tmp/store/w.elf
+expect E2BIG env SFRAME_REG_SIZE=64 SFRAME_REG_TAIL=1 $S add $obj /tmp/store/w.elf
+$S del $obj || fail "user: del"
 # an object replaced on disk (a new inode) or written in place is not the
 # entry's object any more
 cp $obj /tmp/store/copy

@@ -4,7 +4,9 @@
 # root registers each version as ustackd does when a walk misses it.
 # Every touch supersedes the program's entry: one entry stays, not 60.
 # The copies are the user's objects: at most store_user_max of them stay
-# (the owner's oldest evicted).  A store full of users' entries evicts
+# (the owner's oldest evicted), and as many of the copies of 8 subordinate
+# uids charged to 65534, the user mapping them (ustackd's
+# SFRAME_STORE_USER).  A store full of users' entries evicts
 # their oldest: root's libc is still taken (no ENOSPC), and the
 # refusals and evictions are counted in the stats.
 # kernels: 6.1 debug
@@ -43,6 +45,25 @@ n=$(stat_of store_entries)
 echo "after $copies copies with store_user_max 16: store_entries $n"
 [ "$n" -le 16 ] || bad="$bad; one user holds $n entries (store_user_max 16)"
 [ "$(stat_of store_user_evicted)" -gt 0 ] 2>/dev/null || bad="$bad; store_user_evicted 0"
+
+# A container's files: 8 copies owned by 8 subordinate uids, charged as
+# ustackd charges them, to the user of the process that maps them
+# (SFRAME_STORE_USER: here 65534, at its 16 already): no more entries.
+# Charged to each file's owner (no user named), they are 8 more.
+for i in $(seq 8); do
+	cp /tmp/prog.src /tmp/u/s$i && chown $((100000 + i)) /tmp/u/s$i
+	bin/sframe_store add /tmp/u/s$i /tmp/store/w.elf 4 65534 || bad="$bad; add s$i as 65534's"
+done
+n3=$(stat_of store_entries)
+for i in $(seq 8); do
+	cp /tmp/prog.src /tmp/u/t$i && chown $((100000 + i)) /tmp/u/t$i
+	bin/sframe_store add /tmp/u/t$i /tmp/store/w.elf || bad="$bad; add t$i"
+done
+n4=$(stat_of store_entries)
+echo "8 subordinate uids' copies: charged to their mapper 65534, store_entries $n3; to each owner, $n4"
+[ "$n3" -le 16 ] || bad="$bad; 65534's processes' copies of 8 uids left $n3 entries (store_user_max 16)"
+[ "$n4" = $((n3 + 8)) ] || bad="$bad; copies charged to 8 owners left $n4 entries (want $((n3 + 8)))"
+n=$n4
 
 # a store full of users' entries still takes root's libc
 param_set store_max "$n"

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The SFrame store's ioctls on /dev/sframe, for the VM tests:
- *   sframe_store add OBJ ELF [FLAGS]
+ *   sframe_store add OBJ ELF [FLAGS [USER]]
  *                                 OBJ's entry: the .sframe section of ELF
  *                                 (`sframe-register gen OBJ -o ELF`),
- *                                 FLAGS (default 0) the request's flags
+ *                                 FLAGS (default 0) the request's flags,
+ *                                 USER its user (SFRAME_STORE_USER's)
  *   sframe_store raw OBJ FILE OFF LEN VADDR [FLAGS]
  *   sframe_store del OBJ [FLAGS]
  *   sframe_store flush
@@ -18,7 +19,9 @@
  *   sframe_store vdso-raw FILE OFF LEN VADDR
  *   sframe_store vdso-entry FILE  the vDSO's entry: a ustackd store entry
  *   sframe_store vdso-del
- * A refused request prints "error <ERRNO NAME>" and exits 1.
+ * A refused request prints "error <ERRNO NAME>" and exits 1.  With
+ * SFRAME_REG_SIZE in the environment, requests have that size (the bytes
+ * past the struct zero, but with SFRAME_REG_TAIL the last).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -81,8 +84,16 @@ bad:
 
 static int store(int cmd, struct sframe_store_reg *r)
 {
-	r->size = sizeof(*r);
-	return ioctl(dev_fd(), cmd, r);
+	const char *size = getenv("SFRAME_REG_SIZE");
+	char big[256] = { 0 };
+
+	r->size = size ? strtoul(size, NULL, 0) : sizeof(*r);
+	if (r->size > sizeof(big))
+		return errno = EINVAL, -1;
+	memcpy(big, r, sizeof(*r));
+	if (getenv("SFRAME_REG_TAIL") && r->size > sizeof(*r))
+		big[r->size - 1] = 1;
+	return ioctl(dev_fd(), cmd, big);
 }
 
 static int open_ro(const char *path)
@@ -176,10 +187,11 @@ int main(int argc, char **argv)
 	struct sframe_store_reg r = { 0 };
 	const char *c = argc > 1 ? argv[1] : "";
 
-	if (!strcmp(c, "add") && (argc == 4 || argc == 5)) {
+	if (!strcmp(c, "add") && argc >= 4 && argc <= 6) {
 		r.object_fd = open_ro(argv[2]);
 		find_sframe(argv[3], &r);
-		r.flags = argc == 5 ? strtoul(argv[4], NULL, 0) : 0;
+		r.flags = argc >= 5 ? strtoul(argv[4], NULL, 0) : 0;
+		r.user = argc == 6 ? strtoull(argv[5], NULL, 0) : 0;
 		return store(SFRAME_IOC_STORE_ADD, &r) ? refused() : 0;
 	}
 	if (!strcmp(c, "raw") && (argc == 7 || argc == 8)) {
