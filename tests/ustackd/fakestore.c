@@ -4,7 +4,8 @@
  * host tests of ustackd.  open("/dev/sframe") gives a /dev/null descriptor;
  * on it SFRAME_IOC_STORE_ADD reads the section from the store file and
  * checks it with the kernel's own decoder (module/core.mk), EBADMSG
- * if it is not valid, and appends "add DEV INO LEN" to $FAKESTORE_LOG
+ * if it is not valid, and appends "add DEV INO LEN user KEY" to $FAKESTORE_LOG
+ * (SFRAME_STORE_USER: the user charged) or "add DEV INO LEN owner UID"
  * ("add vdso LEN" with SFRAME_STORE_VDSO);
  * SFRAME_IOC_STORE_MISSES hands out the lines "PID START END DEV INO" (hex
  * addresses) of $FAKESTORE_MISSES once (the file is then removed); a line
@@ -138,8 +139,10 @@ static int store_add(const struct sframe_store_reg *r)
 	int bad;
 
 	bool vdso = r->flags == SFRAME_STORE_VDSO;
+	bool user = r->flags == SFRAME_STORE_USER;
 
-	if (r->size != sizeof(*r) || (r->flags && !vdso) || !r->sframe_len ||
+	if (r->size != sizeof(*r) || (r->flags && !vdso && !user) ||
+	    (!user && r->user) || !r->sframe_len ||
 	    r->sframe_len > (64u << 20) || (!vdso && fstat(r->object_fd, &st)))
 		return -EINVAL;
 	buf = malloc(r->sframe_len);
@@ -157,8 +160,10 @@ static int store_add(const struct sframe_store_reg *r)
 		logline("add vdso %llu\n", (unsigned long long)r->sframe_len);
 		return 0;
 	}
-	logline("add %llu %llu %llu\n", (unsigned long long)st.st_dev,
-		(unsigned long long)st.st_ino, (unsigned long long)r->sframe_len);
+	logline("add %llu %llu %llu %s%llu\n", (unsigned long long)st.st_dev,
+		(unsigned long long)st.st_ino, (unsigned long long)r->sframe_len,
+		user ? "user " : "owner ",
+		user ? (unsigned long long)r->user : (unsigned long long)st.st_uid);
 	return 0;
 }
 

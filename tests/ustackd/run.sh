@@ -658,8 +658,10 @@ fi
 # store-budget: with --user-budget 512K, four copies mapped at once (an
 # entry takes 180 KiB): two covered, two refused for the budget, counted
 # in --status, the user's entries under the budget; deleted, all go.
-if want 'store-gc' 'store-budget'; then
-	if ! fakestore; then
+# store-subuids: the same with the copies of four subordinate uids of one
+# user namespace: one user's budget, not four.
+if want 'store-gc' 'store-budget' 'store-subuids'; then
+	if ! fakestore || ! gcc -O2 -o "$W/userns_uids" tests/vm/src/userns_uids.c 2>>"$W/fs.log"; then
 		fail store-gc "$(head -n3 "$W/fs.log")"
 	else
 		rm -rf "$W/gstore" "$W/bstore"
@@ -754,11 +756,45 @@ else
 	res "PASS: ustackd/store-budget"
 fi
 kill -TERM $UD; wait $UD
+# A container's uids are one user: four copies, each owned by another of
+# the subordinate uids a user namespace maps (100000 on), each mapped by a
+# process of that uid there.  With the same budget, two are covered, two
+# refused, and every entry is charged to one user (the one who made the
+# namespace, uid 65534) in the kernel's STORE_ADD as in the budget.
+"$D" --store "$W/sstore" --interval 50 --rescan 1 --no-system --user-budget 512K 2>"$W/gc3.log" & UD=$!
+if ! ready "$W/gc3.log"; then
+	res "FAIL: ustackd/store-subuids: not ready: $(tail -n3 "$W/gc3.log" | paste -sd' ')"
+	kill $UD; exit
+fi
+: >"$W/gc.adds"
+chmod o+x "$W"	# for the namespace's uids
+for i in 0 1 2 3; do
+	mkdir -p "$W/gc/s$i" && cp "$LIBC" "$W/gc/s$i/libc.so.6" && chown -R $((100000 + i)) "$W/gc/s$i"
+done
+$W/userns_uids 4 sh -c 'exec env LD_LIBRARY_PATH=$0/gc/s$(id -u) /usr/bin/sleep 60' "$W" & PU=$!
+smet() { [ "$(grep -c 's[0-9]/libc.so.6: \(generated\|refused\)' "$W/gc3.log")" -ge 4 ]; }
+waitfor 100 smet
+n=$(users "$W/sstore") kb=$(ubytes "$W/sstore")
+keys=$(for i in 0 1 2 3; do
+	sed -n "s/^add $(key "$W/gc/s$i/libc.so.6") .* user \([0-9]*\)$/\1/p" "$W/gc.adds"
+done | sort -u | paste -sd' ')
+kill $PU; wait $PU 2>/dev/null
+echo "store-subuids: 4 copies of 4 subordinate uids, --user-budget 512K: $n users' entries," \
+     "$kb KiB; charged to: ${keys:-nobody}" >>"$W/gc.figures"
+if [ "$n" != 2 ] || [ "$kb" -gt 512 ]; then
+	res "FAIL: ustackd/store-subuids: $n users' entries, $kb KiB (budget 512 KiB for the one user, want 2): $(tail -n 3 "$W/gc3.log" | paste -sd' ')"
+elif [ "$keys" != 65534 ]; then
+	res "FAIL: ustackd/store-subuids: entries charged to '$keys' (want 65534, who made the namespace)"
+else
+	res "PASS: ustackd/store-subuids"
+fi
+kill -TERM $UD; wait $UD
 NSEOF
 		: >"$W/gc.figures"
 		in_pidns store-gc "$W/gc.sh" "$W/gc.results" |
 			{ if want store-gc; then cat; else grep -v store-gc; fi; } |
-			{ if want store-budget; then cat; else grep -v store-budget; fi; }
+			{ if want store-budget; then cat; else grep -v store-budget; fi; } |
+			{ if want store-subuids; then cat; else grep -v store-subuids; fi; }
 		cat "$W/gc.figures" >&2
 	fi
 fi

@@ -121,14 +121,14 @@ void budget_init(void)
 	       budget_user / 1048576.0);
 }
 
-uint64_t budget_owner(uint32_t uid)
+uint64_t budget_owner(uint64_t user)
 {
 	uint64_t bytes = 0;
 
 	for (size_t i = 0; i < tab_cap; i++) {
 		const struct obj *o = &tab[i];
 
-		if ((o->dev || o->ino) && !o->alias && o->uid == uid &&
+		if ((o->dev || o->ino) && !o->alias && o->whose == user &&
 		    o->what && !strncmp(o->what, "u-", 2))
 			bytes += o->bytes;
 	}
@@ -141,7 +141,7 @@ uint64_t budget_room(const struct obj *o, const struct objinfo *oi)
 
 	if (!oi->need_src)
 		return UINT64_MAX;	/* the system's: never refused */
-	mine = budget_owner(o->uid);
+	mine = budget_owner(o->whose);
 	if (mine >= budget_user || store_bytes >= budget_store)
 		return 0;
 	mine = budget_user - mine;

@@ -32,8 +32,12 @@
 #define PT_GNU_SFRAME	0x6474e554
 #endif
 
-/* @objfd -1: the vDSO's entry */
-static int store_add(int objfd, int sffd, const struct cache_hdr *h)
+/*
+ * @objfd -1: the vDSO's entry.  A user's entry is charged, in the kernel
+ * as in budget.c, to the user of the process that mapped it (whose.c).
+ */
+static int store_add(int objfd, int sffd, const struct cache_hdr *h,
+		     const struct obj *o)
 {
 	struct sframe_store_reg r = {
 		.size = sizeof(r), .object_fd = objfd, .sframe_fd = sffd,
@@ -42,6 +46,10 @@ static int store_add(int objfd, int sffd, const struct cache_hdr *h)
 		.sframe_vaddr = h->sframe_vaddr,
 	};
 
+	if (objfd >= 0 && o->mapper) {
+		r.flags |= SFRAME_STORE_USER;
+		r.user = o->whose;
+	}
 	return sframe_dev_store_add(dev_fd, &r);
 }
 
@@ -123,7 +131,7 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
 		if (!registering) {
 			r = 0;
 		} else {
-			r = store_add(vdso ? -1 : src->fd, sffd, &h);
+			r = store_add(vdso ? -1 : src->fd, sffd, &h, o);
 		}
 		close(sffd);
 		if (r == -EBADMSG && !fresh) {
@@ -178,7 +186,6 @@ static void cover_examined(struct examiner *e, int fd, const struct stat *st,
 	char w[160];
 	int r;
 
-	o->uid = st->st_uid;
 	r = examiner_finish(e, true, st, &oi, w, sizeof(w));
 	if (r < 0 && quiet_non_elf) {
 		/* a script among the binaries: not an object, not a refusal */
@@ -213,6 +220,8 @@ void cover_fd(int fd, const struct stat *st, const char *path,
 		cnt.refused++;
 		return;
 	}
+	o->whose = st->st_uid;	/* no process: the file's owner */
+	o->mapper = false;
 	cover_examined(&e, fd, st, path, o, quiet_non_elf);
 }
 
@@ -280,7 +289,7 @@ static bool lost_entry(const struct obj *o, const struct stat *st)
  */
 static struct obj *cover_opened(struct examiner *e, int fd,
 				const struct stat *st, const char *path,
-				bool miss)
+				bool miss, uint64_t user)
 {
 	struct obj *o = tab_find(st->st_dev, st->st_ino);
 	char why[96];
@@ -308,6 +317,8 @@ static struct obj *cover_opened(struct examiner *e, int fd,
 		return NULL;
 	}
 	cache_src_of(&o->src, st);
+	o->whose = user;
+	o->mapper = true;
 	cover_examined(e, fd, st, path, o, false);
 	return o;
 }
@@ -315,7 +326,7 @@ static struct obj *cover_opened(struct examiner *e, int fd,
 /* cover_mapping()'s work, once the user may have the daemon's time. */
 static void cover_opened_mapping(int pid, uint64_t start, uint64_t end,
 				 uint64_t dev, uint64_t ino, const char *path,
-				 bool miss)
+				 bool miss, uint64_t user)
 {
 	char mf[96], link[512], shown[SHOWN_MAX], why[160];
 	struct examiner e;
@@ -339,7 +350,7 @@ static void cover_opened_mapping(int pid, uint64_t start, uint64_t end,
 		link[n > 0 ? n : 0] = '\0';
 		path = n > 0 ? path_shown(link, shown, sizeof(shown)) : mf;
 	}
-	o = cover_opened(&e, fd, &st, path, miss);
+	o = cover_opened(&e, fd, &st, path, miss, user);
 	if (!o) {
 		close(fd);
 		return;
@@ -369,10 +380,8 @@ static void cover_opened_mapping(int pid, uint64_t start, uint64_t end,
 void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		   uint64_t ino, const char *path, bool miss)
 {
-	char mf[96], shown[SHOWN_MAX];
-	struct stat st;
-	uint64_t t0;
-	uint32_t uid;
+	char shown[SHOWN_MAX];
+	uint64_t t0, user;
 	struct obj *o;
 
 	if (path)
@@ -384,12 +393,12 @@ void cover_mapping(int pid, uint64_t start, uint64_t end, uint64_t dev,
 		o->seen = scan_gen;	/* mapped: gc.c keeps it */
 	if (o && !(miss && o->state == OBJ_COVERED))
 		return;
-	snprintf(mf, sizeof(mf), "/proc/%d", pid);
+	if (process_user(pid, &user))
+		return;		/* gone: another process or miss brings it back */
 	/* a user over their share of the daemon's time waits (usertime.c) */
-	uid = stat(mf, &st) ? 0 : st.st_uid;
-	if (usertime_over(uid))
+	if (usertime_over(user))
 		return;
 	t0 = now_ms();
-	cover_opened_mapping(pid, start, end, dev, ino, path, miss);
-	usertime_charge(uid, now_ms() - t0);
+	cover_opened_mapping(pid, start, end, dev, ino, path, miss, user);
+	usertime_charge(user, now_ms() - t0);
 }

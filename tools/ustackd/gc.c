@@ -200,7 +200,7 @@ static unsigned long user_max(void)
 }
 
 struct reg {
-	uint32_t uid;
+	uint64_t whose;
 	bool mapped;
 	uint64_t when, dev, ino;
 };
@@ -209,8 +209,8 @@ static int reg_cmp(const void *a, const void *b)
 {
 	const struct reg *x = a, *y = b;
 
-	if (x->uid != y->uid)
-		return x->uid < y->uid ? -1 : 1;
+	if (x->whose != y->whose)
+		return x->whose < y->whose ? -1 : 1;
 	return x->when > y->when ? -1 : x->when < y->when;	/* newest first */
 }
 
@@ -228,14 +228,14 @@ static void collect_evicted(void)
 
 		if ((o->dev || o->ino) && !o->alias && o->state == OBJ_COVERED &&
 		    users_entry(o))
-			r[n++] = (struct reg){ o->uid, o->seen == scan_gen,
+			r[n++] = (struct reg){ o->whose, o->seen == scan_gen,
 					       o->when_ms, o->dev, o->ino };
 	}
 	qsort(r, n, sizeof(*r), reg_cmp);
 	for (size_t i = 0, rank = 0; i < n && left; i++) {
 		struct obj *o;
 
-		rank = i && r[i].uid == r[i - 1].uid ? rank + 1 : 0;
+		rank = i && r[i].whose == r[i - 1].whose ? rank + 1 : 0;
 		if (rank < max || r[i].mapped || !(o = tab_find(r[i].dev, r[i].ino)))
 			continue;
 		gc_unlink(o->what, o->bytes);

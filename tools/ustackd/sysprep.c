@@ -108,16 +108,17 @@ static void send_record(int out, const char *rec)
 }
 
 /*
- * @o, covered: "+USER UID SIZE MTIME MTIME_NS CTIME CTIME_NS DEV INO ENTRY
- * PATH", the path as shown (escaped: no blank in it).
+ * @o, covered: "+USER WHOSE SIZE MTIME MTIME_NS CTIME CTIME_NS DEV INO ENTRY
+ * PATH", the path as shown (escaped: no blank in it).  The pass covers
+ * files, not processes: WHOSE is the file's owner.
  */
 static void send_covered(int out, const struct obj *o)
 {
 	char rec[MAX_RECORD];
 	int n;
 
-	n = snprintf(rec, sizeof(rec), "+%d %u %llu %lld %lld %lld %lld %llu %llu %s %s",
-		     o->user, (unsigned int)o->uid, (unsigned long long)o->src.size,
+	n = snprintf(rec, sizeof(rec), "+%d %llu %llu %lld %lld %lld %lld %llu %llu %s %s",
+		     o->user, (unsigned long long)o->whose, (unsigned long long)o->src.size,
 		     (long long)o->src.mtime_sec, (long long)o->src.mtime_nsec,
 		     (long long)o->src.ctime_sec, (long long)o->src.ctime_nsec,
 		     (unsigned long long)o->dev, (unsigned long long)o->ino,
@@ -359,11 +360,11 @@ static void note_covered(const char *rec)
 	struct cache_src src = { 0 };
 	char what[STORE_NAME_MAX], path[MAX_RECORD];
 	struct obj *o;
-	unsigned int uid;
+	uint64_t whose;
 	int user;
 
-	if (sscanf(rec, "+%d %u %" SCNu64 " %" SCNd64 " %" SCNd64 " %" SCNd64
-		   " %" SCNd64 " %" SCNu64 " %" SCNu64 " %159s %4351s", &user, &uid,
+	if (sscanf(rec, "+%d %" SCNu64 " %" SCNu64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		   " %" SCNd64 " %" SCNu64 " %" SCNu64 " %159s %4351s", &user, &whose,
 		   &src.size, &src.mtime_sec, &src.mtime_nsec, &src.ctime_sec,
 		   &src.ctime_nsec, &src.dev, &src.ino, what, path) != 11)
 		return;
@@ -378,7 +379,8 @@ static void note_covered(const char *rec)
 		return;
 	}
 	o->src = src;
-	o->uid = uid;
+	o->whose = whose;
+	o->mapper = false;
 	set_state(o, OBJ_COVERED, path, what);
 	o->bytes = budget_entry(what);	/* (its owner's budget's) */
 	cnt.covered++;

@@ -6,8 +6,8 @@
  * answers, a crafted .eh_frame the generator takes its time over) would
  * make everyone else's programs wait N times that.  So the time the
  * children take for a user's mappings is charged to that user, the
- * owner of the process that maps them (who made the daemon do the
- * work: its file's owner is known only once the file is open); a user
+ * user of the process that maps them (whose.c: who made the daemon do
+ * the work; its file's owner is known only once the file is open); a user
  * who used USERTIME_BUDGET_MS of a USERTIME_WINDOW_MS window waits for
  * the next one, their mappings left for a later scan or miss, while the
  * others' are covered.  Root's processes are never held back.
@@ -24,19 +24,19 @@
 #define USERTIME_BUDGET_MS	20000
 
 static struct usertime {
-	uint32_t uid;
+	uint64_t user;
 	bool used;
 	bool said;		/* the log said so, this window */
 	uint64_t start_ms, spent_ms;
 } slots[USERTIME_SLOTS];
 
-/* @uid's slot, its window current; a free or the stalest one if none. */
-static struct usertime *slot_of(uint32_t uid, uint64_t now)
+/* @user's slot, its window current; a free or the stalest one if none. */
+static struct usertime *slot_of(uint64_t user, uint64_t now)
 {
 	struct usertime *u, *old = &slots[0];
 
 	for (u = slots; u < slots + USERTIME_SLOTS; u++) {
-		if (u->used && u->uid == uid)
+		if (u->used && u->user == user)
 			break;
 		if (!u->used || (old->used && u->start_ms < old->start_ms))
 			old = u;
@@ -44,7 +44,7 @@ static struct usertime *slot_of(uint32_t uid, uint64_t now)
 	if (u == slots + USERTIME_SLOTS) {
 		u = old;
 		u->used = true;
-		u->uid = uid;
+		u->user = user;
 		u->start_ms = now;
 		u->spent_ms = 0;
 		u->said = false;
@@ -57,26 +57,27 @@ static struct usertime *slot_of(uint32_t uid, uint64_t now)
 	return u;
 }
 
-bool usertime_over(uint32_t uid)
+bool usertime_over(uint64_t user)
 {
 	struct usertime *u;
+	char who[48];
 
-	if (!uid || !registering)
+	if (!user || !registering)
 		return false;
-	u = slot_of(uid, now_ms());
+	u = slot_of(user, now_ms());
 	if (u->spent_ms < USERTIME_BUDGET_MS)
 		return false;
 	if (!u->said)
-		logmsg("uid %u: %llu ms of the daemon's time in %d s: its mappings wait",
-		       uid, (unsigned long long)u->spent_ms,
-		       USERTIME_WINDOW_MS / 1000);
+		logmsg("%s: %llu ms of the daemon's time in %d s: its mappings wait",
+		       user_shown(user, who, sizeof(who)),
+		       (unsigned long long)u->spent_ms, USERTIME_WINDOW_MS / 1000);
 	u->said = true;
 	cnt.over_time++;
 	return true;
 }
 
-void usertime_charge(uint32_t uid, uint64_t ms)
+void usertime_charge(uint64_t user, uint64_t ms)
 {
-	if (uid && registering)
-		slot_of(uid, now_ms())->spent_ms += ms;
+	if (user && registering)
+		slot_of(user, now_ms())->spent_ms += ms;
 }

@@ -93,7 +93,8 @@ struct obj {
 	 */
 	bool alias;
 	bool user;		/* an object someone other than root may write */
-	uint32_t uid;		/* its owner's */
+	bool mapper;		/* whose: the user of a process mapping it */
+	uint64_t whose;		/* its user (whose.c), or its file's owner */
 	uint32_t seen;		/* the scan (scan_gen) that last met it */
 	uint64_t bytes;		/* its entry's, on disk (budget.c) */
 	uint64_t when_ms;	/* of the last outcome */
@@ -259,16 +260,23 @@ uint64_t budget_count(unsigned long max);
 /* What @o's new entry may take (@oi: examined): UINT64_MAX for the system's. */
 uint64_t budget_room(const struct obj *o, const struct objinfo *oi);
 
+/* ---- whose.c -------------------------------------------------------------- */
+
+/* The user process @pid counts as, into *@user: 0 or -errno (gone). */
+int process_user(int pid, uint64_t *user);
+/* @user for the log: "uid N" or "user namespace N", in @buf. */
+const char *user_shown(uint64_t user, char *buf, size_t size);
+
 /* ---- usertime.c ----------------------------------------------------------- */
 
-/* Has @uid (a process's owner) used its share of the daemon's time? */
-bool usertime_over(uint32_t uid);
-/* The children took @ms for a mapping of @uid's processes. */
-void usertime_charge(uint32_t uid, uint64_t ms);
+/* Has @user (whose.c: a process's) used its share of the daemon's time? */
+bool usertime_over(uint64_t user);
+/* The children took @ms for a mapping of @user's processes. */
+void usertime_charge(uint64_t user, uint64_t ms);
 /* The cost of the entry @name on disk (0: none). */
 uint64_t budget_entry(const char *name);
-/* Bytes of users' entries held by @uid's objects. */
-uint64_t budget_owner(uint32_t uid);
+/* Bytes of users' entries held by @user's objects (obj.whose). */
+uint64_t budget_owner(uint64_t user);
 /* A size with an optional K, M or G (1024s): false if it is not one. */
 bool budget_arg(const char *arg, long long *v);
 
