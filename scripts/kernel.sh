@@ -100,7 +100,7 @@ image_parts() {
 	apt-cache depends "$pkg$a" 2>/dev/null |
 		sed -n 's/^ *Depends: \(linux-\(binary\|base\|modules\)-[0-9][^ ]*\)$/\1/p' |
 		{ if [ "$with_modules" = 1 ]; then cat; else grep -v '^linux-modules-' || true; fi; } |
-		sed "s/\(:$IMAGE_ARCH\)\{0,1\}\$/$a/"
+		{ if [ -n "$a" ]; then sed "s/\(:$IMAGE_ARCH\)\{0,1\}\$/$a/"; else cat; fi; }
 }
 
 # The image: boot image and module metadata (and modules with --modules).
