@@ -11,6 +11,7 @@
 #   ustackd_rss, ustackd_generator_rss: peak resident memory, KiB, of the
 #     daemon and of its largest generator child.
 # Needs root (the store must be root's).  Prints `bench <name> <value> <unit>`.
+# BENCH_USTACKD=churn: only the churn's part (below).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 [ "$(id -u)" = 0 ] || { echo "bench ustackd: needs root" >&2; exit 0; }
@@ -33,6 +34,7 @@ run() { # NAME: one --prepare run; its bench lines
 		echo "bench ustackd_generator_rss $2 KiB"
 	fi
 }
+if [ "${BENCH_USTACKD:-all}" = all ]; then
 run cold
 run warm
 
@@ -63,3 +65,42 @@ hostile() { # NAME FILE...: one --prepare run into a new store; its lines
 hostile clean "$LIBZ"
 hostile files "$W/hx/sections.so" "$W/hx/notes.so" "$LIBZ"
 grep -h 'refused' "$W/hfiles.log" | sed 's/^/  /' >&2
+fi
+
+# Coverage latency while a user churns files (tests/bench/lib/ustackd-churn.sh):
+# a program just built (by uid 4242: its own build-id, nothing to reuse),
+# named to the daemon as a first walk's miss, until its STORE_ADD; quiet,
+# then while uid 65534 maps a new copy of libc every second in four loops
+# and deletes it; the store's users' entries on disk at their peak, next
+# to the user's budget (--user-budget 4M).
+#   ustackd_first_cover_{quiet,churn}   median ms, miss to STORE_ADD
+#   ustackd_first_cover_churn_vs_quiet  their ratio
+#   ustackd_churn_store_peak            KiB of users' entries, at most
+#   ustackd_churn_user_budget           KiB
+#   ustackd_churn_files                 the copies the user made
+if gcc -O2 -g -shared -fPIC -Iinclude -Imodule -o "$W/fakestore.so" \
+	tests/ustackd/fakestore.c tools/lib/libustack-tools.a -ldl 2>"$W/fs.log"; then
+	NPROG=15
+	mkdir -p "$W/prog" "$W/churn"
+	chmod 1777 "$W/churn"; chmod o+x "$W"
+	for name in quiet churn; do
+		for i in $(seq $NPROG); do
+			printf '#include <unistd.h>\nint main(void) { volatile long x = %d; for (;;) pause(); return x; }\n' \
+				$((RANDOM * 32768 + RANDOM)) | gcc -O2 -x c -o "$W/prog/p$name$i" -
+		done
+	done
+	chown -R 4242 "$W/prog"
+	W=$W D=$PWD/tools/ustackd/ustackd FAKESO=$W/fakestore.so ROOT=$PWD NPROG=$NPROG \
+		unshare --pid --fork --mount-proc bash tests/bench/lib/ustackd-churn.sh >"$W/churn.out" 2>&1
+	med() { awk -v n="$1" '$1 == n { print $2 }' "$W/lat" | sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : -1 }'; }
+	q=$(med quiet) c=$(med churn)
+	echo "bench ustackd_first_cover_quiet $q ms"
+	echo "bench ustackd_first_cover_churn $c ms"
+	awk -v q="$q" -v c="$c" 'BEGIN { printf "bench ustackd_first_cover_churn_vs_quiet %.2f ratio\n", (q > 0 ? c / q : 0) }'
+	echo "bench ustackd_churn_store_peak $(sed -n 's/^peak //p' "$W/churn.out") KiB"
+	echo "bench ustackd_churn_user_budget 4096 KiB"
+	echo "bench ustackd_churn_files $(sed -n 's/^rounds //p' "$W/churn.out") files"
+	grep -v '^\(peak\|rounds\|refused\) ' "$W/churn.out" | sed 's/^/  /' >&2
+else
+	echo "bench ustackd: fakestore build failed: $(head -n 2 "$W/fs.log")" >&2
+fi
