@@ -161,6 +161,14 @@ static inline u64 ustack_arch_strip_ra(u64 ra)
 #include <asm/unistd.h>
 
 /*
+ * The exit path's work loop (signals, task_work, rescheduling), entered
+ * with IRQs masked while a work flag is set and left with them masked
+ * when none is, right before the user's registers are restored: where a
+ * stay ends (stay_exitprobe.c).  arm64 has no user-return notifier.
+ */
+#define USTACK_ARCH_EXIT_WORK	"do_notify_resume"
+
+/*
  * Does the task of user-mode @regs run the native 64-bit ABI (not an
  * AArch32 task)?  SFrame and cooperative unwinding serve only it.
  */

@@ -20,9 +20,22 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 
-/* The stay ends at a user-return notifier: without it there is no ustack. */
-#ifndef CONFIG_USER_RETURN_NOTIFIER
-#error "ustack needs CONFIG_USER_RETURN_NOTIFIER (the end of a kernel stay)"
+/*
+ * The stay ends at a user-return notifier, or at the return of the exit
+ * work (stay_return.h), which takes a kretprobe.
+ */
+#if !defined(CONFIG_USER_RETURN_NOTIFIER) && !defined(CONFIG_KRETPROBES)
+#error "ustack needs CONFIG_USER_RETURN_NOTIFIER or CONFIG_KRETPROBES (the end of a kernel stay)"
+#endif
+
+/*
+ * That exit work: the generic entry code's loop where the architecture
+ * uses it (sid's 7.2 on arm64), else the architecture's own (arch.h).
+ */
+#ifdef CONFIG_GENERIC_IRQ_ENTRY
+#define USTACK_EXIT_WORK	"exit_to_user_mode_loop"
+#else
+#define USTACK_EXIT_WORK	USTACK_ARCH_EXIT_WORK
 #endif
 
 /* 6.12 removed no_llseek: a NULL .llseek now means "not seekable". */

@@ -29,8 +29,9 @@
  * TIF_NOTIFY_RESUME is set on the task in the NMI itself, and a per-CPU
  * irq_work raises an interrupt right after the NMI, so that a task the NMI
  * caught in user space goes through the exit path (and the walk) before its
- * next user instruction.  That irq_work also arms the user-return notifier,
- * whose per-CPU list must not be touched in NMI.  The per-task state is
+ * next user instruction.  That irq_work also arms the stay's watch for the
+ * return (x86's user-return notifier, whose per-CPU list must not be
+ * touched in NMI).  The per-task state is
  * written with IRQs off on its own CPU; an NMI that lands inside such a
  * section (nmi_excl.h) is refused, so NMI and non-NMI code never update
  * it at once.  The pool's lock is only tried in NMI.
@@ -361,8 +362,12 @@ static void task_work_fn(struct callback_head *head)
 	scoped_guard(irq) {
 		guard(ustack_nmi_excl)();
 		st->delivered |= todo;
-		/* A dying task never returns to user space: its stay ends here. */
-		if (!st->pending && (current->flags & PF_EXITING)) {
+		/*
+		 * A dying task never returns to user space, and a stay whose
+		 * return will not be seen (stay.c) ends at its walk too.
+		 */
+		if (!st->pending && ((current->flags & PF_EXITING) ||
+				     !ustack_stay_returns(st))) {
 			ustack_stay_end(st);
 			ustack_stat_inc(stays);
 		}

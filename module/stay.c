@@ -7,14 +7,10 @@
  * the same system call's task work: a signal, a restart or a second
  * task_work pass in between stays within it.
  *
- * The real return is observed with a user-return notifier (fired last on
- * the exit path, IRQs off): armed on the CPU where the task runs, parked
- * when the task is switched out and re-armed on the CPU it is switched in
- * on, so that migration while in the kernel is covered too.  Until it
- * fires, later requests reuse the cookie and the cached walk: no second
- * walk, no livelock.  The notifier lists are per CPU and unlocked: only
- * their own CPU edits them, with IRQs off and NMI requests on this CPU
- * refused meanwhile (nmi_excl.h).
+ * The real return is observed as the kernel allows (stay_return.h): a
+ * user-return notifier (x86), a return probe on the exit work (arm64).
+ * Until it is, later requests reuse the cookie and the cached walk: no
+ * second walk, no livelock.
  *
  * Cookie layout: see include/uapi/ustack.h.
  */
@@ -26,9 +22,9 @@
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/tracepoint.h>
-#include <linux/user-return-notifier.h>
 #include "nmi_excl.h"
 #include "stay.h"
+#include "stay_return.h"
 #include "task_pool.h"
 #include "tracepoint_lookup.h"
 
@@ -66,35 +62,13 @@ static void stay_reset(struct ustack_task *st)
 	st->nr = 0;
 }
 
-static void urn_disarm(struct ustack_task *st)
-{
-	lockdep_assert_irqs_disabled();
-	/* The notifier list is per CPU, with no lock: only its CPU edits it. */
-	WARN_ON_ONCE(st->urn_on && st->urn_cpu != smp_processor_id());
-	if (st->urn_on) {
-		user_return_notifier_unregister(&st->urn);
-		st->urn_on = false;
-	}
-}
-
-static void urn_arm(struct ustack_task *st)
-{
-	lockdep_assert_irqs_disabled();
-	if (st->urn_on)
-		return;
-	st->urn_parked = false;
-	st->urn_on = true;
-	st->urn_cpu = smp_processor_id();
-	user_return_notifier_register(&st->urn);
-}
-
 /**
  * ustack_stay_begin - the first request of @t's stay: its cookie and the
  *	user registers and mm its walk will start from
  * @st: @t's state, with no cookie yet
  * @t: current
- * @nmi: in NMI, where the notifier cannot be armed: the irq_work that
- *	ustack_stay_nmi_kick() raises arms it
+ * @nmi: in NMI, where the return may not be watched yet: the irq_work
+ *	that ustack_stay_nmi_kick() raises does what the NMI could not
  *
  * IRQs off, NMIs on this CPU backing off.
  */
@@ -105,10 +79,7 @@ void ustack_stay_begin(struct ustack_task *st, struct task_struct *t, bool nmi)
 	st->mm = t->mm;
 	st->regs = *task_pt_regs(t);
 	st->in_exec = t->in_execve;
-	if (!nmi)
-		urn_arm(st);
-	else if (!st->urn_on)
-		st->urn_parked = true;
+	ustack_return_watch(st, nmi);
 }
 
 /**
@@ -120,15 +91,26 @@ void ustack_stay_begin(struct ustack_task *st, struct task_struct *t, bool nmi)
  */
 void ustack_stay_end(struct ustack_task *st)
 {
-	urn_disarm(st);
+	ustack_return_unwatch(st);
 	stay_reset(st);
 }
 
-/* Fired on the exit to user space of whatever task runs on this CPU. */
-static void on_user_return(struct user_return_notifier *urn)
+/**
+ * ustack_stay_returns - will the end of @st's stay be seen?
+ * @st: current's state, its walk delivered
+ *
+ * Else (stay_return.h: a stay the return probe did not see begin) the
+ * engine ends it after its walk.  IRQs off, NMIs on this CPU backing off.
+ */
+bool ustack_stay_returns(const struct ustack_task *st)
 {
-	struct ustack_task *st = container_of(urn, struct ustack_task, urn);
+	lockdep_assert_irqs_disabled();
+	return ustack_return_watched(st);
+}
 
+/* The real return to user space of current, whose state @st may be. */
+static void on_return(struct ustack_task *st)
+{
 	if (st->task != current || st->pending)
 		return;
 	stay_ended(st);
@@ -137,8 +119,8 @@ static void on_user_return(struct user_return_notifier *urn)
 }
 
 /*
- * Keep the notifier on the CPU the task runs on: park it when the task is
- * switched out, re-arm it where the task is switched in.  The state of a
+ * The return's watch follows the task (a per-CPU notifier is parked when
+ * it is switched out, re-armed where it is switched in).  The state of a
  * task that dies, or that goes to sleep between stays (no request in
  * this one yet), goes back to the pool: only running tasks and tasks with
  * a request in their current stay hold one, so a pool of max_tasks serves
@@ -158,24 +140,21 @@ static void probe_sched_switch(void *data, bool preempt,
 	guard(ustack_nmi_excl)();
 	st = ustack_task_lookup(prev);
 	if (st) {
-		if (st->urn_on) {
-			urn_disarm(st);
-			st->urn_parked = true;
-		}
+		ustack_return_switch_out(st);
 		if (!st->pending && ((prev_state & TASK_DEAD) ||
 				     (prev_state != TASK_RUNNING && !st->cookie)))
 			ustack_task_put(st);
 	}
 	st = ustack_task_lookup(next);
-	if (st && st->urn_parked)
-		urn_arm(st);
+	if (st)
+		ustack_return_switch_in(st);
 }
 
 /*
  * Raised by an NMI request, runs on the same CPU as soon as IRQs are on:
  * the interrupt itself sends a task the NMI caught in user space through
- * the exit path; and the notifier the NMI could not arm is armed here, if
- * the task is still current (else the next switch-in arms it).
+ * the exit path; and what the NMI could not do for the return's watch is
+ * done here, if the task is still current (else at its next switch-in).
  */
 static void nmi_kick_fn(struct irq_work *work)
 {
@@ -183,8 +162,8 @@ static void nmi_kick_fn(struct irq_work *work)
 
 	guard(ustack_nmi_excl)();
 	st = ustack_task_lookup(current);
-	if (st && st->urn_parked)
-		urn_arm(st);
+	if (st)
+		ustack_return_kick(st);
 }
 
 /* After an NMI request: the irq_work above, on this CPU. */
@@ -209,7 +188,8 @@ int ustack_stay_init(void (*ended)(const struct ustack_task *st))
 	int cpu, ret;
 
 	stay_ended = ended;
-	ret = ustack_task_pool_init(on_user_return);
+	ustack_return_init(on_return);
+	ret = ustack_task_pool_init();
 	if (ret)
 		return ret;
 	for_each_possible_cpu(cpu)
@@ -241,6 +221,9 @@ int ustack_stay_enable(void)
 	guard(mutex)(&tracked_lock);
 	if (tracked)
 		return 0;
+	ret = ustack_return_enable();
+	if (ret)
+		return ret;
 	/*
 	 * Last of sched_switch's probes: an off-CPU request (a source's
 	 * probe on the same switch) may arm the notifier of the task being
@@ -256,20 +239,6 @@ int ustack_stay_enable(void)
 	return ret;
 }
 
-static void disarm_this_cpu(void *unused)
-{
-	int cpu = smp_processor_id();
-	u32 i;
-
-	guard(ustack_nmi_excl)();
-	for (i = 0; i < ustack_deferred_max_tasks; i++) {
-		struct ustack_task *st = ustack_task_at(i);
-
-		if (st->urn_on && st->urn_cpu == cpu)
-			urn_disarm(st);
-	}
-}
-
 /* Module exit: no walk is pending (each holds a module reference). */
 void ustack_stay_exit(void)
 {
@@ -281,7 +250,7 @@ void ustack_stay_exit(void)
 	}
 	for_each_possible_cpu(cpu)
 		irq_work_sync(per_cpu_ptr(&nmi_kick, cpu));
-	on_each_cpu(disarm_this_cpu, NULL, 1);
+	ustack_return_exit();
 	rcu_barrier();
 	ustack_task_pool_free();
 }

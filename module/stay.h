@@ -14,6 +14,7 @@
 u64 ustack_cookie_new(void);
 void ustack_stay_begin(struct ustack_task *st, struct task_struct *t, bool nmi);
 void ustack_stay_end(struct ustack_task *st);
+bool ustack_stay_returns(const struct ustack_task *st);
 void ustack_stay_nmi_kick(void);
 bool ustack_stay_tracked(void);
 

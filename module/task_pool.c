@@ -78,8 +78,7 @@ struct ustack_task *ustack_task_get(struct task_struct *t, bool nmi)
 		st->delivered = 0;
 		st->pending = false;
 		st->walked = false;
-		st->urn_on = false;
-		st->urn_parked = false;
+		memset(&st->ret, 0, sizeof(st->ret));
 		st->nr = 0;
 		hlist_add_head_rcu(&st->hnode, ustack_task_bucket(t));
 		atomic_inc(&live_tasks);
@@ -119,11 +118,10 @@ void ustack_task_put(struct ustack_task *st)
 /**
  * ustack_task_pool_init() - allocate the pool (parameters max_tasks and
  *	max_frames, clamped to what the pool can hold)
- * @on_user_return: the engine's user-return notifier of every entry
  *
  * Return: 0 or -ENOMEM.
  */
-int ustack_task_pool_init(void (*on_user_return)(struct user_return_notifier *))
+int ustack_task_pool_init(void)
 {
 	u32 i, n;
 
@@ -142,7 +140,6 @@ int ustack_task_pool_init(void (*on_user_return)(struct user_return_notifier *))
 	for (i = 0; i < n; i++) {
 		pool[i].ips = pool_ips + (size_t)i * pool_frames;
 		pool[i].methods = pool_methods + (size_t)i * pool_frames;
-		pool[i].urn.on_user_return = on_user_return;
 		pool[i].next_free = i + 1 < n ? &pool[i + 1] : NULL;
 	}
 	free_list = &pool[0];

@@ -12,7 +12,7 @@
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/types.h>
-#include <linux/user-return-notifier.h>
+#include "stay_return.h"
 
 struct task_struct;
 struct mm_struct;
@@ -27,7 +27,7 @@ struct ustack_task {
 	struct task_struct *task;	/* owner, NULL when free */
 	const struct mm_struct *mm;	/* at the first request; compared only */
 	struct callback_head work;
-	struct user_return_notifier urn;
+	struct ustack_return ret;	/* the watch for its return (stay.c) */
 	struct rcu_head rcu;
 	struct ustack_task *next_free;
 	struct ustack_share *share;	/* its user's share of the pool */
@@ -38,8 +38,6 @@ struct ustack_task {
 	bool pending;			/* task_work queued */
 	bool in_exec;			/* first request inside execve() */
 	bool walked;			/* ips/methods/nr/end hold this stay's walk */
-	bool urn_on, urn_parked;
-	int urn_cpu;
 	u32 nr;
 	u8 end;				/* enum ustack_end */
 	u64 *ips;			/* [max_frames] */
@@ -78,7 +76,7 @@ struct ustack_task *ustack_task_get(struct task_struct *t, bool nmi);
 /* Unhash @st; back to the pool after a grace period.  IRQs off. */
 void ustack_task_put(struct ustack_task *st);
 
-int ustack_task_pool_init(void (*on_user_return)(struct user_return_notifier *));
+int ustack_task_pool_init(void);
 void ustack_task_pool_free(void);
 struct ustack_task *ustack_task_at(u32 i);
 u32 ustack_task_index(const struct ustack_task *st);
