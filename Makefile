@@ -35,10 +35,10 @@ check:
 check-full:
 	USTACK_VM_ALL=1 USTACK_CHECK_BUDGET=$${USTACK_CHECK_BUDGET:-14400} bash scripts/check.sh
 
-# Issue 52's arm64 guest (TCG): the SFrame core on AArch64, the module's
-# load (which fails until arm64 has an end of the stay).
+# Issue 52's arm64 guests alone (TCG, 6.1 and 6.12; also in make check):
+# the SFrame core on AArch64, the module's load, stacks and stays.
 check-arm64:
-	bash scripts/arm64-vm.sh
+	bash tests/arm64/run.sh
 
 # The whole-system tests (tests/system/) in all their variants, alone:
 # reboot, kernel upgrade, container, full /var, read-only root.

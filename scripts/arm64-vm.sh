@@ -11,10 +11,15 @@
 #       pointers and the frame-pointer rule alone
 #   insmod, rmmod   ustack.ko cross-built against the image's headers as
 #       tests/kbuild builds it; a clean kernel log
-# Prints PASS:/FAIL: lines (arm64/NAME) and exits non-zero on a FAIL.
-# ustack.ko cannot load on arm64 yet (the stay's user-return notifier is
-# x86's): insmod FAILs naming the symbols, and the sampling of /dev/ustack
-# waits for it.  Not part of make check.
+#   stacks-sf, stacks-fp   the stream tests' workload (static; SFrame
+#       without frame pointers, frame pointers alone) sampled at 999 Hz,
+#       off-CPU on, through the trace events alone: >= 99% of its user
+#       stacks whole (tests/arm64/stacks.awk)
+#   stays-sf, stays-fp   each stay ends at its return to user space (the
+#       return probe of module/stay_exitprobe.c): one walk per cookie and
+#       a cookie per tick (tests/arm64/stays.awk)
+# Prints PASS:/FAIL: lines (arm64/SERIES/NAME) and exits non-zero on a FAIL.
+# make check runs it for 6.1 and 6.12 (tests/arm64/run.sh).
 #   USTACK_ARM64_SUITE=bookworm   the suite of the image and busybox
 #   USTACK_ARM64_SERIES=6.1.0     the image's series: its newest generic
 #                                 flavour (6.12 takes 6.12.*+deb12)
@@ -29,7 +34,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 t0=$SECONDS
 
-fail() { echo "FAIL: arm64/$1: $2"; exit 1; }
+# Results are named arm64/SERIES/NAME (6.1, 6.12): make check runs both.
+tag=${series%.0}
+fail() { echo "FAIL: arm64/$tag/$1: $2"; exit 1; }
 for c in qemu-system-aarch64 aarch64-linux-gnu-gcc cpio; do
 	command -v $c >/dev/null || fail setup "$c is missing (scripts/deps.sh check)"
 done
@@ -72,16 +79,29 @@ for v in plain pac-ret fp-pac-ret; do
 		-Imodule -Iinclude -o "$root/selfwalk-$v" tests/arm64/selfwalk.c $core) \
 		>"$work/cc.log" 2>&1 || fail "build-selfwalk-$v" "$(head -n3 "$work/cc.log")"
 done
+# The workload of the stream tests, static: with SFrame (no frame
+# pointers) and with frame pointers alone; its symbols for stacks.awk.
+for v in sf fp; do
+	flags=(-fomit-frame-pointer -Wa,--gsframe)
+	[ $v = fp ] && flags=(-fno-omit-frame-pointer -mno-omit-leaf-frame-pointer)
+	aarch64-linux-gnu-gcc -static -O2 "${flags[@]}" -o "$root/workload_$v" \
+		"$top/tests/vm/src/workload.c" -lpthread >"$work/cc.log" 2>&1 ||
+		fail "build-workload-$v" "$(head -n3 "$work/cc.log")"
+	# (its own functions and libc's way to main: a guest's awk is slow)
+	aarch64-linux-gnu-nm -S "$root/workload_$v" | grep -w -E \
+		'main|run_cpu|cpu_outer|cpu_inner|_start|__libc_start_main|__libc_start_call_main' \
+		>"$root/workload_$v.syms"
+done
+cp "$top/tests/arm64/stacks.awk" "$top/tests/arm64/stays.awk" "$root/"
 mkdir -p "$work/src"
 (cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
 	cpio --null -pdm --quiet "$work/src")
 if ! nice make -C "$kdir" M="$work/src/module" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-	KBUILD_MODPOST_WARN=1 KCPPFLAGS="-DCONFIG_USER_RETURN_NOTIFIER -DTIF_USER_RETURN_NOTIFY=31" \
 	modules >"$work/kbuild.log" 2>&1; then
 	fail build-module "$(grep -m1 -E 'error|Error' "$work/kbuild.log")"
 fi
 cp "$work/src/module/ustack.ko" "$root/ustack.ko"
-echo "PASS: arm64/build ($((SECONDS - t0)) s: $img, selfwalk, ustack.ko)"
+echo "PASS: arm64/$tag/build ($((SECONDS - t0)) s: $img, selfwalk, ustack.ko)"
 
 cat >"$root/init" <<'INIT'
 #!/bin/busybox sh
@@ -90,12 +110,34 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug
 echo "arm64-vm: $(uname -r) $(uname -m), PAC: $(grep -m1 -o -w paca /proc/cpuinfo || echo none)"
 SELFWALK_VERBOSE=1 /selfwalk-plain
 SELFWALK_VERBOSE=1 /selfwalk-pac-ret
 SELFWALK_VERBOSE=1 /selfwalk-fp-pac-ret
-if insmod /ustack.ko 2>/tmp/insmod.err; then
+if insmod /ustack.ko sample_hz=999 offcpu=1 2>/tmp/insmod.err; then
 	echo "PASS: arm64/insmod"
+	# The trace events alone start the sources: every task's stacks,
+	# the ones the sampling tick and the off-CPU switch ask for.
+	mount -t tracefs tracefs /sys/kernel/tracing
+	T=/sys/kernel/tracing
+	echo 16384 >$T/buffer_size_kb
+	echo 1 >$T/events/ustack/user_stack/enable
+	echo 1 >$T/events/ustack/sample/enable
+	for v in sf fp; do
+		/workload_$v cpu 3 >/dev/null & pid=$!
+		wait $pid
+		echo "$v $pid" >>/tmp/pids
+	done
+	echo 0 >$T/events/ustack/user_stack/enable
+	echo 0 >$T/events/ustack/sample/enable
+	cat $T/trace >/tmp/trace
+	while read -r v pid; do
+		awk -v pid=$pid -v name=$v -f /stacks.awk /workload_$v.syms /tmp/trace
+		awk -v pid=$pid -v name=$v -f /stays.awk /tmp/trace
+	done </tmp/pids
+	grep -E '^(requests|walks|stays|nomem) ' /sys/kernel/debug/ustack/stats 2>/dev/null | tr '\n' ' '
+	echo
 	if rmmod ustack; then echo "PASS: arm64/rmmod"; else echo "FAIL: arm64/rmmod: rmmod failed"; fi
 else
 	echo "FAIL: arm64/insmod: $(dmesg | grep -o 'ustack: Unknown symbol [a-z_]*' | sort -u | paste -sd' ')"
@@ -117,13 +159,14 @@ mkdir -p "$top/build/logs"
 cp "$work/console.log" "$top/build/logs/arm64-vm.log"
 grep -q 'arm64-vm: done' "$work/console.log" ||
 	fail boot "the guest did not finish (qemu rc $rc, $((SECONDS - t)) s): build/logs/arm64-vm.log"
-tr -d '\r' <"$work/console.log" | grep -E '^(PASS|FAIL): ' >"$work/results"
+tr -d '\r' <"$work/console.log" | grep -E '^(PASS|FAIL): ' |
+	sed "s|^\([A-Z]*\): arm64/|\1: arm64/$tag/|" >"$work/results"
 cat "$work/results"
-echo "PASS: arm64/boot ($KREL under TCG: $((SECONDS - t)) s)"
+echo "PASS: arm64/$tag/boot ($KREL under TCG: $((SECONDS - t)) s)"
 bad=$(tr -d '\r' <"$work/console.log" | grep -E -f <(grep -v '^#' "$top/scripts/vm/bad-log-patterns") | head -n1)
 if [ -n "$bad" ]; then
-	echo "FAIL: arm64/kernel-log: $bad"
+	echo "FAIL: arm64/$tag/kernel-log: $bad"
 else
-	echo "PASS: arm64/kernel-log"
+	echo "PASS: arm64/$tag/kernel-log"
 fi
 ! grep -q '^FAIL' "$work/results" && [ -z "$bad" ]
