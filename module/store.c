@@ -357,6 +357,9 @@ static int store_reg_copy(struct sframe_store_reg *r, void __user *uarg)
 		return -EINVAL;
 	if (!(r->flags & SFRAME_STORE_USER) && r->user)
 		return -EINVAL;
+	/* A uid or a namespace's inode number, and the namespace flag. */
+	if (r->user & ~(USTACK_USER_NS | U32_MAX))
+		return -EINVAL;
 	return 0;
 }
 

@@ -317,7 +317,8 @@ struct ustack_coop_answer {
  * owner is root, USTACK_USER_NS | that namespace's inode number (the
  * st_ino of /proc/PID/ns/user).  So a rootless container's subordinate
  * uids are one user, the one who made it.  Without the flag the entry is
- * charged to the file's owner (@user must be 0).  Sizes from
+ * charged to the file's owner (@user must be 0).  Bits 32 to 62 of @user
+ * are EINVAL.  Sizes from
  * offsetofend(sframe_vaddr) on are accepted (@user then 0); fields past
  * the kernel's struct must be zero (E2BIG).
  */

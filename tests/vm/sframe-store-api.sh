@@ -74,11 +74,14 @@ expect EINVAL $S del $obj $KEEP
 [ "$(stat_of store_entries)" = 1 ] || fail "keep: entries $(stat_of store_entries)"
 $S del $obj || fail "keep: the kept entry is gone"
 # SFRAME_STORE_USER (4) names the user charged (a user without the flag
-# is EINVAL); the first UAPI's size (40, no user) and a larger one with
+# is EINVAL, and so is one with bits 32-62 set: neither a uid nor a
+# namespace's inode number); the first UAPI's size (40, no user) and a larger one with
 # only zeros past the struct are taken, a smaller one is EINVAL, a larger
 # one with more in it E2BIG
 $S add $obj /tmp/store/w.elf 4 65534 || fail "user: add"
 expect EINVAL $S add $obj /tmp/store/w.elf 0 65534
+expect EINVAL $S add $obj /tmp/store/w.elf 4 0x100000000
+$S add $obj /tmp/store/w.elf 4 0x8000000012345678 || fail "user: a namespace's inode number"
 SFRAME_REG_SIZE=40 $S add $obj /tmp/store/w.elf || fail "size 40"
 SFRAME_REG_SIZE=64 $S add $obj /tmp/store/w.elf || fail "size 64"
 expect EINVAL env SFRAME_REG_SIZE=32 $S add $obj /tmp/store/w.elf
