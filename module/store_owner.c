@@ -130,7 +130,7 @@ struct store_owner *ustack_store_owner_victim(const struct store_owner *o,
 	if (!max || owner_count(ustack_store_owner_key(o)) < max)
 		return NULL;
 	list_for_each_entry(v, &store_users, node)
-		if (v->who == o->who && v->who_ns == o->who_ns)
+		if (ustack_store_owner_key(v) == ustack_store_owner_key(o))
 			return v;
 	return NULL;
 }
