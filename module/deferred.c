@@ -366,10 +366,13 @@ static void task_work_fn(struct callback_head *head)
 		 * A dying task never returns to user space, and a stay whose
 		 * return will not be seen (stay.c) ends at its walk too.
 		 */
-		if (!st->pending && ((current->flags & PF_EXITING) ||
-				     !ustack_stay_returns(st))) {
+		if (!st->pending && (current->flags & PF_EXITING)) {
 			ustack_stay_end(st);
 			ustack_stat_inc(stays);
+		} else if (!st->pending && !ustack_stay_returns(st)) {
+			ustack_stay_end(st);
+			ustack_stat_inc(stays);
+			ustack_stat_inc(stays_at_walk);
 		}
 	}
 	module_put(THIS_MODULE);

@@ -69,6 +69,7 @@ void ustack_deferred_counters(int *tasks, bool *on);
  */
 struct ustack_stats {
 	unsigned long requests, coalesced, walks, deliveries, stays;
+	unsigned long stays_at_walk;	/* ended by their walk (stay.c) */
 	unsigned long nomem, regs_mismatch, walk_ns;
 	unsigned long nmi_requests, nmi_refused, regs_signal, regs_restart;
 	unsigned long regs_sigreturn;

@@ -32,6 +32,7 @@ static int stats_show(struct seq_file *m, void *v)
 	SHOW(walks);
 	SHOW(deliveries);
 	SHOW(stays);
+	SHOW(stays_at_walk);
 	SHOW(nomem);
 	SHOW(regs_mismatch);
 	SHOW(regs_signal);

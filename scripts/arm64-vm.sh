@@ -136,7 +136,7 @@ if insmod /ustack.ko sample_hz=999 offcpu=1 2>/tmp/insmod.err; then
 		awk -v pid=$pid -v name=$v -f /stacks.awk /workload_$v.syms /tmp/trace
 		awk -v pid=$pid -v name=$v -f /stays.awk /tmp/trace
 	done </tmp/pids
-	grep -E '^(requests|walks|stays|nomem) ' /sys/kernel/debug/ustack/stats 2>/dev/null | tr '\n' ' '
+	grep -E '^(requests|walks|stays|stays_at_walk|nomem) ' /sys/kernel/debug/ustack/stats 2>/dev/null | tr '\n' ' '
 	echo
 	if rmmod ustack; then echo "PASS: arm64/rmmod"; else echo "FAIL: arm64/rmmod: rmmod failed"; fi
 else
