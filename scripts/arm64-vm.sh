@@ -30,7 +30,9 @@ cache=$(realpath -m "${USTACK_CACHE:-/var/cache/ustack}")
 suite=${USTACK_ARM64_SUITE:-bookworm}
 series=${USTACK_ARM64_SERIES:-6.1.0}
 timeout=${USTACK_ARM64_TIMEOUT:-600}
-work=$(mktemp -d)
+# (in the cache: a build root sees the cache alone)
+mkdir -p "$cache/arm64"
+work=$(mktemp -d "$cache/arm64/run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 t0=$SECONDS
 
@@ -48,14 +50,20 @@ img=$(APT_CONFIG=$conf apt-cache search --names-only "^linux-image-${series//./\
 [ -n "$img" ] || fail setup "no linux-image-$series*-arm64 in $suite"
 eval "$("$top/scripts/kernel.sh" --image "$img" "$suite")" || fail setup "cannot unpack $img"
 hdr=linux-headers-${img#linux-image-}
-kdir=$("$top/scripts/kernel.sh" --headers "$hdr" "$suite" | sed -n 's/^KDIR=//p')
+hinfo=$("$top/scripts/kernel.sh" --headers "$hdr" "$suite") || fail setup "cannot unpack $hdr"
+kdir=$(echo "$hinfo" | sed -n 's/^KDIR=//p')
 [ -n "$kdir" ] || fail setup "cannot unpack $hdr"
+# (a suite newer than the host's builds in its cross build root, as
+# tests/kbuild does)
+broot=$(echo "$hinfo" | sed -n 's/^BUILDROOT=//p')
 
-# busybox-static:arm64, unpacked once into the cache.
-bb=$cache/arm64/busybox-$suite
+# bookworm's busybox-static:arm64 for every suite (static: any kernel
+# runs it), unpacked once into the cache.
+bb=$cache/arm64/busybox-bookworm
 if [ ! -x "$bb/bin/busybox" ]; then
 	mkdir -p "$work/bb"
-	(cd "$work/bb" && APT_CONFIG=$conf apt-get download -qq busybox-static:arm64 >/dev/null 2>&1) ||
+	bconf=$("$top/scripts/apt-suite.sh" bookworm arm64) || fail setup "no bookworm arm64 lists"
+	(cd "$work/bb" && APT_CONFIG=$bconf apt-get download -qq busybox-static:arm64 >/dev/null 2>&1) ||
 		fail setup "apt-get download busybox-static:arm64 failed"
 	rm -rf "$bb" && mkdir -p "$bb"
 	dpkg-deb -x "$work"/bb/*.deb "$bb"
@@ -96,7 +104,9 @@ cp "$top/tests/arm64/stacks.awk" "$top/tests/arm64/stays.awk" "$root/"
 mkdir -p "$work/src"
 (cd "$top" && find module include \( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' -o -name '*.mk' \) -print0 |
 	cpio --null -pdm --quiet "$work/src")
-if ! nice make -C "$kdir" M="$work/src/module" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+make=(make)
+[ -z "$broot" ] || make=("$top/scripts/buildroot.sh" "$broot" make)
+if ! nice "${make[@]}" -C "$kdir" M="$work/src/module" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 	modules >"$work/kbuild.log" 2>&1; then
 	fail build-module "$(grep -m1 -E 'error|Error' "$work/kbuild.log")"
 fi
