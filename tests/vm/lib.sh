@@ -23,13 +23,17 @@ ustack_install() {
 # refuses the unload until PID 1 next returns to user space (seen in CI:
 # "walks pending in: 1 init S").  With the sources stopped, one more
 # orphan lets it run that walk and sleep again owing nothing.
+# TRIES (default 50, a tenth of a second apart): a test whose own
+# processes may sleep owing a walk for seconds allows more; the tries
+# refused are in UNLOAD_REFUSED.
 ustack_unload() {
-	i=0
+	i=0 UNLOAD_REFUSED=0
 	while [ -d /sys/module/ustack ]; do
 		modprobe -r ustack 2>/dev/null && return 0
+		UNLOAD_REFUSED=$((UNLOAD_REFUSED + 1))
 		grep -q '^1 init ' /sys/kernel/debug/ustack/pending 2>/dev/null &&
 			sh -c 'sleep 0.05 &'
-		i=$((i + 1)); [ $i -lt 50 ] ||
+		i=$((i + 1)); [ $i -lt "${1:-50}" ] ||
 			fail "modprobe -r ustack: $(modprobe -r ustack 2>&1); refcnt $(cat /sys/module/ustack/refcnt); walks pending in: $(tr '\n' ';' </sys/kernel/debug/ustack/pending)"
 		sleep 0.1
 	done
