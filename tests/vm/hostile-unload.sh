@@ -15,7 +15,6 @@
 # trace-cmd: yes
 # timeout: 900
 . ./lib.sh
-T=/sys/kernel/tracing
 command -v trace-cmd >/dev/null || fail "no trace-cmd in the guest"
 ustack_unload
 ustack_install
@@ -27,50 +26,7 @@ NP= TC= U=
 trap 'kill $NP $TC $U 2>/dev/null' EXIT
 i=0 busy=0
 while [ $i -lt $n ]; do
-	harness_asleep
-	rm -f /tmp/go; mkfifo /tmp/go
-	bin/as_nobody bin/naps 16 1 </tmp/go >/tmp/naps.out & NP=$!
-	exec 7>/tmp/go
-	modprobe ustack offcpu=1 sample_hz=$hz pid=$NP || fail "load $i"
-	TC=
-	if [ $((i % 2)) = 1 ]; then
-		trace-cmd record -e ustack -o /tmp/tc.dat >/tmp/tc.out 2>&1 & TC=$!
-	else
-		echo 1 >$T/events/ustack/enable || fail "enable the events"
-	fi
-	j=0
-	until grep -q '^sources_on 1' /sys/kernel/debug/ustack/stats 2>/dev/null; do
-		j=$((j + 1)); [ $j -lt 200 ] || fail "round $i: the events did not start the sources"
-		sleep 0.05
-	done
-	# the unload, and the sleepers let go a moment after it began
-	modprobe -r ustack 2>/tmp/rmmod.err & U=$!
-	case $((i % 5)) in
-	0) ;;
-	1) sleep 0.02 ;;
-	2) sleep 0.05 ;;
-	3) sleep 0.1 ;;
-	4) sleep 0.2 ;;
-	esac
-	echo go >&7
-	exec 7>&-
-	wait $U || busy=$((busy + 1))
-	U=
-	# in use: a walk owed by a sleeper that asked before; retried
-	j=0
-	while [ -d /sys/module/ustack ]; do
-		j=$((j + 1)); [ $j -lt 100 ] ||
-			fail "round $i: modprobe -r: $(modprobe -r ustack 2>&1); refcnt $(cat /sys/module/ustack/refcnt)"
-		modprobe -r ustack 2>/dev/null || sleep 0.1
-	done
-	wait $NP || fail "round $i: the sleepers: exit $? ($(cat /tmp/naps.out))"
-	NP=
-	grep -q '^naps=[1-9]' /tmp/naps.out || fail "round $i: the sleepers did not nap: $(cat /tmp/naps.out)"
-	if [ -n "$TC" ]; then
-		kill -INT $TC
-		wait $TC
-		TC=
-	fi
+	unload_round $i $hz
 	i=$((i + 1))
 done
 echo "$n rounds unloaded under tracefs consumers and sleepers; $busy first tries found the module in use"
