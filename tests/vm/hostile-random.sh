@@ -56,24 +56,16 @@ done
 wait $hr || fail "seed $seed: $(cat /tmp/rnd.out)"
 [ $i -ge 600 ] || record_stop
 cat /tmp/rnd.out
-ops="mmap munmap mprotect scribble register unregister self coop store ioctl fork exec thread file elf kill"
-for op in $ops; do
-	grep -q "^$op=[1-9]" /tmp/rnd.out || fail "seed $seed: no $op operation ran"
-done
-# Some registrations were valid: the walks met them.
-grep -q '^register=[0-9]* ok:[1-9]' /tmp/rnd.out || fail "seed $seed: no registration succeeded"
+random_ops_ran /tmp/rnd.out "seed $seed"
 grep -E '^(requests|walks|deliveries|nomem|share_refused|self_limited|registry_bytes) ' /sys/kernel/debug/ustack/stats | tr '\n' ' '; echo
 [ "$(stat_of walks)" -gt 0 ] || fail "no walk ran"
 grep -q '^user .* pid=' /tmp/rnd.rec || fail "no user record"
 
 # ustackd lived through it, answers, stayed small, and still covers a
 # program root starts now (an object it has never seen).
-kill -0 $UD 2>/dev/null || fail "ustackd died: $(tail -n 5 /tmp/hr-ud.log)"
-timeout 60 ustackd --status >/tmp/hr-status || fail "ustackd --status did not answer"
-grep -E '^(refused|store|queue|objects)' /tmp/hr-status | head -n 12
-hwm=$(awk '/^VmHWM:/ { print $2 }' /proc/$UD/status)
-echo "ustackd: peak RSS $hwm kB after the hostile user"
-[ "$hwm" -lt 131072 ] || fail "ustackd grew to $hwm kB"
+ustackd_sound /tmp/hr-ud.log
+grep -E '^(refused|store|queue|objects)' /tmp/ud-status | head -n 12
+echo "ustackd: peak RSS $UD_HWM kB after the hostile user"
 cp bin/workload /tmp/late-hr
 /tmp/late-hr cpu 600 >/dev/null & PL=$!
 i=0

@@ -233,6 +233,25 @@ wait_ready() {
 		sleep 0.1
 	done
 }
+# ustackd_sound LOG: ustackd ($UD, logging to LOG) is alive, answers
+# --status (in /tmp/ud-status) within 60 s, and has not grown past 128
+# MiB (its peak RSS in UD_HWM, kB): what it must be after a hostile user
+ustackd_sound() {
+	kill -0 $UD 2>/dev/null || fail "ustackd died: $(tail -n 5 "$1")"
+	timeout 60 ustackd --status >/tmp/ud-status || fail "ustackd --status did not answer"
+	UD_HWM=$(awk '/^VmHWM:/ { print $2 }' /proc/$UD/status)
+	[ "$UD_HWM" -lt 131072 ] || fail "ustackd grew to $UD_HWM kB"
+}
+# random_ops_ran OUT WHAT: hostile_random's output OUT (one run's or
+# several's) shows every kind of operation, and a registration that
+# was valid (the walks met it); WHAT names the run in a failure
+random_ops_ran() {
+	local op
+	for op in mmap munmap mprotect scribble register unregister self coop store ioctl fork exec thread file elf kill; do
+		grep -q "^$op=[1-9]" "$1" || fail "$2: no $op operation ran"
+	done
+	grep -q '^register=[0-9]* ok:[1-9]' "$1" || fail "$2: no registration succeeded"
+}
 # complete PIDS REC: "pid ok total" per process, ok = user records ending
 # outermost.
 complete() {
