@@ -298,6 +298,8 @@ for t in "${tests[@]}"; do
 done
 # make check-full's guests run the tests' long variants (lib.sh's long).
 [ "${USTACK_VM_ALL:-0}" != 1 ] || export USTACK_VM_APPEND="${USTACK_VM_APPEND:-} ustack_long=1"
+# hostile-long's length, in seconds (its default: half an hour on debug).
+[ -z "${USTACK_LONG_SECS:-}" ] || export USTACK_VM_APPEND="${USTACK_VM_APPEND:-} ustack_long_secs=$USTACK_LONG_SECS"
 # Two more CPUs are possible than are present, as on hypervisors that
 # declare CPUs to hot-plug: what the module keeps per CPU follows the online
 # ones (stream-hotplug).
