@@ -135,7 +135,7 @@ if insmod /ustack.ko sample_hz=999 offcpu=1 2>/tmp/insmod.err; then
 	echo 1 >$T/events/ustack/user_stack/enable
 	echo 1 >$T/events/ustack/sample/enable
 	for v in sf fp; do
-		/workload_$v cpu 3 >/dev/null & pid=$!
+		/workload_$v cpu 5 >/dev/null & pid=$!
 		wait $pid
 		echo "$v $pid" >>/tmp/pids
 	done
