@@ -105,7 +105,7 @@ void ustack_stay_end(struct ustack_task *st)
 bool ustack_stay_returns(const struct ustack_task *st)
 {
 	lockdep_assert_irqs_disabled();
-	return ustack_return_watched(st);
+	return ustack_return_watched(&st->ret);
 }
 
 /* The real return to user space of current, whose state @st may be. */

@@ -73,31 +73,9 @@ static struct kretprobe exit_work_probe = {
 	.handler = exit_work_return,
 };
 
-/* The return probe is global: a stay begins with nothing to arm. */
-void ustack_return_watch(struct ustack_task *st, bool nmi)
-{
-}
-
 void ustack_return_unwatch(struct ustack_task *st)
 {
 	st->ret.seen = false;
-}
-
-bool ustack_return_watched(const struct ustack_task *st)
-{
-	return st->ret.seen;
-}
-
-void ustack_return_switch_out(struct ustack_task *st)
-{
-}
-
-void ustack_return_switch_in(struct ustack_task *st)
-{
-}
-
-void ustack_return_kick(struct ustack_task *st)
-{
 }
 
 void ustack_return_init(void (*fired)(struct ustack_task *st))

@@ -33,19 +33,43 @@ struct ustack_return {
 
 /*
  * All with IRQs off and NMIs on this CPU backing off (nmi_excl.h), on
- * the task's own CPU.
+ * the task's own CPU:
+ *   ustack_return_watch(st, nmi)   a stay begins: watch for its return
+ *				    (@nmi: in NMI, later)
+ *   ustack_return_unwatch(st)      the stay ends otherwise (a dying task)
+ *   ustack_return_watched(&st->ret)  will its return be seen?  Else its walk
+ *				    ends it
+ *   ustack_return_switch_out(st), _switch_in(st)   the task is switched
+ *   ustack_return_kick(st)         after an NMI request, IRQs on again:
+ *				    what the NMI could not do
+ * The return probe's are inline (most do nothing: the probe is global),
+ * off the request and sched_switch paths.
  */
-/* A stay begins: watch for its return (@nmi: in NMI, later). */
+#ifdef CONFIG_USER_RETURN_NOTIFIER
 void ustack_return_watch(struct ustack_task *st, bool nmi);
-/* The stay ends otherwise (a dying task): watch no more. */
 void ustack_return_unwatch(struct ustack_task *st);
-/* Will the return of @st's stay be seen?  Else its walk ends it. */
-bool ustack_return_watched(const struct ustack_task *st);
-/* @st's task is switched out, or in. */
 void ustack_return_switch_out(struct ustack_task *st);
 void ustack_return_switch_in(struct ustack_task *st);
-/* After an NMI request, with IRQs on again: what the NMI could not do. */
 void ustack_return_kick(struct ustack_task *st);
+
+/* The notifier always fires: armed, or parked until the task runs. */
+static inline bool ustack_return_watched(const struct ustack_return *r)
+{
+	return true;
+}
+#else
+static inline void ustack_return_watch(struct ustack_task *st, bool nmi) {}
+static inline void ustack_return_switch_out(struct ustack_task *st) {}
+static inline void ustack_return_switch_in(struct ustack_task *st) {}
+static inline void ustack_return_kick(struct ustack_task *st) {}
+
+static inline bool ustack_return_watched(const struct ustack_return *r)
+{
+	return r->seen;
+}
+
+void ustack_return_unwatch(struct ustack_task *st);
+#endif
 
 /* @fired: the real return of current, whose state is @st; IRQs off. */
 void ustack_return_init(void (*fired)(struct ustack_task *st));

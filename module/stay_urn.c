@@ -60,12 +60,6 @@ void ustack_return_unwatch(struct ustack_task *st)
 	st->ret.parked = false;
 }
 
-/* The notifier always fires: armed, or parked until the task runs. */
-bool ustack_return_watched(const struct ustack_task *st)
-{
-	return true;
-}
-
 void ustack_return_switch_out(struct ustack_task *st)
 {
 	if (st->ret.on) {
