@@ -36,12 +36,14 @@ val() { tr ' ' '\n' <$1 | sed -n "s/^$2=//p"; }
 [ "$(val /tmp/root.out ok)" = 1 ] || fail "root refused after uid 65534 filled the table: $(cat /tmp/root.out)"
 echo "coop-share: uid 65534 got $(val /tmp/hold.out ok) of 256, root opted in"
 
-# hold_until OUT LINES: OUT has LINES lines of results ("ok=...")
+# hold_until OUT LINES: OUT has LINES lines of results ("ok=...").  A
+# background job opens its output after the shell has gone on: until then
+# grep finds no file and prints no count, which is none yet, not the end.
 hold_until() {
 	i=0
-	while [ "$(grep -c '^ok=' $1)" -lt $2 ]; do
+	while n=$(grep -c '^ok=' $1 2>/dev/null); [ "${n:-0}" -lt $2 ]; do
 		i=$((i + 1))
-		[ $i -lt 1200 ] || { cat $1; fail "$1: $(grep -c '^ok=' $1) of $2 reported"; }
+		[ $i -lt 1200 ] || { cat $1; fail "$1: $n of $2 reported"; }
 		sleep 0.1
 	done
 }
