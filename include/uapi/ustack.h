@@ -318,7 +318,7 @@ struct ustack_coop_answer {
  * st_ino of /proc/PID/ns/user).  So a rootless container's subordinate
  * uids are one user, the one who made it.  Without the flag the entry is
  * charged to the file's owner (@user must be 0).  Bits 32 to 62 of @user
- * are EINVAL.  Sizes from
+ * are EINVAL.  @python: see struct ustack_python.  Sizes from
  * offsetofend(sframe_vaddr) on are accepted (@user then 0); fields past
  * the kernel's struct must be zero (E2BIG).
  */
@@ -337,8 +337,54 @@ struct sframe_store_reg {
 	__u64 sframe_len;
 	__u64 sframe_vaddr;	/* ELF address the section is relative to */
 	__u64 user;		/* with SFRAME_STORE_USER: whose entry */
+	__u64 python;		/* user pointer: struct ustack_python, or 0 */
 };
 #define SFRAME_STORE_REG_SIZE0	40	/* without user */
+
+/*
+ * A CPython in the object (its executable or libpython): where its
+ * runtime state is, and the layout of what the kernel reads there, so
+ * that every process mapping the object gets its Python frames from the
+ * kernel's walk, with no help from the process (an `interp` record of
+ * the walk's cookie, lang "python3.X", as a cooperative answer gives).
+ * ustackd fills it from the object's file: the symbols _PyRuntime,
+ * PyCode_Type and Py_Version, the layout 3.11's known one, 3.13 on the
+ * _Py_DebugOffsets at the start of _PyRuntime's initial bytes (checked
+ * again in the process at each walk: cookie and version).  Offsets are
+ * in bytes, USTACK_PY_NONE where a version has no such field.  A layout
+ * that does not fit USTACK_PY_STRUCT_MAX, or names no thread list, is
+ * EINVAL; an object with a PT_GNU_SFRAME of its own, which ustackd does
+ * not add, has no Python frames read.
+ */
+#define USTACK_PY_NONE		0xffff
+#define USTACK_PY_STRUCT_MAX	4096	/* every offset is below it */
+#define USTACK_PY_FRAME_MAX	128	/* fr_read, str_compact_data: at most */
+#define USTACK_PY_INSTR_IS_PREV	(1U << 0)	/* fr_instr: the last unit run */
+#define USTACK_PY_DEBUG_OFFSETS	(1U << 1)	/* _PyRuntime starts "xdebugpy" */
+
+struct ustack_python {
+	__u32 size;		/* sizeof(struct ustack_python) */
+	__u32 flags;		/* USTACK_PY_* */
+	__u64 version;		/* PY_VERSION_HEX */
+	__u64 runtime;		/* ELF address of _PyRuntime */
+	__u64 code_type;	/* ELF address of PyCode_Type */
+	/* runtime -> interpreters -> threads (matched by native thread id) */
+	__u16 rt_interp_head, is_next, is_threads_head, ts_next, ts_native_tid;
+	/* thread -> innermost frame: (3.11, 3.12: through ts_cframe) */
+	__u16 ts_cframe, current_frame;
+	/* _PyInterpreterFrame: fr_read bytes of it are read */
+	__u16 fr_code, fr_previous, fr_instr, fr_is_entry, fr_owner, fr_read;
+	/* PyObject, PyCodeObject */
+	__u16 ob_type, co_filename, co_qualname, co_linetable;
+	__u16 co_firstlineno, co_code;
+	/* str (PyASCIIObject, PyCompactUnicodeObject), bytes */
+	__u16 str_length, str_hash, str_state, str_ascii_data;
+	__u16 str_utf8_length, str_utf8, str_compact_data;
+	__u16 bytes_size, bytes_data;
+	__u8 owner_not_code;	/* fr_owner at or above it: an entry frame */
+	__u8 code_tag;		/* fr_code's tag bits (3.14 on) */
+	__u8 reserved[4];	/* must be 0 */
+};
 
 /*
  * Objects walked without unwind info: when a walk meets an executable file
