@@ -71,6 +71,39 @@ if want 'prepare-*' 'restart-*' atomic-rename; then
 	fi
 fi
 
+# ustackd finds the CPython in an object it covers and says, once, whether
+# the kernel reads its frames: Debian 12's 3.11, trixie's 3.13 and sid's
+# 3.14 yes (a layout each), sid's 3.15 no (its thread state moved,
+# unchecked), libc no line at all.  The other suites' Pythons unpacked
+# as the VM tests' runtimes are (scripts/runtimes.conf).
+if want python-layout; then
+	py=(/usr/bin/python3.11)
+	for rt in python3.13 python3.14 python3.15; do
+		read -r -a rc < <(awk -v n="$rt" '$1 == n' scripts/runtimes.conf)
+		r=$(bash scripts/unpack-suite.sh "${rc[1]}" "$rt" "${rc[@]:2}" 2>"$W/unpack.log") &&
+			py+=("$r/usr/bin/$rt")
+	done
+	if [ ${#py[@]} != 4 ]; then
+		fail python-layout "the other suites' Pythons not unpacked: $(tail -n1 "$W/unpack.log")"
+	elif ! prep "$W/pystore" "${py[@]}" "$LIBC"; then
+		fail python-layout "exit $?: $(tail -n2 "$W/log")"
+	else
+		bad=
+		for p in "${py[@]:0:3}"; do
+			grep -q "^ustackd: $p: python 3\.1[134]\.[0-9]*: its frames read by the kernel$" "$W/log" ||
+				bad="$bad ${p##*/}"
+		done
+		grep -q "^ustackd: ${py[3]}: python 3\.15\.[0-9]*: its thread lists are not known for this version$" "$W/log" ||
+			bad="$bad python3.15"
+		grep -q "^ustackd: $LIBC: python" "$W/log" && bad="$bad libc"
+		if [ -n "$bad" ]; then
+			fail python-layout "wrong or no CPython line for$bad: $(grep -i python "$W/log" | head -5 | tr '\n' ' ')"
+		else
+			pass python-layout
+		fi
+	fi
+fi
+
 # A restart reuses every entry: nothing generated, no file rewritten.
 if want restart-reuses; then
 	before=$(stat -c '%n %i %Y' "$S"/*.sframe)

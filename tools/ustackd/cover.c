@@ -37,7 +37,7 @@
  * as in budget.c, to the user of the process that mapped it (whose.c).
  */
 static int store_add(int objfd, int sffd, const struct cache_hdr *h,
-		     const struct obj *o)
+		     const struct obj *o, const struct objinfo *oi)
 {
 	struct sframe_store_reg r = {
 		.size = sizeof(r), .object_fd = objfd, .sframe_fd = sffd,
@@ -50,6 +50,8 @@ static int store_add(int objfd, int sffd, const struct cache_hdr *h,
 		r.flags |= SFRAME_STORE_USER;
 		r.user = o->whose;
 	}
+	if (objfd >= 0 && oi->has_py)
+		r.python = (uintptr_t)&oi->py;
 	return sframe_dev_store_add(dev_fd, &r);
 }
 
@@ -131,7 +133,7 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
 		if (!registering) {
 			r = 0;
 		} else {
-			r = store_add(vdso ? -1 : src->fd, sffd, &h, o);
+			r = store_add(vdso ? -1 : src->fd, sffd, &h, o, oi);
 		}
 		close(sffd);
 		if (r == -EBADMSG && !fresh) {
@@ -159,6 +161,10 @@ static void cover_entry(const struct gen_src *src, const struct objinfo *oi,
 			logmsg("%s: %s %s (%u functions, %u left out)", path,
 			       fresh ? "generated" : "reused", oi->name, h.funcs,
 			       h.left_out);
+		/* once per object: a CPython whose frames the kernel reads, or why not */
+		if ((opt.verbose || fresh) && oi->py_why[0])
+			logmsg("%s: %s%s", path, oi->py_why,
+			       oi->has_py ? ": its frames read by the kernel" : "");
 		drop_superseded(o, oi);
 		set_state(o, registering ? OBJ_COVERED : OBJ_PREPARED, path, oi->name);
 		o->bytes = budget_entry(oi->name);

@@ -29,6 +29,7 @@
 #include <gelf.h>
 #include "ustack_sframe.h"	/* arch.h: the machine */
 #include "elf_object.h"
+#include "py_layout.h"
 #include "ustackd.h"
 
 #ifndef PT_GNU_SFRAME
@@ -92,6 +93,7 @@ static int examine(int fd, const struct stat *st, struct objinfo *oi,
 			oi->own_sframe = true;
 	}
 	elf_object_build_id(elf, oi->bid, sizeof(oi->bid));
+	oi->has_py = !py_layout_of_elf(elf, &oi->py, oi->py_why, sizeof(oi->py_why));
 	cache_src_of(&oi->src, st);
 	if (store_entry_name(fd, st, oi->bid, oi->name, sizeof(oi->name),
 			     &oi->need_src)) {

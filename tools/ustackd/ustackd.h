@@ -35,6 +35,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <linux/types.h>
+#include "uapi/ustack.h"
 #include "sframe_store.h"
 
 /* Bounds: what one object, the table and the generator may cost. */
@@ -139,6 +141,9 @@ struct objinfo {
 	bool need_src;		/* entry keyed by identity: compare it */
 	struct cache_src src;
 	uint64_t room;		/* the most its entry may take (budget_room()) */
+	bool has_py;		/* a CPython the kernel reads the frames of */
+	struct ustack_python py;
+	char py_why[96];	/* a CPython's version, and why it is not read */
 };
 
 /* What an entry is generated from: a file, or an image in memory. */
