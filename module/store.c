@@ -67,6 +67,9 @@ static atomic_long_t store_user_evicted;
 static atomic_long_t store_vdso_lookups, store_vdso_hits;
 static atomic64_t store_gen = ATOMIC64_INIT(1);
 
+/* Entries with a CPython: none, and no walk looks for one. */
+static atomic_t store_py_nr = ATOMIC_INIT(0);
+
 /**
  * ustack_store_generation() - the store's generation
  *
@@ -116,6 +119,8 @@ static void store_remove(struct store_ent *e)
 		hlist_del_rcu(&e->node);
 	ustack_store_owner_release(&e->owner);
 	store_count--;
+	if (e->py)
+		atomic_dec(&store_py_nr);
 	atomic_long_sub(ksize(e), &store_bytes);
 	/* after the unlink: a walk that reads the new value cannot find @e */
 	atomic64_inc_return_release(&store_gen);
@@ -240,6 +245,8 @@ static int store_insert(struct store_ent *e, bool keep)
 	else
 		hlist_add_head_rcu(&e->node, store_bucket(&e->key));
 	store_count++;
+	if (e->py)
+		atomic_inc(&store_py_nr);
 	atomic_long_add(ksize(e), &store_bytes);
 	return 0;
 }
@@ -502,6 +509,56 @@ bind:
 }
 
 /**
+ * ustack_store_has_python() - may any object of the store hold a CPython?
+ *
+ * Return: false when no entry has one: a walk need not look.
+ */
+bool ustack_store_has_python(void)
+{
+	return atomic_read(&store_py_nr);
+}
+
+/**
+ * ustack_store_python() - the CPython of the object mapped at a PC
+ * @pc: a PC of current (a frame of its walk)
+ * @py: set to the object's CPython layout
+ * @bias: set to the load bias of the object in current
+ * @lo: set to the start of the mapping looked up (of @pc alone if none)
+ * @hi: set to its end: the answer holds for every PC in [lo, hi)
+ *
+ * Sleeps (the mapping is looked up under the mmap lock).
+ *
+ * Return: true when @pc's object has a store entry with a CPython.
+ */
+bool ustack_store_python(u64 pc, struct ustack_python *py, u64 *bias,
+			 u64 *lo, u64 *hi)
+{
+	struct ustack_text_map t;
+	struct ustack_file_id k;
+	struct store_ent *e;
+	bool ok = false;
+
+	might_sleep();
+	*lo = pc;
+	*hi = pc + 1;
+	if (ustack_text_map_get(pc, &t))
+		return false;
+	*lo = t.start;
+	*hi = t.end;
+	if (t.file) {
+		ustack_file_id_of(file_inode(t.file), &k);
+		guard(rcu)();
+		e = store_find(&k);
+		if (e && e->py && store_bias(e, t.start, t.off, bias)) {
+			*py = *e->py;
+			ok = true;
+		}
+	}
+	ustack_text_map_put(&t);
+	return ok;
+}
+
+/**
  * ustack_store_show() - the store's lines of the stats file
  * @m: the stats file
  */
@@ -516,6 +573,7 @@ void ustack_store_show(struct seq_file *m)
 	seq_printf(m, "store_entries %u\n", n);
 	seq_printf(m, "store_bytes %ld\n", atomic_long_read(&store_bytes));
 	seq_printf(m, "store_entry_size %zu\n", sizeof(struct store_ent));
+	seq_printf(m, "store_python %d\n", atomic_read(&store_py_nr));
 	seq_printf(m, "store_lookups %ld\n", atomic_long_read(&store_lookups));
 	seq_printf(m, "store_hits %ld\n", atomic_long_read(&store_hits));
 	seq_printf(m, "store_full %ld\n", atomic_long_read(&store_full));

@@ -27,6 +27,12 @@ long ustack_store_ioctl(unsigned int cmd, void __user *uarg);
 int ustack_store_lookup(const struct ustack_text_map *t, struct sframe_sec *sec,
 			struct store_reader *rd);
 
+struct ustack_python;
+bool ustack_store_has_python(void);
+/* The CPython of the object mapped at @pc of current, and its bias.  Sleeps. */
+bool ustack_store_python(u64 pc, struct ustack_python *py, u64 *bias,
+			 u64 *lo, u64 *hi);
+
 /* Changes after every removal of an entry (see store.c). */
 u64 ustack_store_generation(void);
 

@@ -16,6 +16,8 @@
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include <uapi/ustack.h>
 #include "arch.h"
 #include "ustack_limits.h"
@@ -162,6 +164,76 @@ static int store_open_section(struct store_ent *e,
 	return err;
 }
 
+/* @off (or none) leaves room for @len bytes in a buffer of @size. */
+static bool py_in(u16 off, unsigned int len, unsigned int size)
+{
+	return off == USTACK_PY_NONE || (size >= len && off <= size - len);
+}
+
+/*
+ * A layout the walk can use: every field it reads into a buffer of its
+ * own lies within what it reads (the frame's fr_read bytes, a str's
+ * headers); the thread lists are offsets into the process's memory only,
+ * of any size (the interpreter state is some 200 KiB).  The layout may
+ * come from a user's file, through ustackd: it must not make the kernel
+ * read past its buffers.
+ */
+static bool py_ok(const struct ustack_python *py)
+{
+	unsigned int fr = py->fr_read, ascii = py->str_ascii_data;
+	unsigned int compact = py->str_compact_data;
+
+	if (py->size != sizeof(*py) || memchr_inv(py->reserved, 0, sizeof(py->reserved)) ||
+	    py->flags & ~(USTACK_PY_INSTR_IS_PREV | USTACK_PY_DEBUG_OFFSETS))
+		return false;
+	if (py->rt_interp_head == USTACK_PY_NONE ||
+	    py->is_threads_head == USTACK_PY_NONE ||
+	    py->ts_next == USTACK_PY_NONE || py->ts_native_tid == USTACK_PY_NONE ||
+	    py->current_frame == USTACK_PY_NONE ||
+	    py->fr_code == USTACK_PY_NONE || py->fr_previous == USTACK_PY_NONE ||
+	    py->fr_instr == USTACK_PY_NONE || py->str_length == USTACK_PY_NONE ||
+	    py->str_state == USTACK_PY_NONE)
+		return false;
+	return fr <= USTACK_PY_FRAME_MAX && compact <= USTACK_PY_FRAME_MAX &&
+	       ascii <= compact &&
+	       py_in(py->fr_code, 8, fr) && py_in(py->fr_previous, 8, fr) &&
+	       py_in(py->fr_instr, 8, fr) && py_in(py->fr_is_entry, 1, fr) &&
+	       py_in(py->fr_owner, 1, fr) &&
+	       py_in(py->str_length, 8, ascii) && py_in(py->str_state, 4, ascii) &&
+	       py_in(py->str_utf8_length, 8, compact) &&
+	       py_in(py->str_utf8, 8, compact) &&
+	       py->ob_type < USTACK_PY_STRUCT_MAX &&
+	       py->co_filename < USTACK_PY_STRUCT_MAX &&
+	       py->co_qualname < USTACK_PY_STRUCT_MAX &&
+	       py->co_linetable < USTACK_PY_STRUCT_MAX &&
+	       py->co_firstlineno < USTACK_PY_STRUCT_MAX &&
+	       py->co_code < USTACK_PY_STRUCT_MAX &&
+	       py->bytes_size < USTACK_PY_STRUCT_MAX &&
+	       py->bytes_data < USTACK_PY_STRUCT_MAX;
+}
+
+/* STORE_ADD's CPython, copied and checked: 0, or the refusal's errno. */
+static int store_read_python(const struct sframe_store_reg *r, struct store_ent *e)
+{
+	struct ustack_python *py;
+
+	if (!r->python)
+		return 0;
+	py = kmalloc(sizeof(*py), GFP_KERNEL);
+	if (!py)
+		return -ENOMEM;
+	if (copy_from_user(py, u64_to_user_ptr(r->python), sizeof(*py))) {
+		kfree(py);
+		return -EFAULT;
+	}
+	if (!py_ok(py)) {
+		kfree(py);
+		return ustack_store_refuse(-EINVAL, "bad CPython layout", 0);
+	}
+	e->py = py;
+	return 0;
+}
+
 struct store_ent *ustack_store_ent_new(const struct sframe_store_reg *r,
 				       const struct store_obj *src)
 {
@@ -187,8 +259,14 @@ struct store_ent *ustack_store_ent_new(const struct sframe_store_reg *r,
 			err = ustack_store_refuse(err, "object not an " USTACK_ARCH_NAME " ELF file", 0);
 		return ERR_PTR(err);
 	}
+	err = store_read_python(r, e);
+	if (err) {
+		kfree(e);
+		return ERR_PTR(err);
+	}
 	err = store_open_section(e, r, end);
 	if (err) {
+		kfree(e->py);
 		kfree(e);
 		return ERR_PTR(err);
 	}
@@ -198,5 +276,6 @@ struct store_ent *ustack_store_ent_new(const struct sframe_store_reg *r,
 void ustack_store_ent_free(struct store_ent *e)
 {
 	fput(e->file);
+	kfree(e->py);
 	kfree(e);
 }

@@ -31,6 +31,7 @@ struct store_ent {
 	u32 nloads;
 	const void *vdso;	/* the vDSO's entry: the image it is for */
 	struct store_owner owner;	/* whose object, if a user's */
+	struct ustack_python *py;	/* its CPython (STORE_ADD's), or NULL */
 	struct rcu_head rcu;
 };
 
