@@ -47,6 +47,7 @@
 #include "coop.h"
 #include "coop_table.h"
 #include "deferred.h"
+#include "py_frames.h"
 #include "ring.h"
 #include "stage_times.h"
 
@@ -142,9 +143,15 @@ static void deliver(const struct ustack_task *st)
 	struct coop_key key;
 	struct coop_thread *e;
 	unsigned long flags;
-	int sig = ustack_coop_current_key(&key);
+	int sig;
 	bool last;
 
+	/* the kernel reads the interpreter's frames itself: no signal then */
+	if (st->end != USTACK_END_EXIT && st->end != USTACK_END_EXEC &&
+	    !(current->flags & PF_EXITING) &&
+	    ustack_py_frames(st->cookie, st->ips, st->nr))
+		return;
+	sig = ustack_coop_current_key(&key);
 	if (!sig)
 		return;
 	/* An exiting or exec'ing thread's last walk: its entry comes back. */

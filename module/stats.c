@@ -5,6 +5,7 @@
 #include "coop.h"
 #include "deferred.h"
 #include "kernel_unwinder.h"
+#include "py_frames.h"
 #include "registry.h"
 #include "render.h"
 #include "ring.h"
@@ -70,6 +71,7 @@ static int stats_show(struct seq_file *m, void *v)
 	ustack_discovery_show(m);
 	ustack_kernel_unwinder_show(m);
 	ustack_store_show(m);
+	ustack_py_show(m);
 	ustack_ring_stats(&rs);
 	seq_printf(m, "dropped %llu\n", rs.dropped);
 	/* a session has begun once its sources run, not when its ring is made */
