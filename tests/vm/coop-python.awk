@@ -85,8 +85,13 @@ END {
 		py++
 		if (k in answered)
 			ok++
-		else if (nmiss++ < 3)
-			print "unanswered: " k " " stack[k]
+		else {
+			# a native walk with no SFrame: the object was not covered yet
+			if (stack[k] !~ / sframe:/)
+				uncovered++
+			if (nmiss++ < 3)
+				print "unanswered: " k " " stack[k]
+		}
 	}
 	for (k in nfr) {
 		n = nfr[k]
@@ -116,7 +121,7 @@ END {
 		}
 		seen[fr[k, 1]] = 1
 	}
-	printf "python_samples %d answered %d answers %d in_order %d bad_lang %d judged %d in_handler %d\n", py, ok, nanswers, ordered, badlang, judged, handler
+	printf "python_samples %d answered %d answers %d in_order %d bad_lang %d judged %d in_handler %d uncovered %d\n", py, ok, nanswers, ordered, badlang, judged, handler, uncovered
 	for (f in seen)
 		names = names " " f
 	print "innermost:" names

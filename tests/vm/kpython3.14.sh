@@ -1,0 +1,10 @@
+# kpython.sh for Debian's python3.14 (scripts/runtimes.conf: unpacked,
+# run with its own loader): its layout from the _Py_DebugOffsets of its
+# file, checked in the process at each walk.
+# python: yes
+# runtime: python3.14
+# kernels: 6.1
+# timeout: 900
+PY="/opt/runtimes/python3.14/ld.sh usr/bin/python3.14" PYLANG=python3.14
+PYEVAL=bin/python3.14.eval
+. ./kpython.sh
