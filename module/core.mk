@@ -13,11 +13,13 @@ USTACK_CORE_DIR := $(dir $(lastword $(MAKEFILE_LIST)))
 include $(USTACK_CORE_DIR)arch.mk
 
 # The decoder, the lookup, the step, the rule cache, the walk loop, the
-# stack scan, and the architecture's part of the walk (arch.h).
+# stack scan, and the architecture's part of the walk (arch.h); and
+# CPython's location-table decoder (the kernel's reader, the shim's).
 USTACK_CORE_SRCS := sframe_decode.c sframe_find.c sframe_step.c \
 		    sframe_cache.c sframe_walk.c sframe_scan.c \
-		    arch_$(USTACK_ARCH)_unwind.c
+		    arch_$(USTACK_ARCH)_unwind.c py_linetable.c
 # ustack_sframe.h is the core's interface; the others are its own.
 USTACK_CORE_HDRS := ustack_sframe.h sframe_env.h sframe_decode.h \
 		    sframe_stack.h sframe_step.h \
-		    sframe_cache.h sframe_scan.h arch.h arch_$(USTACK_ARCH).h
+		    sframe_cache.h sframe_scan.h arch.h arch_$(USTACK_ARCH).h \
+		    py_linetable.h

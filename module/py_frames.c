@@ -19,7 +19,7 @@
  * allowed, through copy_from_user() (a kernel address is refused), and
  * every chain is bounded: PY_INTERPS interpreters, PY_THREADS threads,
  * USTACK_COOP_MAX_FRAMES frames (twice as many steps, for entry frames),
- * names of PY_NAME_MAX bytes, LINETABLE_MAX bytes of a location table.
+ * names of PY_NAME_MAX bytes, PY_LINETABLE_MAX bytes of a location table.
  * A torn or forged chain gives a short record, never more work.
  *
  * What every walk pays: nothing while no store entry has a CPython, else
@@ -35,6 +35,7 @@
 #include <linux/uaccess.h>
 #include <uapi/ustack.h>
 #include "py_frames.h"
+#include "py_linetable.h"
 #include "ring.h"
 #include "store.h"
 
@@ -46,9 +47,6 @@
 #define PY_STRTAB	2560	/* the record's strings: a walk's state fits 8 KiB */
 #define PY_STRS		16	/* str objects remembered: a file named once */
 #define PY_PEEK		64	/* a str's first bytes, read with its header */
-#define LINETABLE_MAX	4096
-#define LT_CHUNK	128	/* a location table is read in chunks ... */
-#define LT_ENTRY_MAX	32	/* ... each holding the next entry whole */
 #define CODE_READ_MAX	512
 
 /* Module parameter python: read CPython's frames in the walk. */
@@ -186,69 +184,21 @@ out:
 	return off;
 }
 
-static unsigned int varint(const u8 *p, size_t n, size_t *i)
+/* The location table's bytes, for ustack_py_addr2line(). */
+static int lt_read(void *table, void *dst, u64 off, u32 len)
 {
-	unsigned int v, shift = 0, b;
-
-	if (*i >= n)
-		return 0;
-	b = p[(*i)++];
-	v = b & 63;
-	while ((b & 64) && *i < n && shift < 24) {
-		b = p[(*i)++];
-		shift += 6;
-		v |= (b & 63) << shift;
-	}
-	return v;
+	return rd(dst, *(u64 *)table + off, len);
 }
 
-/*
- * The line of code unit @unit from the location table (PEP 657) in the
- * bytes object @table, as PyCode_Addr2Line() reads it; 0: unknown.  Read
- * LT_CHUNK bytes at a time, from the entry that would not fit whole.
- */
+/* The line of code unit @unit from the location table in bytes @table. */
 static int py_line(const struct py_walk *w, u64 table, int first, long unit)
 {
-	u8 t[LT_CHUNK];
-	size_t i = 0, have = 0, k;
-	u64 n, base = 0;
-	long end = 0;
-	int line = first;
+	u64 n, data = table + w->l.bytes_data;
 
-	if (unit < 0)
-		return first;
-	if (rd64(table + w->l.bytes_size, &n))
+	if (unit >= 0 && rd64(table + w->l.bytes_size, &n))
 		return 0;
-	n = min_t(u64, n, LINETABLE_MAX);
-	/* each step moves on by one byte at least: n bounds the loop */
-	while (base + i < n) {
-		unsigned int b, code;
-
-		if (i + LT_ENTRY_MAX > have && base + have < n) {
-			base += i;
-			i = 0;
-			have = min_t(u64, n - base, sizeof(t));
-			if (rd(t, table + w->l.bytes_data + base, have))
-				return 0;
-		}
-		b = t[i];
-		code = (b >> 3) & 15;
-		end += (b & 7) + 1;
-		k = i + 1;
-		if (code == 13 || code == 14) {
-			unsigned int v = varint(t, have, &k);
-
-			line += (v & 1) ? -(int)(v >> 1) : (int)(v >> 1);
-		} else if (code >= 10 && code <= 12) {
-			line += code - 10;
-		}
-		if (unit < end)
-			return code == 15 ? 0 : line;
-		for (k = i + 1; k < have && !(t[k] & 128); k++)
-			;
-		i = k;
-	}
-	return 0;
+	return ustack_py_addr2line(lt_read, &data, unit >= 0 ? n : 0, first,
+				   unit);
 }
 
 /* The frame running @code at @instr; 0, or -1 to end the walk. */

@@ -39,11 +39,10 @@
 #include "interp_pycache.h"
 #include "interp_pylayout.h"
 #include "interp_times.h"
+#include "py_linetable.h"
 
 #define FRAME_READ_MAX	128	/* bytes of a frame read, at most */
 #define CODE_READ_MAX	512	/* of a code object (its type, a span) */
-#define LINETABLE_MAX	4096	/* lines beyond read as unknown */
-#define CHUNK		256	/* line table bytes per read */
 #define NAME_MAX_	256
 #define FILE_MAX_	1024
 #define SEEN		32	/* code objects named in one answer */
@@ -223,74 +222,18 @@ static int str_same(uintptr_t obj, uint64_t len, int64_t hash, const char *text)
 
 /* ---- line numbers ------------------------------------------------------- */
 
-static unsigned int varint(const unsigned char *p, size_t n, size_t *i)
+/* The location table's bytes, for ustack_py_addr2line(). */
+static int lt_read(void *data, void *dst, uint64_t off, uint32_t len)
 {
-	unsigned int v, shift = 0, b;
-
-	if (*i >= n)
-		return 0;
-	b = p[(*i)++];
-	v = b & 63;
-	while ((b & 64) && *i < n && shift < 24) {
-		b = p[(*i)++];
-		shift += 6;
-		v |= (b & 63) << shift;
-	}
-	return v;
+	return rd(dst, *(uintptr_t *)data + off, len);
 }
 
-/*
- * The line of code unit @unit: the location table (PEP 657, 3.11 on), as
- * PyCode_Addr2Line() reads it, from the bytes object @table of @n bytes;
- * read in chunks up to the entry that covers @unit.  0: unknown.
- */
+/* The line of code unit @unit from the bytes object @table of @n bytes. */
 static int addr2line(uintptr_t table, uint64_t n, int first, long unit)
 {
-	unsigned char t[CHUNK + 16];
-	size_t have = 0, i = 0, base = 0;
-	long end = 0;
-	int line = first;
+	uintptr_t data = table + L.bytes_data;
 
-	if (unit < 0)
-		return first;
-	if (n > LINETABLE_MAX)
-		n = LINETABLE_MAX;
-	while (base + i < n) {
-		unsigned int b, code;
-		size_t k;
-
-		/* An entry is at most 1 + 4 varints of 4 bytes: keep 16 ahead. */
-		if (i + 16 > have && base + have < n) {
-			size_t left = have - i, want = n - base - i;
-
-			memmove(t, t + i, left);
-			base += i;
-			i = 0;
-			if (want > sizeof(t))
-				want = sizeof(t);
-			if (rd(t + left, table + L.bytes_data + base + left,
-			       want - left))
-				return 0;
-			have = want;
-		}
-		b = t[i];
-		code = (b >> 3) & 15;
-		end += (b & 7) + 1;
-		k = i + 1;
-		if (code == 13 || code == 14) {
-			unsigned int v = varint(t, have, &k);
-
-			line += (v & 1) ? -(int)(v >> 1) : (int)(v >> 1);
-		} else if (code >= 10 && code <= 12) {
-			line += code - 10;
-		}
-		if (unit < end)
-			return code == 15 ? 0 : line;
-		for (k = i + 1; k < have && !(t[k] & 128); k++)
-			;
-		i = k;
-	}
-	return 0;
+	return ustack_py_addr2line(lt_read, &data, n, first, unit);
 }
 
 /* ---- code objects ------------------------------------------------------- */
