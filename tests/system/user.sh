@@ -10,7 +10,8 @@
 # process with 50 samples or more has >= 99% complete user stacks, the
 # services running before and programs started afterwards (psql, a cron
 # job, a program under an AppArmor profile); an unprivileged user has
-# /dev/sframe, its shim and ustack_backtrace(), not /dev/ustack; apt
+# /dev/sframe, its shim and ustack_backtrace(), not /dev/ustack; the
+# web application's Python functions, read by the kernel; apt
 # remove then purge leave nothing of ustack (file lists before and after).
 # timeout: 3000
 . ./lib.sh
@@ -130,6 +131,19 @@ coverage "$S/summary2" 50 "$S/rec2.bin"
 # Short processes are not held to 99% (too few samples to tell), but what
 # ends theirs is shown: cron's child for the job was at 5% on trixie.
 explain "$S/summary2" 15 "$S/rec2.bin"
+# Issue 51: the web application, python3 under systemd and never opted
+# in, is named by the kernel's walk: interpreter frames in its summary,
+# its own functions in the flame graph.
+wp=$(systemctl show -p MainPID --value webapp)
+ustack-report --summary --pid "$wp" "$S/rec2.bin" >"$S/summary.webapp" 2>&1
+iline=$(grep '^interpreter frames:' "$S/summary.webapp")
+echo "the web application (pid $wp): ${iline:-no interpreter frames}"
+ustack-report --svg --pid "$wp" "$S/rec2.bin" >"$S/flame.webapp.svg" 2>&1
+if [ -z "$iline" ] || [ "$(echo "$iline" | awk '{ print $3 }')" = 0 ]; then
+	fail "no interpreter frames of the web application in --summary"
+elif ! grep -q 'primes' "$S/flame.webapp.svg" || ! grep -q 'do_GET' "$S/flame.webapp.svg"; then
+	fail "the web application's primes and do_GET not in --svg"
+fi
 echo "$(wait_sysprep) (done $(since "$t_enable") s after enable)"
 st() { sed -n "s/^$1 //p" /sys/kernel/debug/ustack/stats; }
 echo "the kernel's store: $(st store_entries) entries, $(st store_bytes) bytes ($(awk -v b="$(st store_bytes)" -v n="$(st store_entries)" 'BEGIN { printf "%d", n ? b / n : 0 }') an entry); on disk: $(du -sh /var/cache/ustack/sframe | cut -f1)"
