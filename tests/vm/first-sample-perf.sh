@@ -26,23 +26,7 @@ ustack_load kernel_unwinder=1
 ustackd -v 2>/tmp/fsp-ud.log & UD=$!
 trap 'kill $UD 2>/dev/null' EXIT
 wait_ready /tmp/fsp-ud.log
-i=0
-until grep -q '^ustackd: system objects:' /tmp/fsp-ud.log; do
-	kill -0 $UD 2>/dev/null || fail "ustackd exited: $(tail -n 5 /tmp/fsp-ud.log)"
-	i=$((i + 1)); [ $i -lt 3000 ] || fail "ustackd's pass over the system did not end in 300 s"
-	sleep 0.1
-done
-grep '^ustackd: system objects:' /tmp/fsp-ud.log
-
-# fresh DIR SALT: first_prog and libfirst.so, new files with new build-ids
-fresh() {
-	mkdir -p "$1"
-	cp bin/first_prog "$1/first_prog" && cp bin/first_lib "$1/libfirst.so" ||
-		fail "copy into $1"
-	bin/first_rebid "$1/first_prog" "$2" >/dev/null && bin/first_rebid "$1/libfirst.so" "$2" >/dev/null ||
-		fail "first_rebid"
-	! ustackd --status | grep -q " $1/" || fail "ustackd knows $1 already"
-}
+wait_system_pass /tmp/fsp-ud.log
 
 # share DATA: "complete main own loader total" of first_prog's samples:
 # complete, the outermost frame is _start; main, main is on the way there;
@@ -105,7 +89,7 @@ FAILED=
 
 # perf starting the program: a user's `perf record ./prog`.
 d=/tmp/first.$$.p
-fresh $d "$$-p-$(cut -d' ' -f1 /proc/uptime)"
+first_fresh $d "$$-p-$(cut -d' ' -f1 /proc/uptime)"
 $PERF record -q -N -F 999 -e cpu-clock --call-graph fp,defer -o /tmp/fsp1.data \
 	$d/first_prog 0.7 >/dev/null 2>/tmp/perf1.err || fail "perf record: $(cat /tmp/perf1.err)"
 grep -q "$d/first_prog: generated" /tmp/fsp-ud.log || fail "ustackd did not generate $d/first_prog's entry: $(grep first_prog /tmp/fsp-ud.log)"
@@ -113,7 +97,7 @@ check "perf record ./first_prog" /tmp/fsp1.data
 
 # System-wide: perf records everything; the program starts while it does.
 d=/tmp/first.$$.a
-fresh $d "$$-a-$(cut -d' ' -f1 /proc/uptime)"
+first_fresh $d "$$-a-$(cut -d' ' -f1 /proc/uptime)"
 $PERF record -a -q -N -F 999 -e cpu-clock --call-graph fp,defer -o /tmp/fsp2.data \
 	-- sleep 120 2>/tmp/perf2.err & PR=$!
 # perf starts its workload once its events are on

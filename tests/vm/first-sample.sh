@@ -21,53 +21,11 @@ ustack_load sample_hz=999 buffer_kb=16384
 ustackd -v 2>/tmp/fs-ud.log & UD=$!
 trap 'kill $UD 2>/dev/null' EXIT
 wait_ready /tmp/fs-ud.log
-i=0
-until grep -q '^ustackd: system objects:' /tmp/fs-ud.log; do
-	kill -0 $UD 2>/dev/null || fail "ustackd exited: $(tail -n 5 /tmp/fs-ud.log)"
-	i=$((i + 1)); [ $i -lt 3000 ] || fail "ustackd's pass over the system did not end in 300 s"
-	sleep 0.1
-done
-grep '^ustackd: system objects:' /tmp/fs-ud.log
+wait_system_pass /tmp/fs-ud.log
 
-# fresh DIR SALT: first_prog and libfirst.so, new files with new build-ids
-fresh() {
-	mkdir -p "$1"
-	cp bin/first_prog "$1/first_prog" && cp bin/first_lib "$1/libfirst.so" ||
-		fail "copy into $1"
-	bin/first_rebid "$1/first_prog" "$2" >/dev/null && bin/first_rebid "$1/libfirst.so" "$2" >/dev/null ||
-		fail "first_rebid"
-	! ustackd --status | grep -q " $1/" || fail "ustackd knows $1 already"
-}
-
-# loader PID REC: "ok apart total" of PID's user records of samples taken
-# while it was first_prog (not those of the shell's fork that execs it,
-# busybox's): apart, a walk the exec ended or that stopped in the loader
-# (its start-up, whose outermost frame SFrame does not mark, and its lazy
-# binding, README's limits): counted apart, as first-sample-perf does,
-# at most 10%.  (A walk stopped by an object it
-# met first stops in that object, the program or its library.)
-loader() {
-	awk -v pid="$1" '
-	function val(k,   i, kv) {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] }
-		return ""
-	}
-	function flush() {
-		if (!on) return
-		tot++
-		if (end == "outermost") ok++
-		else if (end == "exec" || last ~ /\/ld-linux[^\/]*$/) apart++
-		on = 0
-	}
-	/^[a-z]/ { flush() }
-	/^sample / && val("comm") == "first_prog" { mine[val("cookie")] = 1 }
-	/^user / && val("pid") == pid && (val("cookie") in mine) { on = 1; end = val("end"); last = ""; next }
-	/^[ \t]+user / && on { last = $4; sub(/\+0x[0-9a-f]*$/, "", last) }
-	END { flush(); print ok + 0, apart + 0, tot + 0 }' "$2"
-}
 # first WHAT REC PID: its user stacks, from its first sample on
 first() {
-	set -- "$1" "$2" "$3" $(loader "$3" "$2")
+	set -- "$1" "$2" "$3" $(first_stacks "$3" "$2")
 	ok=$4 apart=$5 tot=$6
 	echo "$1: pid $3: $ok of $tot user stacks outermost ($((ok * 1000 / (tot + !tot))) per mille), $apart in the exec or the loader; $(lost_lines "$2" | wc -l) lost records"
 	[ "$tot" -ge "$(per_hz 200)" ] || fail "$1: only $tot stacks"
@@ -95,7 +53,7 @@ FAILED=
 
 # On the system: a program a user just built, run from their directory.
 d=/tmp/first.$$.a
-fresh $d "$$-a-$(cut -d' ' -f1 /proc/uptime)"
+first_fresh $d "$$-a-$(cut -d' ' -f1 /proc/uptime)"
 record_start /tmp/fs-a.rec
 $d/first_prog 0.7 >/dev/null & P=$!
 wait $P || fail "first_prog"
@@ -105,7 +63,7 @@ first "new program" /tmp/fs-a.rec $P
 
 # In a container: its own copies of the program's libraries and loader.
 ct=/tmp/first.$$.ct
-fresh $ct/app "$$-ct-$(cut -d' ' -f1 /proc/uptime)"
+first_fresh $ct/app "$$-ct-$(cut -d' ' -f1 /proc/uptime)"
 ld=/lib64/ld-linux-x86-64.so.2
 for f in $ld $($ld --list $ct/app/first_prog | awk '$2 == "=>" && $3 ~ /^\// && $3 !~ /libfirst/ { print $3 }'); do
 	mkdir -p "$ct${f%/*}" && cp -L "$f" "$ct$f" || fail "copy $f into the container"

@@ -233,6 +233,54 @@ wait_ready() {
 		sleep 0.1
 	done
 }
+# wait_system_pass LOG: until ustackd ($UD, logging to LOG) says its pass
+# over the system's programs and libraries ended (at most 300 s); prints
+# that line
+wait_system_pass() {
+	i=0
+	until grep -q '^ustackd: system objects:' "$1"; do
+		kill -0 $UD 2>/dev/null || fail "ustackd exited: $(tail -n 5 "$1")"
+		i=$((i + 1)); [ $i -lt 3000 ] || fail "ustackd's pass over the system did not end in 300 s"
+		sleep 0.1
+	done
+	grep '^ustackd: system objects:' "$1"
+}
+# first_fresh DIR SALT: first_prog and libfirst.so (first-sample's program
+# and library), new files in DIR with new build-ids: no store entry, no
+# inode anyone covered
+first_fresh() {
+	mkdir -p "$1"
+	cp bin/first_prog "$1/first_prog" && cp bin/first_lib "$1/libfirst.so" ||
+		fail "copy into $1"
+	bin/first_rebid "$1/first_prog" "$2" >/dev/null && bin/first_rebid "$1/libfirst.so" "$2" >/dev/null ||
+		fail "first_rebid"
+	! ustackd --status | grep -q " $1/" || fail "ustackd knows $1 already"
+}
+# first_stacks PID REC: "ok apart total" of PID's user records of samples
+# taken while it was first_prog (not those of the shell's fork that execs
+# it, busybox's): apart, a walk the exec ended or that stopped in the
+# loader (its start-up, whose outermost frame SFrame does not mark, and
+# its lazy binding, README's limits).  (A walk stopped by an object it met
+# first stops in that object, the program or its library.)
+first_stacks() {
+	awk -v pid="$1" '
+	function val(k,   i, kv) {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) return kv[2] }
+		return ""
+	}
+	function flush() {
+		if (!on) return
+		tot++
+		if (end == "outermost") ok++
+		else if (end == "exec" || last ~ /\/ld-linux[^\/]*$/) apart++
+		on = 0
+	}
+	/^[a-z]/ { flush() }
+	/^sample / && val("comm") == "first_prog" { mine[val("cookie")] = 1 }
+	/^user / && val("pid") == pid && (val("cookie") in mine) { on = 1; end = val("end"); last = ""; next }
+	/^[ \t]+user / && on { last = $4; sub(/\+0x[0-9a-f]*$/, "", last) }
+	END { flush(); print ok + 0, apart + 0, tot + 0 }' "$2"
+}
 # ustackd_sound LOG: ustackd ($UD, logging to LOG) is alive, answers
 # --status (in /tmp/ud-status) within 60 s, and has not grown past 128
 # MiB (its peak RSS in UD_HWM, kB): what it must be after a hostile user
