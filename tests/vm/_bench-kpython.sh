@@ -57,9 +57,7 @@ one() {
 }
 rm -rf /var/cache/ustack /tmp/kb_*.txt
 ustack_load sample_hz=0 buffer_kb=65536
-ustackd -v 2>/tmp/kb-ud.log & UD=$!
-trap 'kill $UD 2>/dev/null' EXIT
-wait_ready /tmp/kb-ud.log
+ustackd_start /tmp/kb-ud.log
 # first runs, not timed: ustackd covers python3.11, the workload, libc
 for c in py_on c_on coop; do one $c >/dev/null; done
 [ "$(stat_of store_python)" -ge 1 ] || fail "no store entry with a CPython: $(grep python /tmp/kb-ud.log | head -3)"

@@ -11,9 +11,7 @@
 ustack_unload
 rm -rf /var/cache/ustack
 ustack_load sample_hz=999 buffer_kb=16384
-ustackd -v 2>/tmp/kh-ud.log & UD=$!
-trap 'kill $UD 2>/dev/null' EXIT
-wait_ready /tmp/kh-ud.log
+ustackd_start /tmp/kh-ud.log
 cp bin/pyforge /tmp/pyforge && chown 65534 /tmp/pyforge
 record_start /tmp/kh.rec
 t0=$(date +%s)

@@ -17,9 +17,7 @@ PY=${PY:-python3.11} PYLANG=${PYLANG:-python3.11} PYEVAL=${PYEVAL:-bin/python3.1
 ustack_unload
 rm -rf /var/cache/ustack
 ustack_load sample_hz=999 buffer_kb=32768
-ustackd -v 2>/tmp/kp-ud.log & UD=$!
-trap 'kill $UD 2>/dev/null' EXIT
-wait_ready /tmp/kp-ud.log
+ustackd_start /tmp/kp-ud.log
 record_start /tmp/kp.rec
 # shellcheck disable=SC2086	# PY is a command with its arguments
 $PY coop_prog.py 1 >/tmp/kp.out 2>/tmp/kp.err &

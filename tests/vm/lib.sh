@@ -233,6 +233,16 @@ wait_ready() {
 		sleep 0.1
 	done
 }
+# ustackd_start LOG: ustackd -v on its store as it is (the caller empties
+# it first where a test needs none), logging to LOG, killed at the
+# test's exit; until it is ready.  Sets UD.
+ustackd_start() {
+	ustackd -v 2>"$1" &
+	UD=$!
+	# shellcheck disable=SC2064	# the pid now
+	trap "kill $UD 2>/dev/null" EXIT
+	wait_ready "$1"
+}
 # wait_system_pass LOG: until ustackd ($UD, logging to LOG) says its pass
 # over the system's programs and libraries ended (at most 300 s); prints
 # that line
